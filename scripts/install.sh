@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything sqlext and its test suite need; safe to run again.
+#   - Debian packages: psql (postgresql-client), the PostgreSQL 15 server (the
+#     reference peer for conformance tests and benchmarks), the PostgreSQL
+#     JDBC driver (libpostgresql-jdbc-java) and a JDK for the pgjdbc tests.
+#   - A virtual environment in .venv with sqlext and its test dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
+[ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql)
+[ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
+command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "installing Debian packages: ${need[*]}"
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}"
+fi
+
+python=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[test]'
