@@ -1,0 +1,207 @@
+"""The seam between the protocol and the engine.
+
+The wire layer knows bytes and sessions, never SQL meaning: it turns protocol
+messages into calls on a ``Session`` and the values those calls return into
+protocol messages. Statement and portal names live in the session, because
+SQL-level cursors (``DECLARE c CURSOR``) are protocol portals too.
+
+Every ``Session`` call is synchronous. A call that cannot proceed now (the
+engine is busy with another session's transaction) raises ``Busy`` before it
+changes anything; the connection then stops reading and repeats the same call
+once ``Busy.wakeup`` fires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from wire.messages import Field, Notice
+
+
+class BackendError(Exception):
+    """An error to report to the client as an ErrorResponse."""
+
+    def __init__(self, notice: Notice, *, fatal: bool = False) -> None:
+        super().__init__(notice.message)
+        self.notice = notice
+        self.fatal = fatal
+
+
+class Wakeup(Protocol):
+    def add_done_callback(self, callback: Callable[[object], object], /) -> None: ...
+
+
+class Busy(Exception):
+    """The call must be repeated once ``wakeup`` is done."""
+
+    def __init__(self, wakeup: Wakeup) -> None:
+        super().__init__("busy")
+        self.wakeup = wakeup
+
+
+Row = Sequence[bytes | None]
+
+
+@dataclass(slots=True)
+class Rows:
+    """Result rows of one Execute, already encoded in the portal's formats."""
+
+    rows: Iterable[Row]
+    tag: str | None
+    """CommandComplete tag, or None when the portal is suspended (row limit)."""
+
+
+@dataclass(slots=True)
+class Command:
+    """A statement without a result set."""
+
+    tag: str
+
+
+@dataclass(slots=True)
+class EmptyQuery:
+    pass
+
+
+class CopySink(Protocol):
+    """Receives the data of COPY ... FROM STDIN."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def finish(self) -> str:
+        """All data arrived: apply it and return the CommandComplete tag."""
+        ...
+
+    def abort(self, message: str) -> None:
+        """The client sent CopyFail; nothing must be applied."""
+        ...
+
+
+@dataclass(slots=True)
+class CopyIn:
+    sink: CopySink
+    overall_format: int
+    column_formats: list[int]
+
+
+@dataclass(slots=True)
+class CopyOut:
+    chunks: Iterable[bytes]
+    overall_format: int
+    column_formats: list[int]
+    tag: str
+
+
+Outcome = Rows | Command | EmptyQuery | CopyIn | CopyOut
+
+
+@dataclass(frozen=True, slots=True)
+class StatementDescription:
+    param_oids: list[int]
+    fields: list[Field] | None
+    """None when the statement returns no rows (NoData)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PortalDescription:
+    fields: list[Field] | None
+    formats: list[int] = field(default_factory=list)
+
+
+class Session(Protocol):
+    """One client connection's state inside the engine."""
+
+    process_id: int
+    secret_key: int
+    on_terminate: Callable[[Notice], None] | None
+    """Set by the connection: ends it with a FATAL error (idle timeout,
+    pg_terminate_backend)."""
+
+    def initial_parameters(self) -> list[tuple[str, str]]:
+        """ParameterStatus values sent after authentication, in order."""
+        ...
+
+    def transaction_status(self) -> str:
+        """'I' idle, 'T' in a transaction block, 'E' in a failed one."""
+        ...
+
+    def take_notices(self) -> list[Notice]: ...
+
+    def take_parameter_changes(self) -> list[tuple[str, str]]: ...
+
+    # simple query protocol
+    def simple_statements(self, sql: str) -> int:
+        """Parse a Query message; returns how many statements it holds (0 for
+        an empty query). They are run with ``run_simple(i)``."""
+        ...
+
+    def run_simple(self, index: int) -> tuple[PortalDescription | None, Outcome]: ...
+
+    def end_simple(self) -> None:
+        """The Query message is done: end its implicit transaction."""
+        ...
+
+    def abort_simple(self) -> None:
+        """A statement of the Query message failed: roll back its implicit
+        transaction, or mark the explicit one failed."""
+        ...
+
+    # extended query protocol
+    def parse(self, name: str, sql: str, param_oids: Sequence[int]) -> None: ...
+
+    def bind(
+        self,
+        portal: str,
+        statement: str,
+        param_formats: Sequence[int],
+        params: Sequence[bytes | None],
+        result_formats: Sequence[int],
+    ) -> None: ...
+
+    def describe_statement(self, name: str) -> StatementDescription: ...
+
+    def describe_portal(self, name: str) -> PortalDescription: ...
+
+    def execute(self, portal: str, max_rows: int) -> Outcome: ...
+
+    def close_statement(self, name: str) -> None: ...
+
+    def close_portal(self, name: str) -> None: ...
+
+    def sync(self) -> None:
+        """End of an extended-query cycle: commit its implicit transaction."""
+        ...
+
+    def fail_extended(self) -> None:
+        """An extended-query message failed: abort the implicit transaction,
+        or mark the explicit one failed."""
+        ...
+
+    def close(self) -> None:
+        """The connection is gone: roll back and release everything."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """How a user must authenticate (from the server's configuration)."""
+
+    method: str
+    """'trust', 'password', 'md5', 'scram-sha-256' or 'reject'."""
+    password: str | None = None
+
+
+class Backend(Protocol):
+    """The engine as the wire layer sees it."""
+
+    def credentials(self, user: str, database: str, peer: str) -> Credentials: ...
+
+    def open_session(self, user: str, database: str, parameters: dict[str, str]) -> Session:
+        """Raises BackendError(fatal=True) to refuse the connection."""
+        ...
+
+    def cancel(self, process_id: int, secret_key: int) -> None:
+        """CancelRequest; called from the listener thread, must be thread-safe."""
+        ...

@@ -1,0 +1,570 @@
+"""The per-connection protocol state machine, free of I/O.
+
+Bytes go in through ``receive()``; bytes to send accumulate and are taken
+with ``take_output()``. The connection turns messages into calls on the
+backend ``Session`` and the results into messages.
+
+States and the moves between them (``_set_state`` refuses any other)::
+
+    STARTUP ──StartupMessage──▶ AUTHENTICATING ──proof──▶ READY
+       │                              │                   │  ▲
+       └─CancelRequest─▶ CLOSED ◀─────┘ (failure)         │  │
+                                                          ▼  │
+            COPY_IN ◀──COPY FROM STDIN── READY ──error in extended query──▶ AWAITING_SYNC
+                                                              (discard until Sync)
+
+Rules quoted from the protocol documentation: after an error in the
+extended protocol "the backend issues ErrorResponse, then reads and discards
+messages until a Sync is reached"; during COPY IN "the backend will ignore
+Flush and Sync messages".
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable, Iterable
+
+from wire import messages
+from wire.auth import AuthenticationFailed, AuthExchange, exchange_for
+from wire.backend import (
+    Backend,
+    BackendError,
+    Busy,
+    Command,
+    CopyOut,
+    CopySink,
+    EmptyQuery,
+    Outcome,
+    PortalDescription,
+    Row,
+    Rows,
+    Session,
+    Wakeup,
+)
+from wire.framing import DEFAULT_MAX_MESSAGE_SIZE, FrameReader
+from wire.messages import MalformedMessage, Notice
+
+log = logging.getLogger("sqlext")
+
+OUTPUT_CHUNK = 1 << 20
+"""Hand output to the transport once this much has accumulated."""
+
+
+class State(enum.Enum):
+    STARTUP = "startup"
+    AUTHENTICATING = "authenticating"
+    READY = "ready"
+    COPY_IN = "copy in"
+    AWAITING_SYNC = "awaiting sync"
+    CLOSED = "closed"
+
+
+_TRANSITIONS: dict[State, frozenset[State]] = {
+    State.STARTUP: frozenset({State.AUTHENTICATING, State.READY, State.CLOSED}),
+    State.AUTHENTICATING: frozenset({State.READY, State.CLOSED}),
+    State.READY: frozenset({State.COPY_IN, State.AWAITING_SYNC, State.CLOSED}),
+    State.COPY_IN: frozenset({State.READY, State.AWAITING_SYNC, State.CLOSED}),
+    State.AWAITING_SYNC: frozenset({State.READY, State.CLOSED}),
+    State.CLOSED: frozenset(),
+}
+
+
+class IllegalTransition(Exception):
+    pass
+
+
+def protocol_violation(message: str) -> Notice:
+    return Notice("FATAL", "08P01", message)
+
+
+def _internal_error(exc: BaseException) -> Notice:
+    return Notice("ERROR", "XX000", f"internal error: {type(exc).__name__}: {exc}")
+
+
+class StartupNegotiation:
+    """The packets before StartupMessage: SSLRequest and GSSENCRequest are
+    declined with 'N' (no TLS yet); a CancelRequest ends the connection."""
+
+    def __init__(self, framer: FrameReader) -> None:
+        self.framer = framer
+
+    def advance(
+        self,
+    ) -> tuple[bytes, messages.StartupMessage | messages.CancelRequest | None]:
+        """Consume buffered packets: (bytes to send, final packet or None)."""
+        reply = b""
+        while (body := self.framer.read_startup()) is not None:
+            packet = messages.decode_startup(body)
+            if isinstance(packet, messages.SSLRequest | messages.GSSENCRequest):
+                reply += b"N"
+                continue
+            return reply, packet
+        return reply, None
+
+
+class Connection:
+    """One client connection. Not thread-safe: used from the event loop."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        peer: str = "",
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    ) -> None:
+        self.backend = backend
+        self.peer = peer
+        self.state = State.STARTUP
+        self.framer = FrameReader(max_message_size)
+        self.session: Session | None = None
+        self.waiting: Wakeup | None = None
+        """Set while a call is postponed (``Busy``); ``resume()`` retries it."""
+        self.flush_hook: Callable[[], None] | None = None
+        self.close_hook: Callable[[], None] | None = None
+        """Called when the connection ends on the backend's initiative."""
+        self._negotiation = StartupNegotiation(self.framer)
+        self._out: list[bytes] = []
+        self._out_size = 0
+        self._pending: messages.FrontendMessage | None = None
+        self._auth: AuthExchange | None = None
+        self._startup: messages.StartupMessage | None = None
+        self._simple: list[int] | None = None  # [statement count, next index]
+        self._copy_sink: CopySink | None = None
+
+    # --- driving ------------------------------------------------------------
+
+    def receive(self, data: bytes) -> None:
+        """Feed bytes from the socket and process every complete message."""
+        self.framer.feed(data)
+        if self.waiting is None:
+            self._process()
+
+    def resume(self) -> None:
+        """The postponed call may proceed now."""
+        self.waiting = None
+        message, self._pending = self._pending, None
+        if message is not None and self._dispatch(message):
+            self._process()
+
+    def take_output(self) -> bytes:
+        data = b"".join(self._out)
+        self._out.clear()
+        self._out_size = 0
+        return data
+
+    def connection_lost(self) -> None:
+        if self.session is not None:
+            session, self.session = self.session, None
+            session.close()
+        if self.state is not State.CLOSED:
+            self._set_state(State.CLOSED)
+
+    def terminate(self, notice: Notice) -> None:
+        """The backend ends this session: send the FATAL error and close."""
+        if self.state is State.CLOSED:
+            return
+        self._fatal(notice)
+        if self.close_hook is not None:
+            self.close_hook()
+
+    @property
+    def closed(self) -> bool:
+        return self.state is State.CLOSED
+
+    # --- internals ----------------------------------------------------------
+
+    def _set_state(self, new: State) -> None:
+        if new not in _TRANSITIONS[self.state]:
+            raise IllegalTransition(f"cannot switch from {self.state.value} to {new.value}")
+        self.state = new
+
+    def _emit(self, data: bytes) -> None:
+        self._out.append(data)
+        self._out_size += len(data)
+        if self._out_size >= OUTPUT_CHUNK and self.flush_hook is not None:
+            self.flush_hook()
+
+    def _fatal(self, notice: Notice) -> None:
+        self._emit(messages.error_response(notice))
+        self.connection_lost()
+
+    def _process(self) -> None:
+        try:
+            while self.state is not State.CLOSED and self.waiting is None:
+                if self.state is State.STARTUP:
+                    if not self._advance_startup():
+                        return
+                    continue
+                frame = self.framer.read_message()
+                if frame is None:
+                    return
+                if not self._dispatch(messages.decode(*frame)):
+                    return
+        except MalformedMessage as exc:
+            self._fatal(protocol_violation(str(exc)))
+
+    def _dispatch(self, message: messages.FrontendMessage) -> bool:
+        """Handle one message; False when processing must pause (Busy)."""
+        try:
+            self._handle(message)
+        except Busy as busy:
+            self._pending = message
+            self.waiting = busy.wakeup
+            return False
+        return True
+
+    def _advance_startup(self) -> bool:
+        reply, packet = self._negotiation.advance()
+        if reply:
+            self._emit(reply)
+        if packet is None:
+            return False
+        if isinstance(packet, messages.CancelRequest):
+            self.backend.cancel(packet.process_id, packet.secret_key)
+            self._set_state(State.CLOSED)
+            return False
+        self._start(packet)
+        return True
+
+    def start_with(self, packet: messages.StartupMessage) -> None:
+        """Begin with a StartupMessage already read by the listener."""
+        self._start(packet)
+        self._process()
+
+    def _start(self, startup: messages.StartupMessage) -> None:
+        user = startup.parameters.get("user", "")
+        if not user:
+            self._fatal(Notice("FATAL", "28000",
+                               "no PostgreSQL user name specified in startup packet"))
+            return
+        self._startup = startup
+        database = startup.parameters.get("database") or user
+        credentials = self.backend.credentials(user, database, self.peer)
+        if credentials.method == "reject":
+            self._fatal(Notice("FATAL", "28000",
+                               f'no entry for host "{self.peer}", user "{user}", '
+                               f'database "{database}" in the authentication rules'))
+            return
+        try:
+            self._auth = exchange_for(credentials.method, user, credentials.password)
+        except AuthenticationFailed:
+            self._auth_failed(user)
+            return
+        if self._auth is None:
+            self._open_session()
+            return
+        self._set_state(State.AUTHENTICATING)
+        self._emit(self._auth.start())
+
+    def _auth_failed(self, user: str) -> None:
+        self._fatal(Notice("FATAL", "28P01", f'password authentication failed for user "{user}"'))
+
+    def _authenticate(self, message: messages.FrontendMessage) -> None:
+        assert self._auth is not None and self._startup is not None
+        user = self._startup.parameters["user"]
+        if not isinstance(message, messages.PasswordData):
+            self._fatal(protocol_violation("expected password response"))
+            return
+        try:
+            reply = self._auth.step(message.data)
+        except AuthenticationFailed:
+            self._auth_failed(user)
+            return
+        if reply:
+            self._emit(reply)
+        if self._auth.done:
+            self._open_session()
+
+    def _open_session(self) -> None:
+        assert self._startup is not None
+        parameters = self._startup.parameters
+        user = parameters["user"]
+        try:
+            session = self.backend.open_session(
+                user, parameters.get("database") or user, parameters
+            )
+        except BackendError as exc:
+            self._fatal(exc.notice)
+            return
+        self.session = session
+        session.on_terminate = self.terminate
+        parts = [messages.authentication_ok()]
+        parts += [messages.parameter_status(k, v) for k, v in session.initial_parameters()]
+        parts.append(messages.backend_key_data(session.process_id, session.secret_key))
+        parts.append(messages.ready_for_query(session.transaction_status()))
+        self._emit(b"".join(parts))
+        self._set_state(State.READY)
+
+    def _handle(self, message: messages.FrontendMessage) -> None:
+        state = self.state
+        if state is State.AUTHENTICATING:
+            self._authenticate(message)
+            return
+        if isinstance(message, messages.Terminate):
+            self.connection_lost()
+            return
+        if state is State.COPY_IN:
+            self._handle_copy(message)
+            return
+        if state is State.AWAITING_SYNC:
+            if isinstance(message, messages.Sync):
+                self._set_state(State.READY)
+                self._sync()
+            return
+        if isinstance(message, messages.Query):
+            self._query(message)
+        elif isinstance(message, messages.CopyData | messages.CopyDone | messages.CopyFail):
+            pass  # PostgreSQL ignores stray copy messages outside COPY mode
+        elif isinstance(message, messages.PasswordData):
+            self._fatal(protocol_violation("unexpected password message"))
+        elif isinstance(message, messages.FunctionCall):
+            self._error(Notice("ERROR", "0A000", "the fastpath function call is not supported"))
+            self._ready()
+        else:
+            self._extended(message)
+
+    # --- results --------------------------------------------------------------
+
+    def _notices(self) -> None:
+        session = self.session
+        assert session is not None
+        for notice in session.take_notices():
+            self._emit(messages.notice_response(notice))
+        for name, value in session.take_parameter_changes():
+            self._emit(messages.parameter_status(name, value))
+
+    def _ready(self) -> None:
+        assert self.session is not None
+        self._notices()
+        self._emit(messages.ready_for_query(self.session.transaction_status()))
+
+    def _error(self, notice: Notice) -> None:
+        assert self.session is not None
+        for pending in self.session.take_notices():
+            self._emit(messages.notice_response(pending))
+        self._emit(messages.error_response(notice))
+
+    def _write_rows(self, rows: Iterable[Row]) -> None:
+        data_row = messages.data_row
+        batch: list[bytes] = []
+        size = 0
+        try:
+            for row in rows:
+                encoded = data_row(row)
+                batch.append(encoded)
+                size += len(encoded)
+                if size >= OUTPUT_CHUNK:
+                    self._emit(b"".join(batch))
+                    batch.clear()
+                    size = 0
+        finally:
+            if batch:
+                self._emit(b"".join(batch))
+
+    def _write_outcome(self, outcome: Outcome) -> None:
+        if isinstance(outcome, Rows):
+            self._write_rows(outcome.rows)
+            self._notices()
+            if outcome.tag is None:
+                self._emit(messages.PORTAL_SUSPENDED)
+            else:
+                self._emit(messages.command_complete(outcome.tag))
+        elif isinstance(outcome, Command):
+            self._notices()
+            self._emit(messages.command_complete(outcome.tag))
+        elif isinstance(outcome, EmptyQuery):
+            self._emit(messages.EMPTY_QUERY_RESPONSE)
+        elif isinstance(outcome, CopyOut):
+            self._emit(messages.copy_out_response(outcome.overall_format,
+                                                  outcome.column_formats))
+            for chunk in outcome.chunks:
+                self._emit(messages.copy_data(chunk))
+            self._emit(messages.COPY_DONE_MESSAGE)
+            self._emit(messages.command_complete(outcome.tag))
+        else:
+            self._emit(messages.copy_in_response(outcome.overall_format,
+                                                 outcome.column_formats))
+            self._copy_sink = outcome.sink
+            self._set_state(State.COPY_IN)
+
+    def _describe_fields(self, description: PortalDescription | None) -> None:
+        if description is not None and description.fields is not None:
+            self._emit(messages.row_description(description.fields, description.formats))
+
+    # --- simple query -------------------------------------------------------
+
+    def _query(self, message: messages.Query) -> None:
+        session = self.session
+        assert session is not None
+        if self._simple is None:
+            try:
+                count = session.simple_statements(message.sql)
+            except BackendError as exc:
+                self._simple_failed(exc.notice)
+                return
+            if count == 0:
+                self._emit(messages.EMPTY_QUERY_RESPONSE)
+                self._ready()
+                return
+            self._simple = [count, 0]
+        self._resume_simple()
+
+    def _resume_simple(self) -> None:
+        try:
+            self._continue_simple()
+        except BackendError as exc:
+            self._simple_failed(exc.notice)
+        except Busy:
+            raise
+        except Exception as exc:
+            log.exception("internal error in simple query")
+            self._simple_failed(_internal_error(exc))
+
+    def _continue_simple(self) -> None:
+        session = self.session
+        assert session is not None and self._simple is not None
+        count, index = self._simple
+        while index < count:
+            description, outcome = session.run_simple(index)
+            index += 1
+            self._simple[1] = index
+            if isinstance(outcome, Rows):
+                self._describe_fields(description)
+            self._write_outcome(outcome)
+            if self.state is State.COPY_IN:
+                return
+        self._simple = None
+        session.end_simple()
+        self._ready()
+
+    def _simple_failed(self, notice: Notice) -> None:
+        assert self.session is not None
+        self._simple = None
+        self._error(notice)
+        self.session.abort_simple()
+        self._ready()
+
+    # --- COPY FROM STDIN ----------------------------------------------------
+
+    def _handle_copy(self, message: messages.FrontendMessage) -> None:
+        sink = self._copy_sink
+        assert sink is not None
+        if isinstance(message, messages.CopyData):
+            try:
+                sink.write(message.data)
+            except BackendError as exc:
+                self._copy_failed(exc.notice)
+            return
+        if isinstance(message, messages.Sync | messages.Flush):
+            return
+        if isinstance(message, messages.CopyDone):
+            try:
+                tag = sink.finish()
+            except BackendError as exc:
+                self._copy_failed(exc.notice)
+                return
+            except Busy:
+                raise
+            except Exception as exc:
+                log.exception("internal error in COPY")
+                self._copy_failed(_internal_error(exc))
+                return
+            self._copy_sink = None
+            self._set_state(State.READY)
+            self._emit(messages.command_complete(tag))
+            if self._simple is not None:
+                self._resume_simple()
+            return
+        if isinstance(message, messages.CopyFail):
+            sink.abort(message.message)
+            self._copy_failed(Notice("ERROR", "57014",
+                                     f"COPY from stdin failed: {message.message}"))
+            return
+        kind = type(message).__name__
+        self._copy_failed(Notice("ERROR", "08P01",
+                                 f"unexpected message {kind} during COPY from stdin"))
+
+    def _copy_failed(self, notice: Notice) -> None:
+        sink, self._copy_sink = self._copy_sink, None
+        if sink is not None:
+            sink.abort(notice.message)
+        if self._simple is not None:
+            self._set_state(State.READY)
+            self._simple_failed(notice)
+        else:
+            self._set_state(State.AWAITING_SYNC)
+            self._error(notice)
+            assert self.session is not None
+            self.session.fail_extended()
+
+    # --- extended query -----------------------------------------------------
+
+    def _extended(self, message: messages.FrontendMessage) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            self._extended_step(session, message)
+        except BackendError as exc:
+            self._error(exc.notice)
+            self._extended_failed(session)
+        except Busy:
+            raise
+        except Exception as exc:
+            log.exception("internal error in extended query")
+            self._error(_internal_error(exc))
+            self._extended_failed(session)
+
+    def _extended_failed(self, session: Session) -> None:
+        session.fail_extended()
+        if self.state is State.COPY_IN:
+            self._copy_sink = None
+            self._set_state(State.READY)
+        if self.state is State.READY:
+            self._set_state(State.AWAITING_SYNC)
+
+    def _extended_step(self, session: Session, message: messages.FrontendMessage) -> None:
+        if isinstance(message, messages.Bind):
+            session.bind(message.portal, message.statement, message.param_formats,
+                         message.params, message.result_formats)
+            self._emit(messages.BIND_COMPLETE)
+        elif isinstance(message, messages.Execute):
+            self._write_outcome(session.execute(message.portal, message.max_rows))
+        elif isinstance(message, messages.Parse):
+            session.parse(message.statement, message.sql, message.param_oids)
+            self._emit(messages.PARSE_COMPLETE)
+        elif isinstance(message, messages.Describe):
+            self._describe(session, message)
+        elif isinstance(message, messages.Sync):
+            self._sync()
+        elif isinstance(message, messages.Close):
+            if message.kind == "S":
+                session.close_statement(message.name)
+            else:
+                session.close_portal(message.name)
+            self._emit(messages.CLOSE_COMPLETE)
+        # Flush: output is handed to the transport after every receive anyway.
+
+    def _describe(self, session: Session, message: messages.Describe) -> None:
+        if message.kind == "S":
+            statement = session.describe_statement(message.name)
+            self._emit(messages.parameter_description(statement.param_oids))
+            if statement.fields is None:
+                self._emit(messages.NO_DATA)
+            else:
+                formats = [0] * len(statement.fields)
+                self._emit(messages.row_description(statement.fields, formats))
+            return
+        portal = session.describe_portal(message.name)
+        if portal.fields is None:
+            self._emit(messages.NO_DATA)
+        else:
+            self._emit(messages.row_description(portal.fields, portal.formats))
+
+    def _sync(self) -> None:
+        session = self.session
+        assert session is not None
+        try:
+            session.sync()
+        except BackendError as exc:
+            self._error(exc.notice)
+        self._ready()

@@ -1,0 +1,258 @@
+"""The asyncio adapter: sockets in, ``Connection`` objects behind them.
+
+Statements run on the event loop thread (the engine's serial executor lives
+there), so a long statement keeps the loop busy. A CancelRequest for it must
+still get through: connections are therefore accepted by a small listener
+thread that answers the packets before StartupMessage itself (SSLRequest,
+GSSENCRequest, CancelRequest) and hands every real session to the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import selectors
+import socket
+import threading
+import time
+from dataclasses import dataclass
+
+from wire import messages
+from wire.backend import Backend
+from wire.framing import DEFAULT_MAX_MESSAGE_SIZE, FrameReader
+from wire.messages import MalformedMessage
+from wire.protocol import Connection, StartupNegotiation, protocol_violation
+
+log = logging.getLogger("sqlext")
+
+STARTUP_TIMEOUT_S = 60.0
+"""Like PostgreSQL's authentication_timeout: a silent client is dropped."""
+
+
+class _ClientProtocol(asyncio.Protocol):
+    """Moves bytes between one socket and its ``Connection``."""
+
+    def __init__(self, connection: Connection, startup: messages.StartupMessage,
+                 leftover: bytes, registry: set[_ClientProtocol]) -> None:
+        self.connection = connection
+        self.startup = startup
+        self.leftover = leftover
+        self.registry = registry
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.registry.add(self)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.connection.flush_hook = self._flush
+        self.connection.close_hook = self._after_processing
+        self.connection.framer.feed(self.leftover)
+        self.connection.start_with(self.startup)
+        self._after_processing()
+
+    def data_received(self, data: bytes) -> None:
+        self.connection.receive(data)
+        self._after_processing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.registry.discard(self)
+        self.connection.connection_lost()
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    def _flush(self) -> None:
+        data = self.connection.take_output()
+        if data and self.transport is not None and not self.transport.is_closing():
+            self.transport.write(data)
+
+    def _after_processing(self) -> None:
+        self._flush()
+        assert self.transport is not None
+        if self.connection.closed:
+            self.transport.close()
+        elif self.connection.waiting is not None:
+            self.transport.pause_reading()
+            self.connection.waiting.add_done_callback(self._wake)
+
+    def _wake(self, _: object) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        self.transport.resume_reading()
+        self.connection.resume()
+        self._after_processing()
+
+
+@dataclass(slots=True)
+class _Handshake:
+    sock: socket.socket
+    peer: str
+    framer: FrameReader
+    negotiation: StartupNegotiation
+    deadline: float
+
+
+class _Listener(threading.Thread):
+    """Accepts connections and deals with the packets before StartupMessage."""
+
+    def __init__(self, server: WireServer, sock: socket.socket) -> None:
+        super().__init__(name="sqlext-listener", daemon=True)
+        self.server = server
+        self.sock = sock
+        self.selector = selectors.DefaultSelector()
+        self._wakeup_r, self._wakeup_w = socket.socketpair()
+        self._stopping = False
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wakeup_w.send(b"x")
+
+    def run(self) -> None:
+        self.sock.setblocking(False)
+        self.selector.register(self.sock, selectors.EVENT_READ, None)
+        self.selector.register(self._wakeup_r, selectors.EVENT_READ, None)
+        try:
+            while not self._stopping:
+                for key, _ in self.selector.select(timeout=1.0):
+                    if key.fileobj is self.sock:
+                        self._accept()
+                    elif key.data is not None:
+                        self._read(key.data)
+                self._expire()
+        finally:
+            for key in list(self.selector.get_map().values()):
+                if key.data is not None:
+                    key.data.sock.close()
+            self.selector.close()
+            self.sock.close()
+            self._wakeup_r.close()
+            self._wakeup_w.close()
+
+    def _accept(self) -> None:
+        try:
+            conn, address = self.sock.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        conn.setblocking(False)
+        framer = FrameReader(self.server.max_message_size)
+        handshake = _Handshake(conn, _peer_name(address), framer, StartupNegotiation(framer),
+                               time.monotonic() + STARTUP_TIMEOUT_S)
+        self.selector.register(conn, selectors.EVENT_READ, handshake)
+
+    def _drop(self, handshake: _Handshake) -> None:
+        self.selector.unregister(handshake.sock)
+        handshake.sock.close()
+
+    def _read(self, handshake: _Handshake) -> None:
+        try:
+            data = handshake.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._drop(handshake)
+            return
+        if not data:
+            self._drop(handshake)
+            return
+        handshake.framer.feed(data)
+        try:
+            reply, packet = handshake.negotiation.advance()
+        except MalformedMessage as exc:
+            self._refuse(handshake, str(exc))
+            return
+        try:
+            if reply:
+                handshake.sock.sendall(reply)
+        except OSError:
+            self._drop(handshake)
+            return
+        if packet is None:
+            return
+        if isinstance(packet, messages.CancelRequest):
+            self.server.backend.cancel(packet.process_id, packet.secret_key)
+            self._drop(handshake)
+            return
+        self.selector.unregister(handshake.sock)
+        leftover = handshake.framer.read_rest()
+        self.server.adopt(handshake.sock, handshake.peer, packet, leftover)
+
+    def _refuse(self, handshake: _Handshake, reason: str) -> None:
+        try:
+            handshake.sock.setblocking(True)
+            handshake.sock.settimeout(1.0)
+            handshake.sock.sendall(messages.error_response(protocol_violation(reason)))
+        except OSError:
+            pass
+        self._drop(handshake)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for key in list(self.selector.get_map().values()):
+            handshake = key.data
+            if handshake is not None and handshake.deadline < now:
+                self._drop(handshake)
+
+
+def _peer_name(address: object) -> str:
+    if isinstance(address, tuple) and address:
+        return str(address[0])
+    return str(address)
+
+
+class WireServer:
+    """Listens on ``host:port`` (port 0 picks a free one) for ``backend``."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        host: str = "127.0.0.1",
+        port: int = 5499,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    ) -> None:
+        self.backend = backend
+        self.host = host
+        self.port = port
+        self.max_message_size = max_message_size
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._listener: _Listener | None = None
+        self._clients: set[_ClientProtocol] = set()
+
+    def start(self) -> None:
+        """Bind and start accepting; call from the running event loop."""
+        self._loop = asyncio.get_running_loop()
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        sock.listen(512)
+        self.port = sock.getsockname()[1]
+        self._listener = _Listener(self, sock)
+        self._listener.start()
+
+    def adopt(self, sock: socket.socket, peer: str, startup: messages.StartupMessage,
+              leftover: bytes) -> None:
+        """Called from the listener thread with a socket past the handshake."""
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(self._adopt, sock, peer, startup, leftover)
+
+    def _adopt(self, sock: socket.socket, peer: str, startup: messages.StartupMessage,
+               leftover: bytes) -> None:
+        assert self._loop is not None
+        connection = Connection(self.backend, peer, self.max_message_size)
+        self._loop.create_task(
+            self._loop.connect_accepted_socket(
+                lambda: _ClientProtocol(connection, startup, leftover, self._clients), sock
+            )
+        )
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.stop()
+            self._listener.join(timeout=5)
+            self._listener = None
+        for client in list(self._clients):
+            client.close()
