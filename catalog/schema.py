@@ -1,0 +1,221 @@
+"""Schema objects and the catalog that holds them.
+
+Everything here is immutable: a DDL statement produces a new ``Catalog``
+(copy-on-write of the changed entries). A transaction that changes the schema
+works on its own catalog value and publishes it at COMMIT; ROLLBACK simply
+forgets it. No I/O happens here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Final
+
+from catalog import errors
+
+PG_CATALOG: Final = "pg_catalog"
+PUBLIC: Final = "public"
+INFORMATION_SCHEMA: Final = "information_schema"
+
+FIRST_USER_OID: Final = 16384
+"""PostgreSQL's FirstNormalObjectId: user objects get OIDs from here."""
+
+NAMESPACE_OIDS: Final = {PG_CATALOG: 11, PUBLIC: 2200, INFORMATION_SCHEMA: 13000}
+BOOTSTRAP_SUPERUSER_OID: Final = 10
+
+_VERSIONS: Final = itertools.count(1)
+"""Every catalog value gets a version no other value has (plans are cached
+by it), even when two transactions change the same committed catalog."""
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    type_oid: int
+    typmod: int = -1
+    not_null: bool = False
+    default: str | None = None
+    """The default expression as PostgreSQL SQL text (what pg_get_expr shows)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    name: str
+    kind: str
+    """pg_constraint.contype: 'p' primary key, 'u' unique, 'c' check, 'f' foreign key."""
+    columns: tuple[str, ...] = ()
+    check: str | None = None
+    """CHECK expression as PostgreSQL SQL text."""
+    ref_table: tuple[str, str] | None = None
+    """Foreign key target (schema, name)."""
+    ref_columns: tuple[str, ...] = ()
+    index_name: str | None = None
+    """The index enforcing a primary key or unique constraint."""
+    oid: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A table, view, index or sequence (a row of pg_class)."""
+
+    oid: int
+    schema: str
+    name: str
+    kind: str
+    """pg_class.relkind: 'r' table, 'v' view, 'i' index, 'S' sequence."""
+    physical: str
+    """How the storage engine names it (tables, views and indexes)."""
+    columns: tuple[Column, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    definition: str | None = None
+    """Views: the SELECT; indexes: the CREATE INDEX statement."""
+    index_table: str | None = None
+    """Indexes: the name of the indexed table (same schema)."""
+    index_columns: tuple[str, ...] = ()
+    unique: bool = False
+    primary: bool = False
+    owner: str = "postgres"
+
+    def column(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise errors.UndefinedColumn(
+            f'column "{name}" of relation "{self.name}" does not exist'
+        )
+
+    def column_number(self, name: str) -> int:
+        for number, column in enumerate(self.columns, start=1):
+            if column.name == name:
+                return number
+        return 0
+
+    @property
+    def primary_key(self) -> Constraint | None:
+        for constraint in self.constraints:
+            if constraint.kind == "p":
+                return constraint
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    oid: int
+    schema: str
+    name: str
+    start: int = 1
+    increment: int = 1
+    owned_by: tuple[str, str] | None = None
+    """(table, column) for serial columns: dropped with the table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """One consistent version of the schema."""
+
+    version: int = 0
+    schemas: Mapping[str, int] = field(
+        default_factory=lambda: MappingProxyType(dict(NAMESPACE_OIDS))
+    )
+    relations: Mapping[tuple[str, str], Relation] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    sequences: Mapping[tuple[str, str], Sequence] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    next_oid: int = FIRST_USER_OID
+
+    # --- lookups ------------------------------------------------------------
+
+    def find_relation(
+        self, name: str, schema: str | None = None, search_path: Iterable[str] = (PUBLIC,)
+    ) -> Relation | None:
+        if schema is not None:
+            if schema not in self.schemas:
+                raise errors.InvalidSchemaName(f'schema "{schema}" does not exist')
+            return self.relations.get((schema, name))
+        for candidate in (PG_CATALOG, *search_path):
+            relation = self.relations.get((candidate, name))
+            if relation is not None:
+                return relation
+        return None
+
+    def relation(
+        self, name: str, schema: str | None = None, search_path: Iterable[str] = (PUBLIC,)
+    ) -> Relation:
+        relation = self.find_relation(name, schema, search_path)
+        if relation is None:
+            shown = f"{schema}.{name}" if schema else name
+            raise errors.UndefinedTable(f'relation "{shown}" does not exist')
+        return relation
+
+    def relation_by_oid(self, oid: int) -> Relation | None:
+        for relation in self.relations.values():
+            if relation.oid == oid:
+                return relation
+        return None
+
+    def find_sequence(
+        self, name: str, schema: str | None = None, search_path: Iterable[str] = (PUBLIC,)
+    ) -> Sequence | None:
+        for candidate in (schema,) if schema else search_path:
+            sequence = self.sequences.get((candidate, name))
+            if sequence is not None:
+                return sequence
+        return None
+
+    def indexes_of(self, relation: Relation) -> Iterator[Relation]:
+        for candidate in self.relations.values():
+            if (candidate.kind == "i" and candidate.schema == relation.schema
+                    and candidate.index_table == relation.name):
+                yield candidate
+
+    def user_relations(self) -> Iterator[Relation]:
+        return (r for r in self.relations.values() if r.schema != PG_CATALOG
+                and r.schema != INFORMATION_SCHEMA)
+
+    # --- changes (each returns a new Catalog) ---------------------------------
+
+    def allocate_oids(self, count: int = 1) -> tuple[Catalog, int]:
+        """Reserve ``count`` OIDs; returns the new catalog and the first OID."""
+        return replace(self, next_oid=self.next_oid + count,
+                       version=next(_VERSIONS)), self.next_oid
+
+    def with_relation(self, relation: Relation) -> Catalog:
+        relations = dict(self.relations)
+        relations[(relation.schema, relation.name)] = relation
+        return replace(self, relations=MappingProxyType(relations), version=next(_VERSIONS))
+
+    def with_relations(self, added: Iterable[Relation]) -> Catalog:
+        relations = dict(self.relations)
+        for relation in added:
+            relations[(relation.schema, relation.name)] = relation
+        return replace(self, relations=MappingProxyType(relations), version=next(_VERSIONS))
+
+    def without_relation(self, schema: str, name: str) -> Catalog:
+        relations = dict(self.relations)
+        relations.pop((schema, name), None)
+        return replace(self, relations=MappingProxyType(relations), version=next(_VERSIONS))
+
+    def with_sequence(self, sequence: Sequence) -> Catalog:
+        sequences = dict(self.sequences)
+        sequences[(sequence.schema, sequence.name)] = sequence
+        return replace(self, sequences=MappingProxyType(sequences), version=next(_VERSIONS))
+
+    def without_sequence(self, schema: str, name: str) -> Catalog:
+        sequences = dict(self.sequences)
+        sequences.pop((schema, name), None)
+        return replace(self, sequences=MappingProxyType(sequences), version=next(_VERSIONS))
+
+    def with_schema(self, name: str, oid: int) -> Catalog:
+        schemas = dict(self.schemas)
+        schemas[name] = oid
+        return replace(self, schemas=MappingProxyType(schemas), version=next(_VERSIONS))
+
+    def without_schema(self, name: str) -> Catalog:
+        schemas = dict(self.schemas)
+        schemas.pop(name, None)
+        return replace(self, schemas=MappingProxyType(schemas), version=next(_VERSIONS))

@@ -1,0 +1,185 @@
+"""The pg_catalog tables sqlext keeps, with PostgreSQL's column names and types.
+
+Clients (psql's backslash commands, pgjdbc's DatabaseMetaData, Spark) query
+these tables with ordinary SQL; the executor fills them from the catalog
+whenever the schema changes. Only the columns clients are known to read are
+kept, under their real names and types.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from catalog import types
+from catalog.schema import PG_CATALOG, Column, Relation
+
+# name -> "column type, column type, ..." (types as pg_type names)
+SYSTEM_TABLES: Final[dict[str, str]] = {
+    "pg_namespace": "oid oid, nspname name, nspowner oid, nspacl _aclitem",
+    "pg_class": (
+        "oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, "
+        "relam oid, relfilenode oid, reltablespace oid, relpages int4, reltuples float4, "
+        "relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, "
+        "relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, "
+        "relhastriggers bool, relhassubclass bool, relrowsecurity bool, "
+        "relforcerowsecurity bool, relispopulated bool, relreplident char, "
+        "relispartition bool, relrewrite oid, relfrozenxid int8, relminmxid int8, "
+        "relacl _aclitem, reloptions _text, relpartbound pg_node_tree"
+    ),
+    "pg_attribute": (
+        "attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, "
+        "attnum int2, attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, "
+        "attalign char, attstorage char, attcompression char, attnotnull bool, "
+        "atthasdef bool, atthasmissing bool, attidentity char, attgenerated char, "
+        "attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, "
+        "attacl _aclitem, attoptions _text, attfdwoptions _text"
+    ),
+    "pg_type": (
+        "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, "
+        "typtype char, typcategory char, typispreferred bool, typisdefined bool, "
+        "typdelim char, typrelid oid, typsubscript regproc, typelem oid, typarray oid, "
+        "typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, "
+        "typmodin regproc, typmodout regproc, typanalyze regproc, typalign char, "
+        "typstorage char, typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, "
+        "typcollation oid, typdefaultbin pg_node_tree, typdefault text, typacl _aclitem"
+    ),
+    "pg_attrdef": "oid oid, adrelid oid, adnum int2, adbin pg_node_tree",
+    "pg_index": (
+        "indexrelid oid, indrelid oid, indnatts int2, indnkeyatts int2, indisunique bool, "
+        "indnullsnotdistinct bool, indisprimary bool, indisexclusion bool, "
+        "indimmediate bool, indisclustered bool, indisvalid bool, indcheckxmin bool, "
+        "indisready bool, indislive bool, indisreplident bool, indkey int2vector, "
+        "indcollation oidvector, indclass oidvector, indoption int2vector, "
+        "indexprs pg_node_tree, indpred pg_node_tree"
+    ),
+    "pg_constraint": (
+        "oid oid, conname name, connamespace oid, contype char, condeferrable bool, "
+        "condeferred bool, convalidated bool, conrelid oid, contypid oid, conindid oid, "
+        "conparentid oid, confrelid oid, confupdtype char, confdeltype char, "
+        "confmatchtype char, conislocal bool, coninhcount int4, connoinherit bool, "
+        "conkey _int2, confkey _int2, conbin pg_node_tree"
+    ),
+    "pg_proc": (
+        "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost float4, "
+        "prorows float4, provariadic oid, prosupport regproc, prokind char, prosecdef bool, "
+        "proleakproof bool, proisstrict bool, proretset bool, provolatile char, "
+        "proparallel char, pronargs int2, pronargdefaults int2, prorettype oid, "
+        "proargtypes oidvector, proallargtypes _oid, proargmodes _char, proargnames _text, "
+        "prosrc text, probin text, proconfig _text, proacl _aclitem"
+    ),
+    "pg_database": (
+        "oid oid, datname name, datdba oid, encoding int4, datlocprovider char, "
+        "datistemplate bool, datallowconn bool, datconnlimit int4, datfrozenxid int8, "
+        "datminmxid int8, dattablespace oid, datcollate text, datctype text, "
+        "daticulocale text, datcollversion text, datacl _aclitem"
+    ),
+    "pg_roles": (
+        "oid oid, rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, "
+        "rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4, "
+        "rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig _text"
+    ),
+    "pg_authid": (
+        "oid oid, rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, "
+        "rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolbypassrls bool, "
+        "rolconnlimit int4, rolpassword text, rolvaliduntil timestamptz"
+    ),
+    "pg_user": (
+        "usename name, usesysid oid, usecreatedb bool, usesuper bool, userepl bool, "
+        "usebypassrls bool, passwd text, valuntil timestamptz, useconfig _text"
+    ),
+    "pg_auth_members": "oid oid, roleid oid, member oid, grantor oid, admin_option bool",
+    "pg_am": "oid oid, amname name, amhandler regproc, amtype char",
+    "pg_description": "objoid oid, classoid oid, objsubid int4, description text",
+    "pg_inherits": "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool",
+    "pg_policy": (
+        "oid oid, polname name, polrelid oid, polcmd char, polpermissive bool, "
+        "polroles _oid, polqual pg_node_tree, polwithcheck pg_node_tree"
+    ),
+    "pg_statistic_ext": (
+        "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, "
+        "stxstattarget int4, stxkeys int2vector, stxkind _char, stxexprs pg_node_tree"
+    ),
+    "pg_publication": (
+        "oid oid, pubname name, pubowner oid, puballtables bool, pubinsert bool, "
+        "pubupdate bool, pubdelete bool, pubtruncate bool, pubviaroot bool"
+    ),
+    "pg_publication_rel": (
+        "oid oid, prpubid oid, prrelid oid, prqual pg_node_tree, prattrs int2vector"
+    ),
+    "pg_publication_namespace": "oid oid, pnpubid oid, pnnspid oid",
+    "pg_collation": (
+        "oid oid, collname name, collnamespace oid, collowner oid, collprovider char, "
+        "collisdeterministic bool, collencoding int4, collcollate text, collctype text"
+    ),
+    "pg_tablespace": "oid oid, spcname name, spcowner oid, spcacl _aclitem, spcoptions _text",
+    "pg_depend": (
+        "classid oid, objid oid, objsubid int4, refclassid oid, refobjid oid, "
+        "refobjsubid int4, deptype char"
+    ),
+    "pg_trigger": (
+        "oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype int2, "
+        "tgenabled char, tgisinternal bool, tgconstrrelid oid, tgconstrindid oid, "
+        "tgconstraint oid, tgdeferrable bool, tginitdeferred bool, tgnargs int2"
+    ),
+    "pg_sequence": (
+        "seqrelid oid, seqtypid oid, seqstart int8, seqincrement int8, seqmax int8, "
+        "seqmin int8, seqcache int8, seqcycle bool"
+    ),
+    "pg_extension": (
+        "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, "
+        "extversion text"
+    ),
+    "pg_enum": "oid oid, enumtypid oid, enumsortorder float4, enumlabel name",
+    "pg_range": "rngtypid oid, rngsubtype oid",
+    "pg_settings": (
+        "name text, setting text, unit text, category text, short_desc text, "
+        "extra_desc text, context text, vartype text, source text, min_val text, "
+        "max_val text, enumvals _text, boot_val text, reset_val text, sourcefile text, "
+        "sourceline int4, pending_restart bool"
+    ),
+    "pg_tables": (
+        "schemaname name, tablename name, tableowner name, tablespace name, "
+        "hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool"
+    ),
+    "pg_views": "schemaname name, viewname name, viewowner name, definition text",
+    "pg_indexes": (
+        "schemaname name, tablename name, indexname name, tablespace name, indexdef text"
+    ),
+    "pg_stat_activity": (
+        "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, "
+        "application_name text, client_addr text, client_hostname text, client_port int4, "
+        "backend_start timestamptz, xact_start timestamptz, query_start timestamptz, "
+        "state_change timestamptz, wait_event_type text, wait_event text, state text, "
+        "backend_xid int8, backend_xmin int8, query_id int8, query text, backend_type text"
+    ),
+}
+
+
+# PostgreSQL's own OIDs for its catalog tables ('pg_class'::regclass = 1259).
+KNOWN_OIDS: Final[dict[str, int]] = {
+    "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
+    "pg_authid": 1260, "pg_auth_members": 1261, "pg_database": 1262, "pg_tablespace": 1213,
+    "pg_am": 2601, "pg_attrdef": 2604, "pg_constraint": 2606, "pg_depend": 2608,
+    "pg_description": 2609, "pg_index": 2610, "pg_inherits": 2611, "pg_namespace": 2615,
+    "pg_trigger": 2620, "pg_sequence": 2224, "pg_extension": 3079, "pg_policy": 3256,
+    "pg_statistic_ext": 3381, "pg_collation": 3456, "pg_enum": 3501, "pg_range": 3541,
+    "pg_publication": 6104, "pg_publication_rel": 6106, "pg_publication_namespace": 6237,
+}
+_FIRST_VIEW_OID: Final = 12000
+
+
+def _columns(spec: str) -> tuple[Column, ...]:
+    columns = []
+    for part in spec.split(","):
+        name, type_name = part.split()
+        columns.append(Column(name, types.BY_NAME[type_name].oid))
+    return tuple(columns)
+
+
+def system_relations() -> list[Relation]:
+    """Relations for the tables above, in schema pg_catalog."""
+    return [
+        Relation(KNOWN_OIDS.get(name, _FIRST_VIEW_OID + number), PG_CATALOG, name, "r", name,
+                 _columns(spec))
+        for number, (name, spec) in enumerate(SYSTEM_TABLES.items())
+    ]
