@@ -85,6 +85,18 @@ class DivisionByZero(DataException):
     sqlstate = "22012"
 
 
+class InvalidTimeZoneDisplacementValue(DataException):
+    sqlstate = "22009"
+
+
+class IntervalFieldOverflow(DataException):
+    sqlstate = "22015"
+
+
+class UntranslatableCharacter(DataException):
+    sqlstate = "22P05"
+
+
 class InvalidParameterValue(DataException):
     sqlstate = "22023"
 
@@ -199,6 +211,10 @@ class SerializationFailure(SqlError):
 # Class 42: syntax error or access rule violation
 class SqlSyntaxError(SqlError):
     sqlstate = "42601"
+
+
+class NameTooLong(SqlError):
+    sqlstate = "42622"
 
 
 class InsufficientPrivilege(SqlError):

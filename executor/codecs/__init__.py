@@ -1,0 +1,101 @@
+"""PostgreSQL value codecs: wire text/binary forms <-> sqlext storage values.
+
+The storage representation of every type is the table in ``catalog.types``. Each
+factory below is called once per column and returns a closure specialised for
+the type, typmod and session settings; the closure is then called once per value
+(encoders are never called with None). PostgreSQL 15 is the reference for what
+is accepted and how values print.
+
+Unknown type OIDs: text input is kept as the str, text output is ``str(value)``
+(bytes as bytea hex), and binary formats raise FeatureNotSupported.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from catalog import types
+from catalog.errors import FeatureNotSupported
+from executor.codecs import (
+    datetimes,
+    floats,
+    integers,
+    intervals,
+    jsontypes,
+    numeric,
+    strings,
+)
+from executor.codecs.arrays import array_codec
+from executor.codecs.base import (
+    DEFAULT,
+    BinDecoder,
+    Codec,
+    Decoder,
+    Encoder,
+    Settings,
+    fallback_text,
+)
+
+_SCALARS: Final[dict[int, Codec]] = {
+    **integers.CODECS,
+    **floats.CODECS,
+    **numeric.CODECS,
+    **strings.CODECS,
+    **jsontypes.CODECS,
+    **datetimes.CODECS,
+    **intervals.CODECS,
+}
+_CODECS: Final[dict[int, Codec]] = _SCALARS | {
+    array.oid: array_codec(array.element_oid, _SCALARS[array.element_oid])
+    for array in types.TYPES.values()
+    if array.element_oid in _SCALARS and array.name == "_" + types.TYPES[array.element_oid].name
+}
+
+
+def _keep(text: str) -> str:
+    return text
+
+
+def _unsupported(oid: int, direction: str) -> FeatureNotSupported:
+    return FeatureNotSupported(f"binary {direction} of values of type OID {oid} is not supported")
+
+
+def text_decoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT) -> Decoder:
+    """PostgreSQL text input -> storage value."""
+    codec = _CODECS.get(oid)
+    return _keep if codec is None else codec.text_in(typmod, settings)
+
+
+def binary_decoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT) -> BinDecoder:
+    """PostgreSQL binary input (typrecv) -> storage value."""
+    codec = _CODECS.get(oid)
+    if codec is None:
+        raise _unsupported(oid, "input")
+    return codec.binary_in(typmod, settings)
+
+
+def text_encoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT) -> Encoder:
+    """Storage value -> PostgreSQL text output bytes."""
+    codec = _CODECS.get(oid)
+    return fallback_text if codec is None else codec.text_out(typmod, settings)
+
+
+def binary_encoder(oid: int, typmod: int = -1) -> Encoder:
+    """Storage value -> PostgreSQL binary output bytes (typsend)."""
+    codec = _CODECS.get(oid)
+    if codec is None:
+        raise _unsupported(oid, "output")
+    return codec.binary_out(typmod)
+
+
+__all__ = [
+    "DEFAULT",
+    "BinDecoder",
+    "Decoder",
+    "Encoder",
+    "Settings",
+    "binary_decoder",
+    "binary_encoder",
+    "text_decoder",
+    "text_encoder",
+]

@@ -1,0 +1,351 @@
+"""date, time, timestamp and timestamptz in PostgreSQL's ISO forms.
+
+Storage is the text PostgreSQL prints with DateStyle ISO (timestamptz in UTC,
+without a zone suffix), which also sorts correctly; the binary forms are day and
+microsecond counts from 2000-01-01. Text input accepts the ISO 8601 shapes
+clients send -- 'YYYY-MM-DD', an optional 'HH:MM[:SS[.frac]]' after a space or
+'T', an optional zone (Z, +HH[:MM[:SS]], +HHMM, an abbreviation such as PST or a
+tz database name) and an optional BC/AD -- plus the special words epoch,
+infinity and -infinity (allballs for time). Zones are ignored by the types
+without time zone, as in PostgreSQL (which validates them all the same). Not
+accepted: other DateStyle orders ('01/02/2024'), month names, compact times and
+the relative words now/today/tomorrow/yesterday (FeatureNotSupported: they need
+the transaction clock, which the executor owns).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import struct
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Final, NamedTuple
+
+from catalog import types
+from catalog.errors import (
+    DatetimeFieldOverflow,
+    FeatureNotSupported,
+    InvalidDatetimeFormat,
+    InvalidParameterValue,
+)
+from executor.codecs.base import (
+    BinDecoder,
+    Codec,
+    Decoder,
+    Encoder,
+    Settings,
+    check_size,
+    invalid_syntax,
+)
+from executor.codecs.civil import (
+    DATE_END,
+    DATE_MIN,
+    DATE_NEG_INFINITY,
+    DATE_POS_INFINITY,
+    INFINITIES,
+    TIMESTAMP_END,
+    TIMESTAMP_MIN,
+    TIMESTAMP_NEG_INFINITY,
+    TIMESTAMP_POS_INFINITY,
+    USECS_PER_DAY,
+    USECS_PER_HOUR,
+    USECS_PER_MINUTE,
+    USECS_PER_SECOND,
+    days_from_civil,
+    days_in_month,
+    format_clock,
+    format_date,
+    format_offset,
+    format_timestamp,
+)
+from executor.codecs.integers import SPACE
+from executor.codecs.strings import text_out
+from executor.codecs.zones import UTC_ZONE, Zone, input_zone, offset_zone, session_zone
+
+_CLOCK: Final = (
+    r"(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{1,2})"
+    r"(?::(?P<second>[0-9]{1,2})(?P<fraction>\.[0-9]*)?)?"
+)
+_ZONE_AND_ERA: Final = (
+    r"(?:\s*(?P<era_before>bc|ad)(?![a-z0-9_/+-]))?"
+    r"\s*(?P<zone>[+-]\s*[0-9]+(?::[0-9]+){0,2}|[a-z][a-z0-9_/+-]*)?"
+    r"(?:\s*(?P<era>bc|ad))?\s*"
+)
+_DATETIME: Final = re.compile(
+    r"\s*(?:(?P<year>[0-9]{3,})-(?P<month>[0-9]{1,2})-(?P<day>[0-9]{1,2})"
+    r"|(?P<compact>[0-9]{8}))"
+    rf"(?:(?:\s*T\s*|\s+){_CLOCK})?{_ZONE_AND_ERA}",
+    re.ASCII | re.IGNORECASE,
+)
+_TIME: Final = re.compile(
+    rf"\s*(?:[0-9]{{3,}}-[0-9]{{1,2}}-[0-9]{{1,2}}(?:\s*T\s*|\s+))?{_CLOCK}{_ZONE_AND_ERA}",
+    re.ASCII | re.IGNORECASE,
+)
+_STORED: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?)?", re.ASCII
+)
+_EPOCH: Final = datetime(2000, 1, 1)
+_MICROSECOND: Final = timedelta(microseconds=1)
+_RELATIVE: Final = frozenset({"now", "today", "tomorrow", "yesterday"})
+_EPOCH_DAYS: Final = days_from_civil(1970, 1, 1)
+# IS_VALID_JULIAN checks the year and month only: November 4714 BC passes.
+_JULIAN_FIRST: Final = days_from_civil(-4713, 11, 1)
+_I32: Final = struct.Struct(">i")
+_I64: Final = struct.Struct(">q")
+
+
+class _Parsed(NamedTuple):
+    days: int
+    clock: int
+    zone: Zone | None
+
+
+def _clock(match: re.Match[str], text: str) -> int:
+    """Microseconds since midnight of a matched clock (0 when absent)."""
+    if match["hour"] is None:
+        return 0
+    minute = int(match["minute"])
+    second = int(match["second"] or 0)
+    fraction = match["fraction"]
+    # PostgreSQL reads the fraction as a double and rounds with rint().
+    micro = round(float(fraction) * USECS_PER_SECOND) if fraction and fraction != "." else 0
+    clock = (
+        int(match["hour"]) * USECS_PER_HOUR
+        + minute * USECS_PER_MINUTE
+        + second * USECS_PER_SECOND
+        + micro
+    )
+    if minute > 59 or second > 60 or clock > USECS_PER_DAY:
+        raise _field_overflow(text)
+    return clock
+
+
+def _zone(match: re.Match[str], text: str, type_name: str) -> tuple[Zone | None, bool]:
+    """(zone, is_bc) of a match; the era may come before or after the zone."""
+    name = match["zone"]
+    bc = "bc" in ((match["era_before"] or "").lower(), (match["era"] or "").lower())
+    if name is None:
+        return None, bc
+    if name[0] in "+-":
+        return offset_zone(name, text), bc
+    zone = input_zone(name)
+    if zone is not None:
+        return zone, bc
+    if name.isalpha():  # PostgreSQL reads a bare word as a keyword, not a zone name
+        raise invalid_syntax(type_name, text, InvalidDatetimeFormat)
+    raise InvalidParameterValue(f'time zone "{name.lower()}" not recognized')
+
+
+def _field_overflow(text: str) -> DatetimeFieldOverflow:
+    return DatetimeFieldOverflow(f'date/time field value out of range: "{text}"')
+
+
+def _special(text: str, type_name: str) -> int | None:
+    """+1/-1 for ±infinity, 0 for epoch; None when the text is no special word."""
+    word = text.strip(SPACE).lower()
+    if word in INFINITIES:
+        return INFINITIES[word]
+    if word == "epoch":
+        return 0
+    if word in _RELATIVE:
+        raise FeatureNotSupported(f'"{word}" is not supported as {type_name} input')
+    return None
+
+
+def _parse(text: str, type_name: str) -> _Parsed:
+    if _STORED.fullmatch(text):  # the stored form itself: let datetime check and count it
+        with contextlib.suppress(ValueError):  # February 30th, year 0...: reported below
+            micros = (datetime.fromisoformat(text) - _EPOCH) // _MICROSECOND
+            return _Parsed(*divmod(micros, USECS_PER_DAY), None)
+    match = _DATETIME.fullmatch(text)
+    if match is None:
+        raise invalid_syntax(type_name, text, InvalidDatetimeFormat)
+    if match["compact"]:
+        compact = match["compact"]
+        year, month, day = int(compact[:4]), int(compact[4:6]), int(compact[6:])
+    else:
+        year, month, day = int(match["year"]), int(match["month"]), int(match["day"])
+    zone, bc = _zone(match, text, type_name)
+    if year == 0 or not 1 <= month <= 12:
+        raise _field_overflow(text)
+    if bc:
+        year = 1 - year
+    if not 1 <= day <= days_in_month(year, month):
+        raise _field_overflow(text)
+    return _Parsed(days_from_civil(year, month, day), _clock(match, text), zone)
+
+
+def _date_in(text: str) -> str:
+    special = _special(text, "date")
+    if special is not None:
+        return format_date(_EPOCH_DAYS if special == 0 else _infinite_date(special))
+    days = _parse(text, "date").days
+    if not DATE_MIN <= days < DATE_END:
+        raise DatetimeFieldOverflow(f'date out of range: "{text}"')
+    return format_date(days)
+
+
+def _infinite_date(sign: int) -> int:
+    return DATE_POS_INFINITY if sign > 0 else DATE_NEG_INFINITY
+
+
+def _infinite_timestamp(sign: int) -> int:
+    return TIMESTAMP_POS_INFINITY if sign > 0 else TIMESTAMP_NEG_INFINITY
+
+
+def _round_to(microseconds: int, typmod: int) -> int:
+    """AdjustTimestampForTypmod: round half away from zero to typmod digits."""
+    if not 0 <= typmod < 6:
+        return microseconds
+    unit: int = 10 ** (6 - typmod)
+    magnitude = (abs(microseconds) + unit // 2) // unit * unit
+    return magnitude if microseconds >= 0 else -magnitude
+
+
+def _timestamp_micros(text: str, typmod: int, session: Zone | None) -> int:
+    """Text -> microseconds since 2000 (UTC when ``session`` is given)."""
+    type_name = "timestamp" if session is None else "timestamp with time zone"
+    special = _special(text, type_name)
+    if special is not None:
+        return _EPOCH_DAYS * USECS_PER_DAY if special == 0 else _infinite_timestamp(special)
+    parsed = _parse(text, type_name)
+    if parsed.days < _JULIAN_FIRST:
+        raise DatetimeFieldOverflow(f'timestamp out of range: "{text}"')
+    micros = parsed.days * USECS_PER_DAY + parsed.clock
+    if session is not None:
+        micros -= (parsed.zone or session).local_offset(micros) * USECS_PER_SECOND
+    micros = _round_to(micros, typmod)
+    if not TIMESTAMP_MIN <= micros < TIMESTAMP_END:
+        raise DatetimeFieldOverflow(f'timestamp out of range: "{text}"')
+    return micros
+
+
+def stored_timestamp(value: object) -> int:
+    """Storage text (or what SQLite computed) -> microseconds since 2000, as UTC."""
+    return _timestamp_micros(str(value), -1, UTC_ZONE)
+
+
+def stored_date(value: object) -> int:
+    """Storage text -> days since 2000-01-01."""
+    text = str(value)
+    special = _special(text, "date")
+    if special is not None:
+        return _EPOCH_DAYS if special == 0 else _infinite_date(special)
+    return _parse(text, "date").days
+
+
+def _time_micros(text: str, typmod: int) -> int:
+    if text.strip(SPACE).lower() == "allballs":
+        return 0
+    match = _TIME.fullmatch(text)
+    if match is None:
+        raise invalid_syntax("time", text, InvalidDatetimeFormat)
+    zone, _bc = _zone(match, text, "time")
+    if zone is not None and not zone.fixed:
+        # Without a date a zone with DST rules has no offset to ignore.
+        raise invalid_syntax("time", text, InvalidDatetimeFormat)
+    micros = _round_to(_clock(match, text), typmod)
+    if micros > USECS_PER_DAY:
+        raise _field_overflow(text)
+    return micros
+
+
+def _timestamp_text(micros: int, zone: Zone) -> str:
+    """timestamptz output: the local time in ``zone`` followed by its offset."""
+    if micros in (TIMESTAMP_POS_INFINITY, TIMESTAMP_NEG_INFINITY):
+        return format_timestamp(micros)
+    offset = zone.utc_offset(micros)
+    return format_timestamp(micros + offset * USECS_PER_SECOND, format_offset(offset))
+
+
+def _timestamptz_out(zone: Zone) -> Encoder:
+    if not (zone.fixed and zone.offset == 0):
+        return lambda value: _timestamp_text(stored_timestamp(value), zone).encode()
+
+    def utc_out(value: object) -> bytes:
+        text = value if type(value) is str else str(value)
+        if text[-1:].isdigit() and text[:1].isdigit():  # plain stored form: add the zone
+            return (text + "+00").encode()
+        return _timestamp_text(stored_timestamp(text), zone).encode()
+
+    return utc_out
+
+
+def _int_binary_in(packer: struct.Struct, read: Callable[[int], str]) -> BinDecoder:
+    size, unpack = packer.size, packer.unpack
+
+    def decode(data: bytes) -> str:
+        check_size(data, size)
+        return read(unpack(data)[0])
+
+    return decode
+
+
+def _date_read(days: int) -> str:
+    if days not in (DATE_POS_INFINITY, DATE_NEG_INFINITY) and not DATE_MIN <= days < DATE_END:
+        raise DatetimeFieldOverflow("date out of range")
+    return format_date(days)
+
+
+def _timestamp_reader(typmod: int) -> Callable[[int], str]:
+    def read(micros: int) -> str:
+        if micros not in (TIMESTAMP_POS_INFINITY, TIMESTAMP_NEG_INFINITY):
+            if not TIMESTAMP_MIN <= micros < TIMESTAMP_END:
+                raise DatetimeFieldOverflow("timestamp out of range")
+            micros = _round_to(micros, typmod)
+        return format_timestamp(micros)
+
+    return read
+
+
+def _time_reader(typmod: int) -> Callable[[int], str]:
+    def read(micros: int) -> str:
+        if not 0 <= micros <= USECS_PER_DAY:
+            raise DatetimeFieldOverflow("time out of range")
+        return format_clock(_round_to(micros, typmod))
+
+    return read
+
+
+def _timestamp_codec(with_zone: bool) -> Codec:
+    def text_in(typmod: int, settings: Settings) -> Decoder:
+        session = session_zone(settings.timezone) if with_zone else None
+        return lambda text: format_timestamp(_timestamp_micros(text, typmod, session))
+
+    def encoder(_typmod: int, settings: Settings) -> Encoder:
+        return _timestamptz_out(session_zone(settings.timezone)) if with_zone else text_out
+
+    def binary_in(typmod: int, _settings: Settings) -> BinDecoder:
+        return _int_binary_in(_I64, _timestamp_reader(typmod))
+
+    def binary_out(_typmod: int) -> Encoder:
+        return lambda value: _I64.pack(stored_timestamp(value))
+
+    return Codec(text_in, encoder, binary_in, binary_out)
+
+
+def _time_text_in(typmod: int, _settings: Settings) -> Decoder:
+    return lambda text: format_clock(_time_micros(text, typmod))
+
+
+def _time_binary_out(value: object) -> bytes:
+    return _I64.pack(_time_micros(str(value), -1))
+
+
+CODECS: Final[dict[int, Codec]] = {
+    types.DATE: Codec(
+        lambda _typmod, _settings: _date_in,
+        lambda _typmod, _settings: text_out,
+        lambda _typmod, _settings: _int_binary_in(_I32, _date_read),
+        lambda _typmod: lambda value: _I32.pack(stored_date(value)),
+    ),
+    types.TIME: Codec(
+        _time_text_in,
+        lambda _typmod, _settings: text_out,
+        lambda typmod, _settings: _int_binary_in(_I64, _time_reader(typmod)),
+        lambda _typmod: _time_binary_out,
+    ),
+    types.TIMESTAMP: _timestamp_codec(with_zone=False),
+    types.TIMESTAMPTZ: _timestamp_codec(with_zone=True),
+}

@@ -1,0 +1,130 @@
+"""bool, int2/int4/int8 and the OID types: small fixed-width values stored as ints.
+
+One factory serves every integer type: only the width, the signedness and the
+names in messages differ. OIDs are unsigned 32-bit and, like PostgreSQL's oidin,
+accept negative input down to -2^31 by wrapping it. The reg* types are plain OIDs
+here: resolving names belongs to the catalog, not to a codec.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Final
+
+from catalog import types
+from catalog.errors import FeatureNotSupported, NumericValueOutOfRange
+from executor.codecs.base import Codec, check_size, invalid_syntax, plain
+
+_INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
+SPACE: Final = " \t\n\r\v\f"
+"""What C's isspace() accepts; str.strip() would also take Unicode spaces."""
+
+
+def as_int(value: object, sql_name: str = "integer") -> int:
+    """Lenient view of a storage value as an int (SQLite may hand back 3.0 or True).
+
+    Fractions round half to even, as PostgreSQL's float-to-integer casts do.
+    """
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, str) and _INTEGER.fullmatch(value):
+        return int(value)
+    try:
+        number = value if isinstance(value, float) else float(str(value))
+    except ValueError:
+        raise invalid_syntax(sql_name, str(value)) from None
+    if not math.isfinite(number):
+        raise NumericValueOutOfRange(f"{sql_name} out of range")
+    return round(number)
+
+
+def _int_text_out(value: object) -> bytes:
+    return b"%d" % (value if type(value) is int else as_int(value))
+
+
+def _integer_codec(
+    sql_name: str, size: int, *, signed: bool = True, by_name: bool = False
+) -> Codec:
+    """An integer type of ``size`` bytes; unsigned ones take negatives and wrap them."""
+    bits = size * 8
+    low = -(1 << (bits - 1))
+    high = (1 << (bits - (1 if signed else 0))) - 1
+    range_error = f"{sql_name if signed else 'OID'} out of range"
+    syntax_name = "oid" if by_name else sql_name
+
+    def text_in(text: str) -> int:
+        if _INTEGER.fullmatch(text) is None:
+            if by_name and text.strip(SPACE):
+                raise FeatureNotSupported(
+                    f"{sql_name} input by name is not supported here; use the numeric OID"
+                )
+            raise invalid_syntax(syntax_name, text)
+        value = int(text)
+        if not low <= value <= high:
+            raise NumericValueOutOfRange(f'value "{text}" is out of range for type {sql_name}')
+        return value if signed else value % (1 << bits)
+
+    def binary_in(data: bytes) -> int:
+        check_size(data, size)
+        return int.from_bytes(data, "big", signed=signed)
+
+    def binary_out(value: object) -> bytes:
+        number = value if type(value) is int else as_int(value, sql_name)
+        try:
+            return number.to_bytes(size, "big", signed=signed)
+        except OverflowError:
+            raise NumericValueOutOfRange(range_error) from None
+
+    return plain(text_in, _int_text_out, binary_in, binary_out)
+
+
+def _oid_codec(sql_name: str) -> Codec:
+    return _integer_codec(sql_name, 4, signed=False, by_name=sql_name != "oid")
+
+
+_BOOL_WORDS: Final[dict[str, int]] = {
+    word[:length]: value
+    for word, value, shortest in (
+        ("true", 1, 1),
+        ("yes", 1, 1),
+        ("false", 0, 1),
+        ("no", 0, 1),
+        ("on", 1, 2),
+        ("off", 0, 2),
+    )
+    for length in range(shortest, len(word) + 1)
+} | {"1": 1, "0": 0}
+
+
+def _bool_in(text: str) -> int:
+    value = _BOOL_WORDS.get(text.strip(SPACE).lower())
+    if value is None:
+        raise invalid_syntax("boolean", text)
+    return value
+
+
+def _bool_text_out(value: object) -> bytes:
+    return b"t" if value else b"f"
+
+
+def _bool_binary_in(data: bytes) -> int:
+    check_size(data, 1)
+    return 1 if data[0] else 0
+
+
+def _bool_binary_out(value: object) -> bytes:
+    return b"\x01" if value else b"\x00"
+
+
+CODECS: Final[dict[int, Codec]] = {
+    types.BOOL: plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
+    types.INT2: _integer_codec("smallint", 2),
+    types.INT4: _integer_codec("integer", 4),
+    types.INT8: _integer_codec("bigint", 8),
+    types.OID: _oid_codec("oid"),
+    types.REGPROC: _oid_codec("regproc"),
+    types.REGCLASS: _oid_codec("regclass"),
+    types.REGTYPE: _oid_codec("regtype"),
+    types.lookup_name("regnamespace").oid: _oid_codec("regnamespace"),
+}
