@@ -1,0 +1,42 @@
+"""What functions called from SQL need to know about the running statement.
+
+SQLite calls our Python functions (now(), current_setting(), casts that can
+fail...) in the middle of a statement. They read the session's settings and
+the transaction's timestamp from the current ``StatementContext``, and a
+function that fails parks its PostgreSQL error here: SQLite itself only
+reports "user-defined function raised exception".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import MappingProxyType
+
+from catalog import errors
+from catalog.schema import PUBLIC, Catalog
+
+
+@dataclass
+class StatementContext:
+    settings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    user: str = "postgres"
+    database: str = "postgres"
+    process_id: int = 0
+    transaction_start: datetime = field(default_factory=lambda: datetime.now(UTC))
+    statement_start: datetime = field(default_factory=lambda: datetime.now(UTC))
+    catalog: Catalog = field(default_factory=Catalog)
+    search_path: tuple[str, ...] = (PUBLIC,)
+    error: errors.SqlError | None = None
+
+    def setting(self, name: str) -> str | None:
+        return self.settings.get(name.lower())
+
+    def fail(self, error: errors.SqlError) -> None:
+        """Record the error a function is about to raise into SQLite."""
+        self.error = error
+
+    def take_error(self) -> errors.SqlError | None:
+        error, self.error = self.error, None
+        return error

@@ -1,0 +1,236 @@
+"""Run-time conversions and date/time arithmetic on storage values.
+
+Casts go through PostgreSQL's text forms (what PostgreSQL itself does for
+most casts: the output function of one type feeds the input function of the
+other), with the few numeric cases that round differently handled directly.
+Date/time arithmetic works on the binary wire forms of the values, which are
+plain integers (days, microseconds, months) and easy to compute with.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import struct
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from catalog import errors
+from catalog import types as t
+from executor import codecs
+
+_INT_RANGES = {t.INT2: (-(2**15), 2**15 - 1), t.INT4: (-(2**31), 2**31 - 1),
+               t.INT8: (-(2**63), 2**63 - 1)}
+_INT_NAMES = {t.INT2: "smallint", t.INT4: "integer", t.INT8: "bigint"}
+_STRING_TYPES = frozenset({t.TEXT, t.VARCHAR, t.BPCHAR, t.NAME, t.UNKNOWN})
+_EPOCH_2000 = datetime(2000, 1, 1)
+_MICROS_PER_DAY = 86_400_000_000
+_INTERVAL = struct.Struct("!qii")
+_INT64 = struct.Struct("!q")
+_INT32 = struct.Struct("!i")
+_INFINITY = 2**63 - 1
+
+
+def format_timestamp(moment: datetime) -> str:
+    """The storage form of a naive timestamp."""
+    text = moment.strftime("%Y-%m-%d %H:%M:%S")
+    if moment.microsecond:
+        text += f".{moment.microsecond:06d}".rstrip("0")
+    return text
+
+
+def to_session_time(moment: datetime, timezone: str | None) -> datetime:
+    """An aware datetime as naive wall-clock time in the session's zone."""
+    zone = timezone or "UTC"
+    if zone.upper() in ("UTC", "GMT", "ETC/UTC"):
+        return moment.astimezone(UTC).replace(tzinfo=None)
+    try:
+        return moment.astimezone(ZoneInfo(zone)).replace(tzinfo=None)
+    except (ValueError, KeyError):
+        return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def _to_int(value: Any, target: int) -> int:
+    if isinstance(value, str):
+        raise errors.NumericValueOutOfRange(f"cannot convert NaN to {_INT_NAMES[target]}")
+    if isinstance(value, float):
+        if math.isinf(value) or math.isnan(value):
+            raise errors.NumericValueOutOfRange(
+                f"cannot convert infinity to {_INT_NAMES[target]}")
+        value = math.floor(abs(value) + 0.5) * (1 if value >= 0 else -1)
+    low, high = _INT_RANGES[target]
+    if not low <= value <= high:
+        raise errors.NumericValueOutOfRange(f"{_INT_NAMES[target]} out of range")
+    return int(value)
+
+
+def convert(value: Any, source: int, source_typmod: int, target: int, typmod: int,
+            settings: codecs.Settings) -> Any:
+    """CAST(value AS target) for a storage value of type ``source``."""
+    if target in _INT_RANGES and source in (*_INT_RANGES, t.NUMERIC, t.FLOAT4, t.FLOAT8,
+                                            t.OID, t.BOOL):
+        finite = isinstance(value, float) and not (math.isinf(value) or math.isnan(value))
+        if source in (t.FLOAT8, t.FLOAT4) and finite:
+            value = round(value)  # float to integer rounds half to even (rint)
+        return _to_int(value, target)
+    if target == t.TEXT and source == t.BOOL:
+        return "true" if value else "false"
+    text = codecs.text_encoder(source, source_typmod, settings)(value).decode()
+    if target in _STRING_TYPES:
+        length = t.char_length(typmod)
+        if length is not None and len(text) > length:
+            text = text[:length]
+        if target == t.BPCHAR and length is not None:
+            text = text.ljust(length)
+        return text
+    return codecs.text_decoder(target, typmod, settings)(text)
+
+
+# --- date/time arithmetic ------------------------------------------------------------
+
+def _interval_parts(value: Any) -> tuple[int, int, int]:
+    micros, days, months = _INTERVAL.unpack(codecs.binary_encoder(t.INTERVAL)(value))
+    return months, days, micros
+
+
+def _interval(months: int, days: int, micros: int) -> Any:
+    return codecs.binary_decoder(t.INTERVAL)(_INTERVAL.pack(micros, days, months))
+
+
+def _timestamp_micros(value: Any, oid: int) -> int:
+    (micros,) = _INT64.unpack(codecs.binary_encoder(oid)(value))
+    return int(micros)
+
+
+def _timestamp(micros: int, oid: int) -> Any:
+    return codecs.binary_decoder(oid)(_INT64.pack(micros))
+
+
+def _date_days(value: Any) -> int:
+    (days,) = _INT32.unpack(codecs.binary_encoder(t.DATE)(value))
+    return int(days)
+
+
+def _date(days: int) -> Any:
+    return codecs.binary_decoder(t.DATE)(_INT32.pack(days))
+
+
+def _add_months(micros: int, months: int) -> int:
+    if not months:
+        return micros
+    moment = _EPOCH_2000 + timedelta(microseconds=micros)
+    month_index = moment.month - 1 + months
+    year = moment.year + month_index // 12
+    month = month_index % 12 + 1
+    day = min(moment.day, calendar.monthrange(year, month)[1])
+    shifted = moment.replace(year=year, month=month, day=day)
+    return (shifted - _EPOCH_2000) // timedelta(microseconds=1)
+
+
+def _shift(micros: int, interval: tuple[int, int, int], sign: int) -> int:
+    if abs(micros) >= _INFINITY:
+        return micros
+    months, days, extra = interval
+    micros = _add_months(micros, sign * months)
+    return micros + sign * (days * _MICROS_PER_DAY + extra)
+
+
+def datetime_arithmetic(operator: str, left: Any, left_oid: int, right: Any,
+                        right_oid: int) -> Any:
+    """``left operator right`` where at least one side is a date/time value."""
+    if left_oid == t.DATE and right_oid in _INT_RANGES and operator in "+-":
+        return _date(_date_days(left) + (right if operator == "+" else -right))
+    if left_oid in _INT_RANGES and right_oid == t.DATE and operator == "+":
+        return _date(_date_days(right) + left)
+    if left_oid == right_oid == t.DATE and operator == "-":
+        return _date_days(left) - _date_days(right)
+    if left_oid == t.DATE and right_oid == t.INTERVAL and operator in "+-":
+        start = _date_days(left) * _MICROS_PER_DAY
+        sign = 1 if operator == "+" else -1
+        return _timestamp(_shift(start, _interval_parts(right), sign), t.TIMESTAMP)
+    if left_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and right_oid == t.INTERVAL and (
+        operator in "+-"
+    ):
+        sign = 1 if operator == "+" else -1
+        return _timestamp(_shift(_timestamp_micros(left, left_oid), _interval_parts(right),
+                                 sign), left_oid)
+    if left_oid == t.INTERVAL and right_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and operator == "+":
+        return datetime_arithmetic("+", right, right_oid, left, left_oid)
+    if left_oid == right_oid and left_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and operator == "-":
+        difference = _timestamp_micros(left, left_oid) - _timestamp_micros(right, right_oid)
+        days, micros = divmod(abs(difference), _MICROS_PER_DAY)
+        sign = 1 if difference >= 0 else -1
+        return _interval(0, sign * days, sign * micros)
+    if left_oid == right_oid == t.INTERVAL and operator in "+-":
+        a, b = _interval_parts(left), _interval_parts(right)
+        sign = 1 if operator == "+" else -1
+        return _interval(a[0] + sign * b[0], a[1] + sign * b[1], a[2] + sign * b[2])
+    if left_oid == t.INTERVAL and operator in "*/" and right_oid not in _DATETIME_OIDS:
+        return _scale_interval(_interval_parts(left), float(right), operator)
+    if right_oid == t.INTERVAL and operator == "*" and left_oid not in _DATETIME_OIDS:
+        return _scale_interval(_interval_parts(right), float(left), operator)
+    raise errors.UndefinedFunction(
+        f"operator does not exist: {t.format_type(left_oid)} {operator} "
+        f"{t.format_type(right_oid)}")
+
+
+_DATETIME_OIDS = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ, t.INTERVAL})
+
+
+def _scale_interval(parts: tuple[int, int, int], factor: float, operator: str) -> Any:
+    if operator == "/":
+        if factor == 0:
+            raise errors.DivisionByZero("division by zero")
+        factor = 1 / factor
+    months, days, micros = parts
+    total_months = months * factor
+    whole_months = int(total_months)
+    total_days = days * factor + (total_months - whole_months) * 30
+    whole_days = int(total_days)
+    total_micros = micros * factor + (total_days - whole_days) * _MICROS_PER_DAY
+    return _interval(whole_months, whole_days, round(total_micros))
+
+
+# --- EXTRACT / date_part ------------------------------------------------------------
+
+def _moment(value: Any, oid: int) -> datetime:
+    if oid == t.DATE:
+        return datetime.combine(date.fromordinal(date(2000, 1, 1).toordinal()
+                                                 + _date_days(value)), datetime.min.time())
+    return _EPOCH_2000 + timedelta(microseconds=_timestamp_micros(value, oid))
+
+
+def extract(field: str, value: Any, oid: int) -> Any:
+    """EXTRACT(field FROM value) as PostgreSQL computes it (result numeric)."""
+    field = field.lower().rstrip("s") if field.lower() not in ("dow", "doy", "isodow") \
+        else field.lower()
+    if oid == t.INTERVAL:
+        months, days, micros = _interval_parts(value)
+        if field == "epoch":
+            return months * 30 * 86400 + days * 86400 + micros / 1e6
+        parts = {"year": months // 12, "month": months % 12, "day": days,
+                 "hour": micros // 3_600_000_000, "minute": micros // 60_000_000 % 60,
+                 "second": micros % 60_000_000 / 1e6}
+        if field in parts:
+            return parts[field]
+        raise errors.InvalidParameterValue(f'interval units "{field}" not supported')
+    moment = _moment(value, oid)
+    if field == "epoch":
+        return (moment - datetime(1970, 1, 1)).total_seconds()
+    simple = {
+        "year": moment.year, "month": moment.month, "day": moment.day,
+        "hour": moment.hour, "minute": moment.minute,
+        "second": moment.second + moment.microsecond / 1e6,
+        "millisecond": moment.second * 1000 + moment.microsecond / 1000,
+        "microsecond": moment.second * 1_000_000 + moment.microsecond,
+        "dow": (moment.weekday() + 1) % 7, "isodow": moment.isoweekday(),
+        "doy": moment.timetuple().tm_yday, "week": moment.isocalendar()[1],
+        "quarter": (moment.month - 1) // 3 + 1, "decade": moment.year // 10,
+        "century": (moment.year + 99) // 100, "millennium": (moment.year + 999) // 1000,
+        "isoyear": moment.isocalendar()[0], "timezone": 0,
+    }
+    if field in simple:
+        return simple[field]
+    raise errors.InvalidParameterValue(
+        f'unit "{field}" not recognized for type {t.format_type(oid)}')

@@ -1,0 +1,376 @@
+"""The serial executor: one owner of all state, one statement at a time.
+
+Invariants:
+
+1. All statements run on the event loop thread, one after another, on one
+   SQLite connection. Nothing runs concurrently, so no locks exist below.
+2. At most one session *owns* the executor: it has an open write transaction
+   (or asked for SERIALIZABLE). Its uncommitted changes are in SQLite, so
+   while it owns the executor no other session may run anything; they wait
+   (``WouldBlock``) in FIFO order and are woken when it commits or rolls back.
+3. A session that does not own the executor reads committed data only,
+   because there is no open transaction in SQLite when it runs.
+4. Open cursors that outlive a statement (portals with a row limit) are read
+   to the end before any write transaction begins, so a cursor always returns
+   the data as it was when it was opened.
+5. Schema changes are made to the owner's working ``Catalog`` and published
+   at COMMIT; ROLLBACK (or ROLLBACK TO SAVEPOINT) puts the earlier value back.
+
+Transaction states of the owner, as seen by SQLite::
+
+    (no owner) ──acquire──▶ BEGIN ──statements──▶ COMMIT / ROLLBACK ──▶ (no owner)
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from catalog import errors
+from catalog.schema import Catalog
+from executor import errors as error_map
+from executor.context import StatementContext
+from storage import engine
+
+log = logging.getLogger("sqlext")
+
+PROGRESS_STEPS = 2000
+"""SQLite calls the cancel/timeout check every this many VM instructions."""
+
+
+class Wakeup(Protocol):
+    def add_done_callback(self, callback: Callable[[Any], object], /) -> None: ...
+
+    def done(self) -> bool: ...
+
+    def set_result(self, result: Any, /) -> None: ...
+
+
+class WouldBlock(Exception):
+    """Another session owns the executor; retry after ``wakeup`` is done."""
+
+    def __init__(self, wakeup: Wakeup) -> None:
+        super().__init__("executor busy")
+        self.wakeup = wakeup
+
+
+@dataclass(eq=False)
+class Token:
+    """A session as the executor knows it."""
+
+    process_id: int
+    cancel_requested: bool = False
+    waiting: Wakeup | None = None
+
+
+@dataclass(eq=False)
+class _Waiter:
+    token: Token
+    wakeup: Wakeup
+    exclusive: bool
+
+
+class LiveCursor:
+    """Rows of a statement still being fetched in pieces (a portal)."""
+
+    def __init__(self, executor: Executor, cursor: engine.Cursor, buffered: list[Any]) -> None:
+        self._executor = executor
+        self._cursor: engine.Cursor | None = cursor
+        self._buffer: deque[Any] = deque(buffered)
+        executor.live_cursors.add(self)
+
+    def fetch(self, count: int | None) -> tuple[list[Any], bool]:
+        """Up to ``count`` rows (all when None); the flag says whether the
+        cursor is exhausted."""
+        if count is None:
+            rows = list(self._buffer)
+            self._buffer.clear()
+            if self._cursor is not None:
+                rows.extend(self._cursor.fetchall())
+                self.close()
+            return rows, True
+        rows = []
+        while self._buffer and len(rows) < count:
+            rows.append(self._buffer.popleft())
+        if len(rows) < count and self._cursor is not None:
+            more = self._cursor.fetchmany(count - len(rows) + 1)
+            if len(more) > count - len(rows):
+                self._buffer.append(more.pop())
+            else:
+                self.close()
+            rows.extend(more)
+        exhausted = self._cursor is None and not self._buffer
+        if exhausted:
+            self.close()
+        return rows, exhausted
+
+    def materialize(self) -> None:
+        if self._cursor is not None:
+            self._buffer.extend(self._cursor.fetchall())
+            self.close()
+
+    def close(self) -> None:
+        if self._cursor is not None:
+            self._cursor.close()
+            self._cursor = None
+        self._executor.live_cursors.discard(self)
+
+
+@dataclass
+class _Transaction:
+    owner: Token
+    catalog: Catalog
+    savepoints: list[tuple[str, Catalog]] = field(default_factory=list)
+
+
+class Executor:
+    """Owns the database and the committed catalog."""
+
+    def __init__(self, database: engine.Database, catalog: Catalog,
+                 make_wakeup: Callable[[], Wakeup]) -> None:
+        self.database = database
+        self.catalog = catalog
+        self.make_wakeup = make_wakeup
+        self.context = StatementContext()
+        self.live_cursors: set[LiveCursor] = set()
+        self.sequences: dict[tuple[str, str], int] = {}
+        self._session_values: dict[tuple[int, tuple[str, str]], int] = {}
+        self._transaction_ids = 1000
+        self._transaction: _Transaction | None = None
+        self._waiters: deque[_Waiter] = deque()
+        self._running: Token | None = None
+        self._deadline = 0.0
+        self._timed_out = False
+        database.set_progress_handler(self._progress, PROGRESS_STEPS)
+
+    # --- ownership ------------------------------------------------------------
+
+    @property
+    def owner(self) -> Token | None:
+        return self._transaction.owner if self._transaction else None
+
+    def owns(self, token: Token) -> bool:
+        return self._transaction is not None and self._transaction.owner is token
+
+    def _wait(self, token: Token, exclusive: bool) -> WouldBlock:
+        wakeup = self.make_wakeup()
+        self._waiters.append(_Waiter(token, wakeup, exclusive))
+        token.waiting = wakeup
+        return WouldBlock(wakeup)
+
+    def check_readable(self, token: Token) -> None:
+        """A read by ``token`` may run now (raises WouldBlock otherwise)."""
+        owner = self.owner
+        if owner is not None and owner is not token:
+            raise self._wait(token, exclusive=False)
+
+    def acquire(self, token: Token) -> bool:
+        """Make ``token`` the owner, opening its SQLite transaction.
+
+        Returns False if it already was the owner; raises WouldBlock if
+        another session owns the executor or a writer queued before it."""
+        if self._transaction is not None:
+            if self._transaction.owner is token:
+                return False
+            raise self._wait(token, exclusive=True)
+        if self._waiters:
+            if self._waiters[0].token is not token:
+                raise self._wait(token, exclusive=True)
+            self._waiters.popleft()
+        token.waiting = None
+        for cursor in list(self.live_cursors):
+            cursor.materialize()
+        self.database.execute("BEGIN")
+        self._transaction = _Transaction(token, self.catalog)
+        return True
+
+    def _release(self) -> None:
+        self._transaction = None
+        self._wake_waiters()
+
+    def _wake_waiters(self) -> None:
+        """The executor is free: wake every waiting reader up to the first
+        waiting writer, and that writer, which keeps its place at the head of
+        the queue until it acquires."""
+        while self._waiters:
+            waiter = self._waiters[0]
+            if not waiter.wakeup.done():
+                waiter.wakeup.set_result(None)
+            if waiter.exclusive:
+                return
+            self._waiters.popleft()
+
+    def withdraw(self, token: Token) -> None:
+        """``token`` no longer waits (cancelled, or its session is gone)."""
+        if any(w.token is token for w in self._waiters):
+            self._waiters = deque(w for w in self._waiters if w.token is not token)
+            if self._transaction is None:
+                self._wake_waiters()
+        token.waiting = None
+
+    def forget(self, token: Token) -> None:
+        """A session went away: leave the queue and roll back its work."""
+        self.withdraw(token)
+        if self.owns(token):
+            self.rollback(token)
+
+    # --- transactions of the owner --------------------------------------------
+
+    def working_catalog(self, token: Token) -> Catalog:
+        if self._transaction is not None and self._transaction.owner is token:
+            return self._transaction.catalog
+        return self.catalog
+
+    def set_working_catalog(self, token: Token, catalog: Catalog) -> None:
+        assert self._transaction is not None and self._transaction.owner is token
+        self._transaction.catalog = catalog
+
+    def commit(self, token: Token) -> None:
+        transaction = self._transaction
+        assert transaction is not None and transaction.owner is token
+        try:
+            self.database.execute("COMMIT")
+        except engine.Error as exc:
+            if self.database.in_transaction:
+                self.database.execute("ROLLBACK")
+            self._release()
+            raise error_map.translate(exc, transaction.catalog) from exc
+        self.catalog = transaction.catalog
+        self._release()
+
+    def rollback(self, token: Token) -> None:
+        transaction = self._transaction
+        assert transaction is not None and transaction.owner is token
+        for cursor in list(self.live_cursors):
+            cursor.materialize()
+        if self.database.in_transaction:
+            self.database.execute("ROLLBACK")
+        self._release()
+
+    def savepoint(self, token: Token, name: str) -> None:
+        transaction = self._transaction
+        assert transaction is not None and transaction.owner is token
+        self.database.execute(f'SAVEPOINT "{name}"')
+        transaction.savepoints.append((name, transaction.catalog))
+
+    def _find_savepoint(self, name: str) -> int:
+        transaction = self._transaction
+        assert transaction is not None
+        for index in range(len(transaction.savepoints) - 1, -1, -1):
+            if transaction.savepoints[index][0] == name:
+                return index
+        raise errors.InvalidSavepointSpecification(f'savepoint "{name}" does not exist')
+
+    def release_savepoint(self, token: Token, name: str) -> None:
+        transaction = self._transaction
+        assert transaction is not None and transaction.owner is token
+        index = self._find_savepoint(name)
+        self.database.execute(f'RELEASE SAVEPOINT "{name}"')
+        del transaction.savepoints[index:]
+
+    def rollback_to_savepoint(self, token: Token, name: str) -> None:
+        transaction = self._transaction
+        assert transaction is not None and transaction.owner is token
+        index = self._find_savepoint(name)
+        if not self.database.in_transaction:
+            raise errors.InFailedSqlTransaction(
+                "current transaction is aborted, commands ignored until end of transaction block"
+            )
+        for cursor in list(self.live_cursors):
+            cursor.materialize()
+        self.database.execute(f'ROLLBACK TO SAVEPOINT "{name}"')
+        transaction.catalog = transaction.savepoints[index][1]
+        del transaction.savepoints[index + 1:]
+
+    # --- running statements ---------------------------------------------------
+
+    def _progress(self) -> int:
+        token = self._running
+        if token is None:
+            return 0
+        if token.cancel_requested:
+            return 1
+        if self._deadline and time.monotonic() > self._deadline:
+            self._timed_out = True
+            return 1
+        return 0
+
+    def begin_statement(self, token: Token, context: StatementContext,
+                        timeout_ms: int = 0) -> None:
+        self._running = token
+        self.context = context
+        self._timed_out = False
+        self._deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms > 0 else 0.0
+
+    def end_statement(self) -> None:
+        self._running = None
+        self._deadline = 0.0
+        if self._transaction is None and self._waiters:
+            self._wake_waiters()
+
+    def translate_error(self, exc: engine.Error, token: Token, target: str | None = None,
+                        verb: str | None = None) -> errors.SqlError:
+        pending = self.context.take_error()
+        if pending is not None:
+            return pending
+        if engine.error_name(exc) == "SQLITE_INTERRUPT":
+            if self._timed_out:
+                return errors.QueryCanceled("canceling statement due to statement timeout")
+            return errors.QueryCanceled("canceling statement due to user request")
+        return error_map.translate(exc, self.working_catalog(token), target, verb)
+
+    def query(self, sql: str, params: Sequence[Any]) -> engine.Cursor:
+        return self.database.execute(sql, params)
+
+    # --- sequences (not transactional, as in PostgreSQL) -------------------------------
+
+    def _sequence(self, name: str, context: StatementContext) -> tuple[str, str]:
+        catalog = context.catalog
+        if name.isdigit():
+            for sequence in catalog.sequences.values():
+                if sequence.oid == int(name):
+                    return sequence.schema, sequence.name
+        schema, _, bare = name.rpartition(".")
+        sequence = catalog.find_sequence(bare.strip('"'), schema or None, context.search_path)
+        if sequence is None:
+            raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        return sequence.schema, sequence.name
+
+    def nextval(self, name: str, context: StatementContext) -> int:
+        key = self._sequence(name, context)
+        sequence = context.catalog.sequences[key]
+        current = self.sequences.get(key)
+        value = sequence.start if current is None else current + sequence.increment
+        self.sequences[key] = value
+        self._session_values[(context.process_id, key)] = value
+        return value
+
+    def currval(self, name: str, context: StatementContext) -> int:
+        key = self._sequence(name, context)
+        value = self._session_values.get((context.process_id, key))
+        if value is None:
+            raise errors.ObjectNotInPrerequisiteState(
+                f'currval of sequence "{key[1]}" is not yet defined in this session')
+        return value
+
+    def setval(self, name: str, value: int, called: bool, context: StatementContext) -> int:
+        key = self._sequence(name, context)
+        sequence = context.catalog.sequences[key]
+        self.sequences[key] = value if called else value - sequence.increment
+        return value
+
+    def transaction_id(self) -> int:
+        self._transaction_ids += 1
+        return self._transaction_ids
+
+    def is_running(self, token: Token) -> bool:
+        return self._running is token
+
+    def cancel(self, token: Token) -> None:
+        """CancelRequest (listener thread): the running statement of ``token``
+        stops at its next progress check; a wait for the executor ends."""
+        token.cancel_requested = True

@@ -1,0 +1,63 @@
+"""What the dialect layer hands the executor: statements already translated
+to SQLite, with the PostgreSQL types of their parameters and result columns.
+
+Plans are immutable and cached per (statement text, parameter types, catalog
+version), so a hot statement is parsed and translated once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class OutputColumn:
+    name: str
+    type_oid: int
+    typmod: int = -1
+    table_oid: int = 0
+    column_number: int = 0
+    display_typmod: int = -1
+    """The typmod values are printed with, when it differs from the one sent
+    in RowDescription (numeric results that carry a scale)."""
+    encode_as: int = 0
+    """The type whose output function prints the values, when it is not the
+    column's own (regclass names are already text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParamType:
+    oid: int
+    typmod: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class SqlPlan:
+    """A statement SQLite runs: a query, or DML with or without RETURNING."""
+
+    sql: str
+    params: tuple[ParamType, ...]
+    columns: tuple[OutputColumn, ...] | None
+    """None when the statement returns no rows."""
+    tag: str
+    """The command tag's verb: SELECT, INSERT, UPDATE, DELETE."""
+    writes: bool
+    target: str | None = None
+    """The table a DML statement changes (for constraint error messages)."""
+    prepare: Callable[[Any], None] | None = None
+    """Work to do before the SQL (e.g. advancing sequences), given the executor."""
+
+
+@dataclass(frozen=True, slots=True)
+class UtilityPlan:
+    """Anything that is not plain SQL for SQLite: DDL, transaction control,
+    SET/SHOW, cursors, COPY. ``action`` names the operation and ``args`` holds
+    its already-validated arguments."""
+
+    action: str
+    args: dict[str, Any] = field(default_factory=dict)
+    params: tuple[ParamType, ...] = ()
+    columns: tuple[OutputColumn, ...] | None = None
+    writes: bool = False
