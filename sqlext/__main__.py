@@ -1,0 +1,3 @@
+from sqlext.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""Running benchmark variants: servers to start, rounds, medians, reports."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlext.peer import PostgresPeer
+
+_LISTENING = re.compile(r"listening on (\S+):(\d+)")
+
+
+@dataclass
+class Variant:
+    """One workload on one server: ``run(dsn)`` returns operations per second."""
+
+    workload: str
+    target: str
+    """Which server it talks to: 'sqlext' or 'postgres'."""
+    run: Callable[[str], float]
+
+
+@dataclass
+class Result:
+    variant: Variant
+    rates: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.rates)
+
+
+@contextmanager
+def sqlext_server(*args: str) -> Iterator[str]:
+    """A sqlext server process on a free port; yields its DSN."""
+    command = [sys.executable, "-m", "sqlext", "serve", "--port", "0", *args]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            match = _LISTENING.search(line)
+            if match:
+                yield f"host={match.group(1)} port={match.group(2)} user=postgres dbname=bench"
+                return
+            if not line:
+                break
+        raise RuntimeError("sqlext server did not start")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def machine_description() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}")
+
+
+def run_variants(title: str, variants: list[Variant], rounds: int, with_peer: bool,
+                 report: Path | None) -> list[Result]:
+    results = [Result(v) for v in variants if with_peer or v.target != "postgres"]
+    peer = PostgresPeer().start() if with_peer else None
+    try:
+        with sqlext_server("--in-memory") as dsn:
+            for round_number in range(1, rounds + 1):
+                for result in results:
+                    target_dsn = dsn if result.variant.target == "sqlext" else peer.dsn  # type: ignore[union-attr]
+                    rate = result.variant.run(target_dsn)
+                    result.rates.append(rate)
+                    print(f"  round {round_number}/{rounds} {result.variant.workload} on "
+                          f"{result.variant.target}: {rate:,.0f}/s", flush=True)
+    finally:
+        if peer is not None:
+            peer.stop()
+    table = format_table(title, results)
+    print(table)
+    if report is not None:
+        with report.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n## {title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
+            handle.write(f"Machine: {machine_description()}. Rounds: {rounds}.\n\n")
+            handle.write(table + "\n")
+    return results
+
+
+def format_table(title: str, results: list[Result]) -> str:
+    """Medians per workload and server, and sqlext's rate relative to the
+    peer's for the same workload measured in the same run."""
+    lines = [f"| {title} | server | median/s | min/s | max/s | sqlext / postgres |",
+             "|---|---|---:|---:|---:|---:|"]
+    peers = {r.variant.workload: r.median for r in results if r.variant.target == "postgres"}
+    for result in results:
+        peer = peers.get(result.variant.workload)
+        ratio = (f"{result.median / peer:.2f}x"
+                 if peer and result.variant.target == "sqlext" else "")
+        lines.append(
+            f"| {result.variant.workload} | {result.variant.target} | {result.median:,.0f} | "
+            f"{min(result.rates):,.0f} | {max(result.rates):,.0f} | {ratio} |")
+    return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""The ``sqlext`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sqlext.bench import wire as wire_bench
+from sqlext.bench.harness import Variant, run_variants
+from sqlext.engine import AuthConfig
+from sqlext.server import ServerOptions, serve
+from sqlext.version import __version__
+
+BENCHMARKS: dict[str, tuple[str, Callable[[], list[Variant]]]] = {
+    "wire": ("wire round trips, one psycopg connection", wire_bench.variants),
+}
+
+
+def _parse_users(values: Sequence[str]) -> dict[str, str]:
+    users: dict[str, str] = {}
+    for value in values:
+        name, sep, password = value.partition(":")
+        if not sep or not name:
+            raise SystemExit(f"--user expects NAME:PASSWORD, got {value!r}")
+        users[name] = password
+    return users
+
+
+def _read_password_file(path: str) -> dict[str, str]:
+    with open(path, encoding="utf-8") as handle:
+        lines = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+    return _parse_users(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sqlext", description=(
+        "A transactional stream-processing engine that speaks the PostgreSQL protocol."))
+    parser.add_argument("--version", action="version", version=f"sqlext {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve_parser = commands.add_parser("serve", help="run the server")
+    serve_parser.add_argument("--host", default="127.0.0.1")
+    serve_parser.add_argument("--port", type=int, default=5499)
+    serve_parser.add_argument("--data-dir", default="./sqlext-data")
+    serve_parser.add_argument("--in-memory", action="store_true",
+                              help="keep no command log and no snapshots")
+    serve_parser.add_argument("--recovery", choices=("strong", "weak"), default="strong")
+    serve_parser.add_argument("--commandlog-timeout-ms", type=int, default=10)
+    serve_parser.add_argument("--max-connections", type=int, default=100)
+    serve_parser.add_argument("--auth", choices=("trust", "password", "md5", "scram-sha-256"),
+                              default="trust", help="authentication method for every user")
+    serve_parser.add_argument("--user", action="append", default=[], metavar="NAME:PASSWORD",
+                              help="a user and password (repeatable)")
+    serve_parser.add_argument("--password-file", help="file with NAME:PASSWORD lines")
+    serve_parser.add_argument("--log-level", default="INFO")
+    bench_parser = commands.add_parser("bench", help="run a benchmark next to PostgreSQL")
+    bench_parser.add_argument("name", choices=sorted(BENCHMARKS))
+    bench_parser.add_argument("--rounds", type=int, default=3)
+    bench_parser.add_argument("--peer", choices=("postgres", "none"), default="postgres")
+    bench_parser.add_argument("--report", default="docs/benchmarks.md",
+                              help="markdown file the result table is appended to")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=getattr(args, "log_level", "INFO").upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "bench":
+        title, variants = BENCHMARKS[args.name]
+        run_variants(title, variants(), args.rounds, args.peer == "postgres",
+                     Path(args.report) if args.report else None)
+        return 0
+    if args.command == "serve":
+        passwords = _parse_users(args.user)
+        if args.password_file:
+            passwords.update(_read_password_file(args.password_file))
+        if args.auth != "trust" and not passwords:
+            print("sqlext: --auth needs at least one --user or --password-file", file=sys.stderr)
+            return 2
+        if not args.in_memory:
+            logging.getLogger("sqlext").warning(
+                "durability (command log and snapshots) is not implemented yet: "
+                "running in memory; data does not survive a restart")
+        else:
+            logging.getLogger("sqlext").info("in-memory mode: no command log, no snapshots")
+        options = ServerOptions(
+            host=args.host, port=args.port, data_dir=args.data_dir, in_memory=args.in_memory,
+            recovery=args.recovery, commandlog_timeout_ms=args.commandlog_timeout_ms,
+            max_connections=args.max_connections,
+            auth=AuthConfig(args.auth, passwords),
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve(options))
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,385 @@
+"""COPY ... FROM STDIN and COPY ... TO STDOUT, in text and CSV formats.
+
+Incoming data is parsed as it arrives (CopyData messages may split lines
+anywhere) and inserted in batches through an ordinary prepared INSERT, so
+column defaults, type input functions and constraints apply exactly as for
+INSERT. Outgoing rows use the types' text output functions, one CopyData per
+row, as PostgreSQL sends them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from catalog import errors
+from executor import codecs
+from sqlext import expressions as x
+from sqlext.parse import parse
+from sqlext.portal import Portal, Prepared
+from storage import engine
+from wire.backend import CopyIn, CopyOut, Outcome
+
+if TYPE_CHECKING:
+    from sqlext.session import EngineSession
+
+BATCH_ROWS = 5000
+_TEXT_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_TEXT_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
+
+
+@dataclass(frozen=True, slots=True)
+class CopyFormat:
+    csv: bool
+    delimiter: str
+    null: str
+    quote: str
+    escape: str
+    header: bool
+    force_quote: tuple[str, ...] | str
+    force_not_null: tuple[str, ...]
+
+
+def _single_char(value: object, what: str) -> str:
+    text = str(value)
+    if len(text) != 1:
+        raise errors.FeatureNotSupported(f"COPY {what} must be a single one-byte character")
+    return text
+
+
+def copy_format(options: dict[str, object]) -> CopyFormat:
+    kind = str(options.get("format", "text")).lower()
+    if kind not in ("text", "csv"):
+        if kind == "binary":
+            raise errors.FeatureNotSupported("COPY BINARY is not supported; use text or csv")
+        raise errors.InvalidParameterValue(f'COPY format "{kind}" not recognized')
+    csv = kind == "csv"
+    delimiter = _single_char(options.get("delimiter", "," if csv else "\t"), "delimiter")
+    quote = _single_char(options.get("quote", '"'), "quote")
+    header_option = str(options.get("header", "false")).lower()
+    force_quote = options.get("force_quote", ())
+    return CopyFormat(
+        csv=csv, delimiter=delimiter, null=str(options.get("null", "" if csv else "\\N")),
+        quote=quote, escape=_single_char(options.get("escape", quote), "escape"),
+        header=header_option in ("true", "on", "1", "match"),
+        force_quote="*" if force_quote == "*" else tuple(force_quote),  # type: ignore[arg-type]
+        force_not_null=tuple(options.get("force_not_null", ())),  # type: ignore[arg-type]
+    )
+
+
+# --- parsing -------------------------------------------------------------------------
+
+def _unescape(match: re.Match[str]) -> str:
+    token = match.group(1)
+    if token[0] == "x" and len(token) > 1:
+        return chr(int(token[1:], 16))
+    if token[0] in "01234567":
+        return chr(int(token, 8))
+    return _TEXT_ESCAPES.get(token, token)
+
+
+def parse_text_line(line: str, fmt: CopyFormat) -> list[str | None]:
+    values: list[str | None] = []
+    for raw in line.split(fmt.delimiter):
+        if raw == fmt.null:
+            values.append(None)
+        else:
+            values.append(_TEXT_ESCAPE.sub(_unescape, raw) if "\\" in raw else raw)
+    return values
+
+
+class CsvParser:
+    """PostgreSQL's CSV dialect: an unquoted empty field is NULL (the NULL
+    string), a quoted one is an empty string; quoted fields may hold
+    delimiters and newlines."""
+
+    def __init__(self, fmt: CopyFormat) -> None:
+        self.fmt = fmt
+
+    def records(self, text: str, final: bool) -> tuple[list[list[tuple[str, bool]]], str]:
+        """Complete records in ``text`` and the unconsumed rest."""
+        fmt = self.fmt
+        records: list[list[tuple[str, bool]]] = []
+        fields: list[tuple[str, bool]] = []
+        value: list[str] = []
+        quoted = in_quotes = False
+        start = position = 0
+        length = len(text)
+        while position < length:
+            char = text[position]
+            if in_quotes:
+                following = text[position + 1] if position + 1 < length else ""
+                if fmt.escape != fmt.quote and char == fmt.escape and following in (
+                    fmt.quote, fmt.escape
+                ):
+                    value.append(following)
+                    position += 2
+                    continue
+                if char == fmt.quote:
+                    if fmt.escape == fmt.quote and following == fmt.quote:
+                        value.append(fmt.quote)
+                        position += 2
+                        continue
+                    if not following and not final:
+                        break  # a doubled quote may continue in the next chunk
+                    in_quotes = False
+                else:
+                    value.append(char)
+                position += 1
+                continue
+            if char == fmt.quote:
+                in_quotes = quoted = True
+            elif char == fmt.delimiter:
+                fields.append(("".join(value), quoted))
+                value, quoted = [], False
+            elif char in "\r\n":
+                if char == "\r" and position + 1 < length and text[position + 1] == "\n":
+                    position += 1
+                fields.append(("".join(value), quoted))
+                records.append(fields)
+                fields, value, quoted = [], [], False
+                start = position + 1
+            else:
+                value.append(char)
+            position += 1
+        if final and (fields or value or quoted) and start < length:
+            if in_quotes:
+                raise errors.BadCopyFileFormat("unterminated CSV quoted field")
+            fields.append(("".join(value), quoted))
+            records.append(fields)
+            start = length
+        return records, text[start:]
+
+
+# --- COPY FROM STDIN -----------------------------------------------------------------
+
+class CopyFromSink:
+    """Receives CopyData, parses rows and inserts them in batches."""
+
+    def __init__(self, session: EngineSession, prepared: Prepared, fmt: CopyFormat,
+                 table: str, columns: list[str], decoders: list[Any]) -> None:
+        self.session = session
+        self.prepared = prepared
+        self.fmt = fmt
+        self.table = table
+        self.columns = columns
+        self.decoders = decoders
+        self.pending = ""
+        self.rows: list[list[Any]] = []
+        self.count = 0
+        self.line = 0
+        self.header_pending = fmt.header
+        self.ended = False
+        self.csv = CsvParser(fmt) if fmt.csv else None
+
+    def write(self, data: bytes) -> None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise errors.CharacterNotInRepertoire(
+                'invalid byte sequence for encoding "UTF8"') from None
+        self.pending += text
+        self._consume(final=False)
+
+    def finish(self) -> str:
+        self._consume(final=True)
+        self._flush()
+        return f"COPY {self.count}"
+
+    def abort(self, message: str) -> None:
+        self.rows.clear()
+
+    def _consume(self, final: bool) -> None:
+        if self.ended:
+            return
+        if self.csv is not None:
+            records, self.pending = self.csv.records(self.pending, final)
+            for record in records:
+                self._csv_record(record)
+        else:
+            lines = self.pending.split("\n")
+            self.pending = lines.pop()
+            if final and self.pending:
+                lines.append(self.pending)
+                self.pending = ""
+            for line in lines:
+                self._text_line(line.removesuffix("\r"))
+        if len(self.rows) >= BATCH_ROWS:
+            self._flush()
+
+    def _text_line(self, line: str) -> None:
+        if self.ended:
+            return
+        self.line += 1
+        if line == "\\.":
+            self.ended = True
+            return
+        if self.header_pending:
+            self.header_pending = False
+            return
+        self._add(parse_text_line(line, self.fmt))
+
+    def _csv_record(self, record: list[tuple[str, bool]]) -> None:
+        self.line += 1
+        if self.header_pending:
+            self.header_pending = False
+            return
+        if len(record) == 1 and record[0] == ("\\.", False):
+            self.ended = True
+            return
+        values: list[str | None] = []
+        for index, (value, quoted) in enumerate(record):
+            not_null = index < len(self.columns) and self.columns[index] in \
+                self.fmt.force_not_null
+            values.append(None if value == self.fmt.null and not quoted and not not_null
+                          else value)
+        self._add(values)
+
+    def _add(self, values: list[str | None]) -> None:
+        if len(values) < len(self.columns):
+            raise errors.BadCopyFileFormat(
+                f"missing data for column \"{self.columns[len(values)]}\"",
+                detail=f"COPY {self.table}, line {self.line}")
+        if len(values) > len(self.columns):
+            raise errors.BadCopyFileFormat("extra data after last expected column",
+                                           detail=f"COPY {self.table}, line {self.line}")
+        row: list[Any] = []
+        for column, decoder, value in zip(self.columns, self.decoders, values, strict=True):
+            if value is None:
+                row.append(None)
+                continue
+            try:
+                row.append(decoder(value))
+            except errors.SqlError as exc:
+                exc.detail = f'COPY {self.table}, line {self.line}, column {column}: "{value}"'
+                raise
+        self.rows.append(row)
+
+    def _flush(self) -> None:
+        if not self.rows:
+            return
+        executor = self.session.executor
+        compiled = self.session._compiled(self.prepared)
+        assert compiled is not None and compiled.plan is not None
+        executor.begin_statement(self.session.token, self.session._context(),
+                                 self.session.statement_timeout_ms)
+        try:
+            executor.database.executemany(compiled.plan.sql, self.rows)
+        except engine.Error as exc:
+            raise executor.translate_error(exc, self.session.token, compiled.plan.target,
+                                           "INSERT") from exc
+        finally:
+            executor.end_statement()
+        self.count += len(self.rows)
+        self.rows = []
+
+
+# --- COPY TO STDOUT ------------------------------------------------------------------
+
+def _escape_text(value: str, delimiter: str) -> str:
+    if not any(c in value for c in ("\\", "\n", "\r", "\t", delimiter)):
+        return value
+    escaped = value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    escaped = escaped.replace("\t", "\\t")
+    if delimiter != "\t":
+        escaped = escaped.replace(delimiter, "\\" + delimiter)
+    return escaped
+
+
+def _csv_field(value: str, fmt: CopyFormat, force: bool) -> str:
+    needs = force or value == fmt.null or any(
+        c in value for c in (fmt.delimiter, fmt.quote, "\n", "\r")) or (
+        value.startswith("\\."))
+    if not needs:
+        return value
+    doubled = value.replace(fmt.escape, fmt.escape * 2) if fmt.escape != fmt.quote else value
+    doubled = doubled.replace(fmt.quote, fmt.escape + fmt.quote)
+    return f"{fmt.quote}{doubled}{fmt.quote}"
+
+
+def format_rows(rows: Iterator[Sequence[bytes | None]], names: list[str],
+                fmt: CopyFormat) -> Iterator[bytes]:
+    if fmt.header:
+        if fmt.csv:
+            yield (fmt.delimiter.join(_csv_field(n, fmt, False) for n in names) + "\n").encode()
+        else:
+            yield (fmt.delimiter.join(names) + "\n").encode()
+    forced = [fmt.force_quote == "*" or name in fmt.force_quote for name in names]
+    for row in rows:
+        fields = []
+        for value, force in zip(row, forced, strict=True):
+            if value is None:
+                fields.append(fmt.null)
+            elif fmt.csv:
+                fields.append(_csv_field(value.decode(), fmt, force))
+            else:
+                fields.append(_escape_text(value.decode(), fmt.delimiter))
+        yield (fmt.delimiter.join(fields) + "\n").encode()
+
+
+# --- entry point ---------------------------------------------------------------------
+
+def _quote(name: str) -> str:
+    return exp.to_identifier(name, quoted=True).sql(dialect="postgres")
+
+
+def run_copy(session: EngineSession, portal: Portal, statement: x.CopyStatement) -> Outcome:
+    if statement.args.get("target") is not None:
+        raise errors.InsufficientPrivilege(
+            "COPY to or from a file is not allowed; use COPY ... FROM STDIN / TO STDOUT "
+            "(psql: \\copy)")
+    fmt = copy_format(statement.args.get("options") or {})
+    source = statement.this
+    columns: list[str] = list(statement.args.get("columns") or [])
+    if statement.args.get("to"):
+        return _copy_to(session, portal, source, columns, fmt)
+    if not isinstance(source, exp.Table):
+        raise errors.SqlSyntaxError("COPY FROM needs a table")
+    return _copy_from(session, source, columns, fmt)
+
+
+def _copy_to(session: EngineSession, portal: Portal, source: exp.Expression,
+             columns: list[str], fmt: CopyFormat) -> Outcome:
+    if isinstance(source, exp.Table):
+        listed = ", ".join(_quote(c) for c in columns) if columns else "*"
+        table = source.sql(dialect="postgres")
+        sql = f"SELECT {listed} FROM {table}"
+    else:
+        sql = source.sql(dialect="sqlext")
+    prepared = Prepared(sql, 0, session_parse(sql), ())
+    query_portal = session._bind(prepared, [], [], [], "")
+    if query_portal.compiled is None or query_portal.compiled.plan is None:
+        raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
+    outcome = session._execute(query_portal, 0)
+    rows = list(getattr(outcome, "rows", []))
+    names = [c.name for c in query_portal.columns or ()]
+    chunks = list(format_rows(iter(rows), names, fmt))
+    return CopyOut(chunks, 0, [0] * len(names), f"COPY {len(rows)}")
+
+
+def _copy_from(session: EngineSession, table: exp.Table, columns: list[str],
+               fmt: CopyFormat) -> Outcome:
+    context = session.compile_context()
+    relation = context.catalog.relation(table.name, table.db or None, context.search_path)
+    if not columns:
+        columns = [c.name for c in relation.columns]
+    for name in columns:
+        relation.column(name)
+    placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
+    sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
+           f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
+    types = [relation.column(name) for name in columns]
+    prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
+    session._access(True)
+    decoders = [codecs.text_decoder(c.type_oid, c.typmod, session.codec_settings)
+                for c in types]
+    sink = CopyFromSink(session, prepared, fmt, relation.name, columns, decoders)
+    return CopyIn(sink, 0, [0] * len(columns))
+
+
+def session_parse(sql: str) -> exp.Expression:
+    return parse(sql).statements[0]

@@ -1,0 +1,540 @@
+"""The sqlext SQL dialect: sqlglot's PostgreSQL dialect plus the statements it
+does not parse the way PostgreSQL does (session and transaction control,
+cursors, prepared statements, COPY).
+
+Utility statements are recognised by their first word (``UTILITY_PARSERS``)
+before sqlglot's own statement parsing; everything else is PostgreSQL as
+sqlglot understands it. Nothing falls back to an unparsed ``Command``: the
+parse entry point (``sqlext.parse``) rejects those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.generators.postgres import PostgresGenerator
+from sqlglot.parsers.postgres import PostgresParser
+from sqlglot.tokens import Token, TokenType
+
+from catalog import errors
+from sqlext import expressions as x
+
+_ISOLATION_LEVELS = {
+    ("SERIALIZABLE",): "serializable",
+    ("REPEATABLE", "READ"): "repeatable read",
+    ("READ", "COMMITTED"): "read committed",
+    ("READ", "UNCOMMITTED"): "read uncommitted",
+}
+
+_COPY_WORD_OPTIONS = {"BINARY": ("format", "binary"), "CSV": ("format", "csv"),
+                      "HEADER": ("header", "true"), "FREEZE": ("freeze", "true")}
+_COPY_VALUE_OPTIONS = {"DELIMITER": "delimiter", "NULL": "null", "QUOTE": "quote",
+                       "ESCAPE": "escape", "ENCODING": "encoding"}
+
+
+_UNSUPPORTED_STATEMENTS = frozenset({
+    "LISTEN", "NOTIFY", "UNLISTEN", "CALL", "DO", "EXPLAIN", "LOCK", "COMMENT", "REFRESH",
+    "REINDEX", "CLUSTER", "CHECKPOINT", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
+    "GRANT", "REVOKE",
+})
+
+
+class SqlExtTokenizer(Postgres.Tokenizer):
+    # sqlglot swallows the rest of a statement after a "command" keyword into
+    # one string; we parse those statements ourselves, so nothing is swallowed.
+    COMMANDS: ClassVar[set[TokenType]] = set()
+
+
+class SqlExtParser(PostgresParser):
+    UTILITY_PARSERS: ClassVar[dict[str, Callable[[SqlExtParser], exp.Expr]]] = {}
+
+    # Every name(args) call stays an ``exp.Anonymous`` with its PostgreSQL name
+    # and argument order; sqlext.functions gives each one its meaning. Only
+    # calls with special syntax keep their own parsers.
+    FUNCTIONS: ClassVar[dict[str, Callable[..., exp.Expr]]] = {}
+    FUNCTION_PARSERS: ClassVar[dict[str, Callable[..., exp.Expr]]] = {
+        name: PostgresParser.FUNCTION_PARSERS[name]
+        for name in ("CAST", "TRY_CAST", "EXTRACT", "POSITION", "SUBSTRING", "TRIM",
+                     "OVERLAY", "STRING_AGG")
+    }
+
+    error_token: Token | None = None
+    """The token a syntax error was found at (for the error position)."""
+
+    def raise_error(self, message: str, token: Token | None = None) -> None:
+        failing = token or self._curr or self._prev
+        if failing and self.error_token is None:
+            self.error_token = failing
+        if token:
+            super().raise_error(message, token)
+        else:
+            super().raise_error(message)
+
+    def _parse_statement(self) -> exp.Expr | None:
+        current = self._curr
+        if current and current.token_type not in (
+            TokenType.STRING, TokenType.IDENTIFIER, TokenType.L_PAREN
+        ):
+            handler = self.UTILITY_PARSERS.get(current.text.upper())
+            if handler is not None:
+                self._advance()
+                return handler(self)
+            if current.text.upper() in _UNSUPPORTED_STATEMENTS:
+                raise errors.FeatureNotSupported(
+                    f"{current.text.upper()} is not supported", position=current.start + 1
+                )
+            if current.token_type == TokenType.VAR:
+                self.raise_error("Not a statement", current)
+        return super()._parse_statement()
+
+    # --- helpers --------------------------------------------------------------
+
+    def _word(self) -> str | None:
+        """The next token as an upper-case word (and consume it)."""
+        if not self._curr:
+            return None
+        self._advance()
+        return self._prev.text.upper()
+
+    def _peek_word(self) -> str:
+        return self._curr.text.upper() if self._curr else ""
+
+    def _name(self) -> str:
+        """An identifier (quoted names keep their case, others are folded)."""
+        token = self._curr
+        if not token:
+            self.raise_error("Expected a name")
+            return ""
+        self._advance()
+        if token.token_type == TokenType.IDENTIFIER:
+            return token.text
+        if token.token_type == TokenType.STRING:
+            return token.text
+        return token.text.lower()
+
+    def _setting_value(self) -> str:
+        token = self._curr
+        if not token:
+            self.raise_error("Expected a value")
+            return ""
+        self._advance()
+        if token.token_type == TokenType.DASH and self._curr:
+            self._advance()
+            return "-" + self._prev.text
+        if token.token_type in (TokenType.STRING, TokenType.IDENTIFIER, TokenType.NUMBER):
+            return token.text
+        return token.text.lower()
+
+    def _transaction_modes(self) -> tuple[str | None, bool | None]:
+        isolation: str | None = None
+        read_only: bool | None = None
+        while self._curr:
+            if self._match(TokenType.COMMA):
+                continue
+            if self._match_text_seq("ISOLATION", "LEVEL"):
+                for words, level in _ISOLATION_LEVELS.items():
+                    if self._match_text_seq(*words):
+                        isolation = level
+                        break
+                else:
+                    self.raise_error("Expected an isolation level")
+            elif self._match_text_seq("READ", "ONLY"):
+                read_only = True
+            elif self._match_text_seq("READ", "WRITE"):
+                read_only = False
+            elif self._match_text_seq("NOT", "DEFERRABLE") or self._match_text_seq("DEFERRABLE"):
+                pass
+            else:
+                self.raise_error("Unexpected transaction mode")
+                break
+        return isolation, read_only
+
+    # --- statements -----------------------------------------------------------
+
+    def _parse_show_statement(self) -> exp.Expr:
+        words = []
+        while self._curr:
+            words.append(self._name())
+        name = "_".join(words)
+        name = {"time_zone": "timezone", "transaction_isolation_level": "transaction_isolation",
+                "session_authorization": "session_authorization"}.get(name, name)
+        if not name:
+            self.raise_error("Expected a parameter name")
+        return x.Show(this=name)
+
+    def _parse_set_statement(self) -> exp.Expr:
+        local = False
+        if self._match_text_seq("SESSION", "CHARACTERISTICS", "AS", "TRANSACTION"):
+            isolation, read_only = self._transaction_modes()
+            return x.SetTransaction(session=True, isolation=isolation, read_only=read_only)
+        if self._match_text_seq("LOCAL"):
+            local = True
+        else:
+            self._match_text_seq("SESSION")
+        if self._match_text_seq("TRANSACTION"):
+            isolation, read_only = self._transaction_modes()
+            return x.SetTransaction(session=False, isolation=isolation, read_only=read_only)
+        if self._match_text_seq("TIME", "ZONE"):
+            name = "timezone"
+        elif self._match_text_seq("NAMES"):
+            name = "client_encoding"
+        else:
+            name = self._name()
+            while self._match(TokenType.DOT):
+                name += "." + self._name()
+            if not (self._match(TokenType.EQ) or self._match_text_seq("TO")):
+                self.raise_error("Expected TO or =")
+        values: list[exp.Expr] = []
+        if self._match(TokenType.DEFAULT) or (
+            name == "timezone" and self._match_text_seq("LOCAL")
+        ):
+            return x.SetVariable(this=name, expressions=[], local=local)
+        values.append(exp.Literal.string(self._setting_value()))
+        while self._match(TokenType.COMMA):
+            values.append(exp.Literal.string(self._setting_value()))
+        return x.SetVariable(this=name, expressions=values, local=local)
+
+    def _parse_reset_statement(self) -> exp.Expr:
+        if self._match_text_seq("TIME", "ZONE"):
+            return x.Reset(this="timezone")
+        if self._match_text_seq("SESSION", "AUTHORIZATION"):
+            return x.Reset(this="session_authorization")
+        return x.Reset(this=self._name())
+
+    def _parse_begin_statement(self) -> exp.Expr:
+        self._match_text_seq("WORK") or self._match_text_seq("TRANSACTION")
+        isolation, read_only = self._transaction_modes()
+        return x.Begin(isolation=isolation, read_only=read_only)
+
+    def _parse_start_statement(self) -> exp.Expr:
+        if not self._match_text_seq("TRANSACTION"):
+            self.raise_error("Expected TRANSACTION")
+        isolation, read_only = self._transaction_modes()
+        return x.Begin(isolation=isolation, read_only=read_only)
+
+    def _chain(self) -> bool:
+        if self._match_text_seq("AND", "NO", "CHAIN"):
+            return False
+        return bool(self._match_text_seq("AND", "CHAIN"))
+
+    def _parse_commit_statement(self) -> exp.Expr:
+        self._match_text_seq("WORK") or self._match_text_seq("TRANSACTION")
+        return x.CommitTransaction(chain=self._chain())
+
+    def _parse_rollback_statement(self) -> exp.Expr:
+        self._match_text_seq("WORK") or self._match_text_seq("TRANSACTION")
+        if self._match_text_seq("TO"):
+            self._match_text_seq("SAVEPOINT")
+            return x.RollbackToSavepoint(this=self._name())
+        return x.RollbackTransaction(chain=self._chain())
+
+    def _parse_savepoint_statement(self) -> exp.Expr:
+        return x.Savepoint(this=self._name())
+
+    def _parse_release_statement(self) -> exp.Expr:
+        self._match_text_seq("SAVEPOINT")
+        return x.ReleaseSavepoint(this=self._name())
+
+    def _parse_declare_statement(self) -> exp.Expr:
+        name = self._name()
+        binary = hold = scroll = False
+        while self._curr and self._peek_word() != "CURSOR":
+            word = self._word()
+            if word == "BINARY":
+                binary = True
+            elif word == "SCROLL":
+                scroll = True
+            elif word == "NO" and self._match_text_seq("SCROLL"):
+                scroll = False
+            elif word not in ("INSENSITIVE", "ASENSITIVE"):
+                self.raise_error("Unexpected cursor option", self._prev)
+        if not self._match_text_seq("CURSOR"):
+            self.raise_error("Expected CURSOR")
+        if self._match_text_seq("WITH", "HOLD"):
+            hold = True
+        else:
+            self._match_text_seq("WITHOUT", "HOLD")
+        if not self._match(TokenType.FOR):
+            self.raise_error("Expected FOR")
+        query = self._parse_select()
+        if query is None:
+            self.raise_error("Expected a query")
+        return x.DeclareCursor(this=name, expression=query, binary=binary, hold=hold,
+                               scroll=scroll)
+
+    def _fetch_count(self) -> int | None:
+        """FETCH/MOVE count: None means ALL."""
+        if self._match(TokenType.ALL):
+            return None
+        negative = self._match(TokenType.DASH)
+        if self._match(TokenType.NUMBER):
+            value = int(self._prev.text)
+            return -value if negative else value
+        return 1
+
+    def _parse_fetch_like(self, move: bool) -> exp.Expr:
+        direction = "forward"
+        count: int | None = 1
+        word = self._peek_word()
+        if word in ("NEXT", "PRIOR", "FIRST", "LAST"):
+            self._advance()
+            direction = word.lower()
+        elif word in ("FORWARD", "BACKWARD"):
+            self._advance()
+            direction = word.lower()
+            if self._peek_word() not in ("FROM", "IN") and self._curr and (
+                self._curr.token_type in (TokenType.NUMBER, TokenType.ALL, TokenType.DASH)
+            ):
+                count = self._fetch_count()
+        elif word in ("ABSOLUTE", "RELATIVE"):
+            self._advance()
+            direction = word.lower()
+            count = self._fetch_count()
+        elif self._curr and self._curr.token_type in (
+            TokenType.NUMBER, TokenType.ALL, TokenType.DASH
+        ):
+            count = self._fetch_count()
+        self._match_text_seq("FROM") or self._match_text_seq("IN")
+        return x.Fetch(this=self._name(), count=count, move=move, direction=direction)
+
+    def _parse_fetch_statement(self) -> exp.Expr:
+        return self._parse_fetch_like(move=False)
+
+    def _parse_move_statement(self) -> exp.Expr:
+        return self._parse_fetch_like(move=True)
+
+    def _parse_close_statement(self) -> exp.Expr:
+        if self._match(TokenType.ALL):
+            return x.CloseCursor(this=None)
+        return x.CloseCursor(this=self._name())
+
+    def _parse_discard_statement(self) -> exp.Expr:
+        return x.Discard(this=self._name())
+
+    def _parse_prepare_statement(self) -> exp.Expr:
+        name = self._name()
+        types: list[exp.Expr] = []
+        if self._match(TokenType.L_PAREN):
+            types = self._parse_csv(self._parse_types)  # type: ignore[arg-type]
+            self._match_r_paren()
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("Expected AS")
+        statement = self._parse_statement()
+        return x.Prepare(this=name, types=types, expression=statement)
+
+    def _parse_execute_statement(self) -> exp.Expr:
+        name = self._name()
+        args: list[exp.Expr] = []
+        if self._match(TokenType.L_PAREN):
+            args = self._parse_csv(self._parse_assignment)  # type: ignore[arg-type]
+            self._match_r_paren()
+        return x.ExecutePrepared(this=name, expressions=args)
+
+    def _parse_deallocate_statement(self) -> exp.Expr:
+        self._match_text_seq("PREPARE")
+        if self._match(TokenType.ALL):
+            return x.Deallocate(this=None)
+        return x.Deallocate(this=self._name())
+
+    def _parse_maintenance_statement(self) -> exp.Expr:
+        verb = self._prev.text.upper()
+        while self._curr:
+            self._advance()
+        return x.Maintenance(this=verb)
+
+    def _parse_copy_statement(self) -> exp.Expr:
+        if self._match(TokenType.L_PAREN):
+            source: exp.Expr | None = self._parse_statement()
+            self._match_r_paren()
+            columns: list[str] = []
+        else:
+            parts = [self._name()]
+            while self._match(TokenType.DOT):
+                parts.append(self._name())
+            source = exp.table_(parts[-1], db=parts[-2] if len(parts) > 1 else None,
+                                quoted=True)
+            columns = []
+            if self._match(TokenType.L_PAREN):
+                columns.append(self._name())
+                while self._match(TokenType.COMMA):
+                    columns.append(self._name())
+                self._match_r_paren()
+        if self._match(TokenType.FROM):
+            to = False
+        elif self._match_text_seq("TO"):
+            to = True
+        else:
+            self.raise_error("Expected FROM or TO")
+            to = False
+        if self._match_text_seq("STDIN") or self._match_text_seq("STDOUT"):
+            target: str | None = None
+        elif self._match(TokenType.STRING):
+            target = self._prev.text
+        else:
+            self.raise_error("Expected STDIN, STDOUT or a file name")
+            target = None
+        return x.CopyStatement(this=source, columns=columns, to=to, target=target,
+                               options=self._copy_options())
+
+    def _copy_options(self) -> dict[str, object]:
+        options: dict[str, object] = {}
+        self._match(TokenType.WITH)
+        if self._match(TokenType.L_PAREN):
+            while True:
+                key = self._name().lower()
+                value: object = "true"
+                if self._curr and self._curr.token_type not in (
+                    TokenType.COMMA, TokenType.R_PAREN
+                ):
+                    if self._match(TokenType.L_PAREN):
+                        names = [self._name()]
+                        while self._match(TokenType.COMMA):
+                            names.append(self._name())
+                        self._match_r_paren()
+                        value = names
+                    elif self._match(TokenType.STAR):
+                        value = "*"
+                    else:
+                        value = self._setting_value()
+                options[key] = value
+                if not self._match(TokenType.COMMA):
+                    break
+            self._match_r_paren()
+            return options
+        while self._curr:
+            word = self._word() or ""
+            if word in _COPY_WORD_OPTIONS:
+                key, value = _COPY_WORD_OPTIONS[word]
+                options[key] = value
+            elif word in _COPY_VALUE_OPTIONS:
+                self._match(TokenType.ALIAS)
+                options[_COPY_VALUE_OPTIONS[word]] = self._setting_value()
+            elif word == "FORCE":
+                negated = self._match_text_seq("NOT", "NULL")
+                if not negated and not self._match_text_seq("QUOTE"):
+                    self.raise_error("Expected QUOTE or NOT NULL")
+                names = [self._name()]
+                while self._match(TokenType.COMMA):
+                    names.append(self._name())
+                options["force_not_null" if negated else "force_quote"] = names
+            else:
+                self.raise_error("Unexpected COPY option", self._prev)
+        return options
+
+
+SqlExtParser.UTILITY_PARSERS = {
+    "SHOW": SqlExtParser._parse_show_statement,
+    "SET": SqlExtParser._parse_set_statement,
+    "RESET": SqlExtParser._parse_reset_statement,
+    "BEGIN": SqlExtParser._parse_begin_statement,
+    "START": SqlExtParser._parse_start_statement,
+    "COMMIT": SqlExtParser._parse_commit_statement,
+    "END": SqlExtParser._parse_commit_statement,
+    "ROLLBACK": SqlExtParser._parse_rollback_statement,
+    "ABORT": SqlExtParser._parse_rollback_statement,
+    "SAVEPOINT": SqlExtParser._parse_savepoint_statement,
+    "RELEASE": SqlExtParser._parse_release_statement,
+    "DECLARE": SqlExtParser._parse_declare_statement,
+    "FETCH": SqlExtParser._parse_fetch_statement,
+    "MOVE": SqlExtParser._parse_move_statement,
+    "CLOSE": SqlExtParser._parse_close_statement,
+    "DISCARD": SqlExtParser._parse_discard_statement,
+    "PREPARE": SqlExtParser._parse_prepare_statement,
+    "EXECUTE": SqlExtParser._parse_execute_statement,
+    "DEALLOCATE": SqlExtParser._parse_deallocate_statement,
+    "COPY": SqlExtParser._parse_copy_statement,
+    "VACUUM": SqlExtParser._parse_maintenance_statement,
+    "ANALYZE": SqlExtParser._parse_maintenance_statement,
+}
+
+
+def _words(*parts: object) -> str:
+    return " ".join(str(part) for part in parts if part not in (None, "", False))
+
+
+def _quote_name(name: str) -> str:
+    return exp.to_identifier(name).sql(dialect="postgres")
+
+
+def _modes(node: exp.Expression) -> str:
+    isolation = node.args.get("isolation")
+    read_only = node.args.get("read_only")
+    return _words(
+        f"ISOLATION LEVEL {isolation.upper()}" if isolation else None,
+        {True: "READ ONLY", False: "READ WRITE"}.get(read_only) if read_only is not None else None,
+    )
+
+
+def _set_sql(_: PostgresGenerator, node: exp.Expression) -> str:
+    values = node.expressions
+    shown = ", ".join(v.sql(dialect="postgres") for v in values) if values else "DEFAULT"
+    return _words("SET", "LOCAL" if node.args.get("local") else None, node.name, "TO", shown)
+
+
+def _copy_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    source = node.this
+    shown = f"({generator.sql(source)})" if isinstance(source, exp.Query) else generator.sql(source)
+    columns = node.args.get("columns")
+    if columns:
+        shown += " (" + ", ".join(_quote_name(c) for c in columns) + ")"
+    target = node.args.get("target")
+    where = "TO" if node.args.get("to") else "FROM"
+    endpoint = (
+        exp.Literal.string(target).sql() if target else ("STDOUT" if node.args.get("to")
+                                                         else "STDIN")
+    )
+    options = node.args.get("options") or {}
+    rendered = ", ".join(
+        f"{key} " + ("(" + ", ".join(map(_quote_name, value)) + ")" if isinstance(value, list)
+                     else exp.Literal.string(str(value)).sql())
+        for key, value in options.items()
+    )
+    return _words("COPY", shown, where, endpoint, f"WITH ({rendered})" if rendered else None)
+
+
+class SqlExtGenerator(PostgresGenerator):
+    TRANSFORMS = {
+        **PostgresGenerator.TRANSFORMS,
+        x.Show: lambda _, e: f"SHOW {e.name}",
+        x.SetVariable: _set_sql,
+        x.SetTransaction: lambda _, e: _words(
+            "SET SESSION CHARACTERISTICS AS TRANSACTION" if e.args.get("session")
+            else "SET TRANSACTION", _modes(e)),
+        x.Reset: lambda _, e: f"RESET {e.name}",
+        x.Begin: lambda _, e: _words("BEGIN", _modes(e)),
+        x.CommitTransaction: lambda _, e: _words("COMMIT",
+                                                 "AND CHAIN" if e.args.get("chain") else None),
+        x.RollbackTransaction: lambda _, e: _words("ROLLBACK",
+                                                   "AND CHAIN" if e.args.get("chain") else None),
+        x.Savepoint: lambda _, e: f"SAVEPOINT {_quote_name(e.name)}",
+        x.ReleaseSavepoint: lambda _, e: f"RELEASE SAVEPOINT {_quote_name(e.name)}",
+        x.RollbackToSavepoint: lambda _, e: f"ROLLBACK TO SAVEPOINT {_quote_name(e.name)}",
+        x.DeclareCursor: lambda g, e: _words(
+            "DECLARE", _quote_name(e.name), "BINARY" if e.args.get("binary") else None,
+            "CURSOR", "WITH HOLD" if e.args.get("hold") else None, "FOR",
+            g.sql(e, "expression")),
+        x.Fetch: lambda _, e: _words(
+            "MOVE" if e.args.get("move") else "FETCH", e.args.get("direction", "").upper(),
+            "ALL" if e.args.get("count") is None else e.args.get("count"), "FROM",
+            _quote_name(e.name)),
+        x.CloseCursor: lambda _, e: f"CLOSE {_quote_name(e.name) if e.this else 'ALL'}",
+        x.Discard: lambda _, e: f"DISCARD {e.name.upper()}",
+        x.Prepare: lambda g, e: f"PREPARE {_quote_name(e.name)} AS {g.sql(e, 'expression')}",
+        x.ExecutePrepared: lambda g, e: _words(
+            "EXECUTE", _quote_name(e.name),
+            f"({g.expressions(e, flat=True)})" if e.expressions else None),
+        x.Deallocate: lambda _, e: f"DEALLOCATE {_quote_name(e.name) if e.this else 'ALL'}",
+        x.CopyStatement: _copy_sql,
+        x.Maintenance: lambda _, e: str(e.this),
+    }
+
+
+class SqlExt(Postgres):
+    """Registered with sqlglot under the name ``sqlext``."""
+
+    Tokenizer = SqlExtTokenizer
+    Parser = SqlExtParser
+    Generator = SqlExtGenerator

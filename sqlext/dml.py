@@ -1,0 +1,241 @@
+"""INSERT, UPDATE and DELETE: types of the target columns decide how values
+are converted, missing columns get their defaults (evaluated by us, per row,
+as PostgreSQL does), RETURNING lists are typed like queries.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.schema import Column, Relation
+from sqlext.parse import parse
+from sqlext.scope import ColumnInfo, Scope, Source
+from sqlext.sqltypes import SqlType
+from sqlext.translate import Translator, output_name, physical_table
+
+
+def _target_source(relation: Relation, alias: str) -> Source:
+    return Source(alias, [
+        ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number, not c.not_null)
+        for number, c in enumerate(relation.columns, start=1)
+    ])
+
+
+def _writable(translator: Translator, table: exp.Table) -> Relation:
+    relation = translator.relation(table)
+    if relation.kind != "r":
+        kinds = {"v": "view", "i": "index", "S": "sequence"}
+        raise errors.WrongObjectType(
+            f'cannot change {kinds.get(relation.kind, "relation")} "{relation.name}"')
+    if relation.schema == "pg_catalog":
+        raise errors.InsufficientPrivilege(
+            f'permission denied: "{relation.name}" is a system catalog')
+    return relation
+
+
+def _set_physical(table: exp.Table, relation: Relation) -> None:
+    physical = physical_table(relation)
+    table.set("this", physical.this)
+    table.set("db", physical.args.get("db"))
+    table.set("catalog", None)
+    table.set("only", None)
+
+
+def default_expression(translator: Translator, column: Column) -> exp.Expression:
+    """The column's default as a translated expression (NULL if none)."""
+    if column.default is None:
+        return exp.Null()
+    parsed = parse(f"SELECT {column.default}").statements[0]
+    expression = parsed.expressions[0].copy()
+    holder = exp.Paren(this=expression)
+    _, sql_type = translator.expr(expression, Scope())
+    target = SqlType(column.type_oid, column.typmod)
+    return translator.assign(holder.this, sql_type, target, column.name)
+
+
+def _returning(translator: Translator, node: exp.Expression, scope: Scope) -> list[
+        ColumnInfo] | None:
+    returning = node.args.get("returning")
+    if returning is None:
+        return None
+    expanded: list[exp.Expression] = []
+    for item in returning.expressions:
+        if isinstance(item, exp.Star) or (
+            isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
+        ):
+            source = scope.sources[0]
+            expanded.extend(exp.column(c.name, quoted=True) for c in source.columns)
+        else:
+            expanded.append(item)
+    returning.set("expressions", expanded)
+    columns = []
+    for item in list(returning.expressions):
+        translated, sql_type = translator.expr(item, scope)
+        name = output_name(item)
+        columns.append(ColumnInfo(name, sql_type))
+        if not isinstance(translated, exp.Alias):
+            translated.replace(exp.alias_(translated.copy(), name, quoted=True))
+    return columns
+
+
+def _is_default(item: exp.Expression) -> bool:
+    return isinstance(item, exp.Var | exp.Column) and item.name.upper() == "DEFAULT" and (
+        not isinstance(item, exp.Column) or not item.table)
+
+
+def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
+        list[ColumnInfo] | None, str]:
+    translator.writes = True
+    target = node.this
+    listed: list[str] | None = None
+    if isinstance(target, exp.Schema):
+        listed = [identifier.name for identifier in target.expressions]
+        table = target.this
+    else:
+        table = target
+    relation = _writable(translator, table)
+    alias = table.alias or relation.name
+    if listed is None:
+        listed = [c.name for c in relation.columns]
+    elif len(set(listed)) != len(listed):
+        raise errors.DuplicateColumn("column specified more than once")
+    columns = [relation.column(name) for name in listed]
+    defaulted = [c for c in relation.columns if c.name not in listed and c.default is not None]
+    source = node.expression
+    if source is None and node.args.get("default"):
+        source = None
+    if isinstance(source, exp.Values):
+        _insert_values(translator, source, columns, defaulted)
+    elif source is not None:
+        _insert_query(translator, node, source, columns, defaulted)
+    else:
+        values = exp.Values(expressions=[exp.Tuple(expressions=[
+            default_expression(translator, c) for c in defaulted])])
+        node.set("expression", values)
+        node.set("default", None)
+    all_columns = [c.name for c in columns] + [c.name for c in defaulted]
+    if not all_columns:
+        raise errors.FeatureNotSupported("INSERT of a row without columns is not supported")
+    schema = exp.Schema(this=table, expressions=[
+        exp.to_identifier(name, quoted=True) for name in all_columns])
+    node.set("this", schema)
+    _set_physical(table, relation)
+    table.set("alias", None)
+    scope = Scope()
+    scope.add(_target_source(relation, alias))
+    conflict = node.args.get("conflict")
+    if conflict is not None:
+        _on_conflict(translator, conflict, relation, scope)
+    return _returning(translator, node, scope), relation.physical
+
+
+def _insert_values(translator: Translator, values: exp.Values, columns: list[Column],
+                   defaulted: list[Column]) -> None:
+    scope = Scope()
+    for row in list(values.expressions):
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        if len(items) > len(columns):
+            raise errors.SqlSyntaxError("INSERT has more expressions than target columns")
+        if len(items) < len(columns):
+            raise errors.SqlSyntaxError("INSERT has more target columns than expressions")
+        converted: list[exp.Expression] = []
+        for item, column in zip(list(items), columns, strict=True):
+            if _is_default(item):
+                converted.append(default_expression(translator, column))
+                continue
+            translated, sql_type = translator.expr(item, scope)
+            converted.append(translator.assign(
+                translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
+        converted.extend(default_expression(translator, c) for c in defaulted)
+        row.replace(exp.Tuple(expressions=[c.copy() if c.parent else c for c in converted]))
+
+
+def _insert_query(translator: Translator, node: exp.Insert, query: exp.Expression,
+                  columns: list[Column], defaulted: list[Column]) -> None:
+    produced = translator.query(query)
+    if len(produced) > len(columns):
+        raise errors.SqlSyntaxError("INSERT has more expressions than target columns")
+    if len(produced) < len(columns):
+        raise errors.SqlSyntaxError("INSERT has more target columns than expressions")
+    projections: list[exp.Expression] = []
+    for index, (info, column) in enumerate(zip(produced, columns, strict=True)):
+        reference = exp.column(f"_c{index}", quoted=True)
+        projections.append(translator.assign(
+            reference, info.type, SqlType(column.type_oid, column.typmod), column.name))
+    projections.extend(default_expression(translator, c) for c in defaulted)
+    inner = query.copy()
+    if not isinstance(inner, exp.Select):
+        raise errors.FeatureNotSupported("INSERT from a set operation is not supported")
+    for index, projection in enumerate(inner.expressions):
+        target = projection.this if isinstance(projection, exp.Alias) else projection
+        projection.replace(exp.alias_(target.copy(), f"_c{index}", quoted=True))
+    wrapped = exp.select(*projections).from_(
+        exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("_src"))))
+    node.set("expression", wrapped)
+
+
+def _on_conflict(translator: Translator, conflict: exp.Expression, relation: Relation,
+                 scope: Scope) -> None:
+    excluded = Scope(scope)
+    excluded.add(_target_source(relation, "excluded"))
+    for item in conflict.args.get("expressions") or []:
+        if isinstance(item, exp.EQ):
+            column = relation.column(item.this.name)
+            translated, sql_type = translator.expr(item.expression, excluded)
+            item.set("expression", translator.assign(
+                translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
+    where = conflict.args.get("where")
+    if where is not None:
+        translator.expr(where.this, excluded)
+
+
+def translate_update(translator: Translator, node: exp.Update) -> tuple[
+        list[ColumnInfo] | None, str]:
+    translator.writes = True
+    table = node.this
+    relation = _writable(translator, table)
+    alias = table.alias or relation.name
+    scope = Scope()
+    scope.add(_target_source(relation, alias))
+    from_ = node.args.get("from_") or node.args.get("from")
+    if from_ is not None:
+        translator._from_item(from_.this, scope)
+    for join in (from_.args.get("joins") or []) if from_ is not None else []:
+        translator._join(join, scope)
+    for assignment in list(node.expressions):
+        if not isinstance(assignment, exp.EQ):
+            raise errors.FeatureNotSupported("only SET column = value is supported")
+        column = relation.column(assignment.this.name)
+        assignment.set("this", exp.column(column.name, quoted=True))
+        value = assignment.expression
+        if _is_default(value):
+            assignment.set("expression", default_expression(translator, column))
+            continue
+        translated, sql_type = translator.expr(value, scope)
+        assignment.set("expression", translator.assign(
+            translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
+    where = node.args.get("where")
+    if where is not None:
+        translator.expr(where.this, scope)
+    _set_physical(table, relation)
+    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    return _returning(translator, node, scope), relation.physical
+
+
+def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
+        list[ColumnInfo] | None, str]:
+    translator.writes = True
+    table = node.this
+    relation = _writable(translator, table)
+    alias = table.alias or relation.name
+    scope = Scope()
+    scope.add(_target_source(relation, alias))
+    if node.args.get("using"):
+        raise errors.FeatureNotSupported("DELETE ... USING is not supported")
+    where = node.args.get("where")
+    if where is not None:
+        translator.expr(where.this, scope)
+    _set_physical(table, relation)
+    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    return _returning(translator, node, scope), relation.physical

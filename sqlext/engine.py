@@ -1,0 +1,107 @@
+"""The engine as the wire layer sees it (``wire.backend.Backend``): who may
+connect, sessions by process id, CancelRequest.
+
+It owns the serial executor and the catalog tables and is created once per
+server by ``sqlext.server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import platform
+import threading
+from dataclasses import dataclass, field
+
+from catalog.schema import Catalog
+from catalog.system import system_relations
+from executor.catalog_tables import CatalogTables
+from executor.core import Executor
+from executor.functions import register_functions
+from sqlext.copy import run_copy
+from sqlext.session import EngineSession
+from sqlext.settings import SERVER_VERSION
+from sqlext.utilities import Utilities
+from sqlext.version import __version__
+from storage.engine import Database
+from wire.backend import BackendError, Credentials
+from wire.messages import Notice
+
+log = logging.getLogger("sqlext")
+
+VERSION = (f"PostgreSQL {SERVER_VERSION.split(' ')[0]} (sqlext {__version__}) on "
+           f"{platform.machine()}-pc-linux-gnu, compiled by CPython "
+           f"{platform.python_version()}, 64-bit")
+
+
+@dataclass(frozen=True, slots=True)
+class AuthConfig:
+    """Who may log in and how (a fuller role system arrives with hardening)."""
+
+    method: str = "trust"
+    """trust, password, md5 or scram-sha-256: applies to every user."""
+    passwords: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    auth: AuthConfig = field(default_factory=AuthConfig)
+    max_connections: int = 100
+
+
+class Engine:
+    def __init__(self, config: EngineConfig, loop: asyncio.AbstractEventLoop) -> None:
+        self.config = config
+        self.loop = loop
+        self.database = Database()
+        catalog = Catalog().with_relations(system_relations())
+        self.executor = Executor(self.database, catalog, loop.create_future)
+        self.catalog_tables = CatalogTables(self.config)
+        self.catalog_tables.create(self.database)
+        self.catalog_tables.refresh(self.database, catalog)
+        register_functions(self.database, self.executor, VERSION)
+        self.utilities = Utilities(run_copy)
+        self.sessions: dict[int, EngineSession] = {}
+        self._process_ids = itertools.count(1000)
+        self._lock = threading.Lock()
+
+    # --- wire.backend.Backend ------------------------------------------------------
+
+    def credentials(self, user: str, database: str, peer: str) -> Credentials:
+        auth = self.config.auth
+        if auth.method == "trust":
+            return Credentials("trust")
+        return Credentials(auth.method, auth.passwords.get(user))
+
+    def open_session(self, user: str, database: str,
+                     parameters: dict[str, str]) -> EngineSession:
+        if len(self.sessions) >= self.config.max_connections:
+            raise BackendError(Notice("FATAL", "53300",
+                                      "sorry, too many clients already"), fatal=True)
+        process_id = next(self._process_ids)
+        session = EngineSession(self, process_id, user, database, parameters)
+        with self._lock:
+            self.sessions[process_id] = session
+        return session
+
+    def session_closed(self, session: EngineSession) -> None:
+        with self._lock:
+            self.sessions.pop(session.process_id, None)
+
+    def cancel(self, process_id: int, secret_key: int) -> None:
+        """Called from the listener thread."""
+        with self._lock:
+            session = self.sessions.get(process_id)
+        if session is None or session.secret_key != secret_key:
+            return
+        token = session.token
+        waiting = token.waiting
+        if waiting is None and not self.executor.is_running(token):
+            return
+        self.executor.cancel(token)
+        if waiting is not None:
+            def wake() -> None:
+                if not waiting.done():
+                    waiting.set_result(None)
+            self.loop.call_soon_threadsafe(wake)

@@ -1,0 +1,655 @@
+"""One client session: the wire layer's ``Session``, driving the executor.
+
+Transactions, as PostgreSQL clients expect them:
+
+* Outside BEGIN each statement commits on its own, except that the
+  statements of one multi-statement Query message, and everything between
+  two Syncs of the extended protocol, form one implicit transaction.
+* Inside BEGIN ... COMMIT reads run against committed data without holding
+  anything (READ COMMITTED); from the first write on, the session owns the
+  serial executor until COMMIT or ROLLBACK (see ``executor.core``).
+  REPEATABLE READ and SERIALIZABLE transactions own it from their first
+  statement, which makes them truly serial.
+* After an error inside a block every statement but ROLLBACK fails with
+  25P02. An owner that stays idle in its transaction longer than
+  ``idle_in_transaction_session_timeout`` is disconnected, because it
+  stops everybody else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.schema import PUBLIC
+from executor import codecs
+from executor import ddl as ddl_specs
+from executor.context import StatementContext
+from executor.core import LiveCursor, Token, WouldBlock
+from sqlext import expressions as x
+from sqlext import settings as config
+from sqlext.compile import CompileContext, Compiled, compile_statement
+from sqlext.parse import parse
+from sqlext.portal import (
+    Portal,
+    Prepared,
+    decode_params,
+    expand_formats,
+    fields,
+    row_encoder,
+)
+from storage import engine
+from wire.backend import (
+    BackendError,
+    Busy,
+    Command,
+    EmptyQuery,
+    Outcome,
+    PortalDescription,
+    Rows,
+    StatementDescription,
+)
+from wire.messages import Notice
+
+if TYPE_CHECKING:
+    from sqlext.engine import Engine
+
+log = logging.getLogger("sqlext")
+
+
+def _notice(error: errors.SqlError) -> Notice:
+    return Notice(error.severity, error.sqlstate, error.message, error.detail, error.hint,
+                  error.position)
+
+
+def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn engine exceptions into what the wire layer understands."""
+
+    def wrapper(self: EngineSession, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except errors.SqlError as exc:
+            raise BackendError(_notice(exc)) from exc
+        except WouldBlock as exc:
+            raise Busy(exc.wakeup) from exc
+
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+class _Block:
+    """An explicit transaction block (BEGIN ... COMMIT)."""
+
+    __slots__ = ("isolation", "local_settings", "read_only", "savepoints", "started")
+
+    def __init__(self, isolation: str, read_only: bool) -> None:
+        self.isolation = isolation
+        self.read_only = read_only
+        self.savepoints: list[str] = []
+        """Savepoints made before the block owned the executor."""
+        self.local_settings: dict[str, str | None] = {}
+        """Values to restore at the end of the block (SET LOCAL)."""
+        self.started = datetime.now(UTC)
+
+
+class EngineSession:
+    def __init__(self, engine: Engine, process_id: int, user: str, database: str,
+                 startup: dict[str, str]) -> None:
+        self.engine = engine
+        self.executor = engine.executor
+        self.process_id = process_id
+        self.secret_key = secrets.randbits(31)
+        self.token = Token(process_id)
+        self.user = user
+        self.database = database
+        self.settings: dict[str, str] = {
+            name: parameter.default for name, parameter in config.PARAMETERS.items()
+        }
+        self.settings["session_authorization"] = user
+        self._apply_startup(startup)
+        self.statements: dict[str, Prepared] = {}
+        self.portals: dict[str, Portal] = {}
+        self.notices: list[Notice] = []
+        self.parameter_changes: list[tuple[str, str]] = []
+        self.block: _Block | None = None
+        self.failed = False
+        self.implicit = False
+        self._simple: list[Prepared] = []
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self.on_terminate: Callable[[Notice], None] | None = None
+        self._refresh_derived()
+
+    # --- settings -------------------------------------------------------------
+
+    def _apply_startup(self, startup: dict[str, str]) -> None:
+        for name, value in startup.items():
+            key = config.canonical_name(name)
+            if key in ("user", "database", "replication"):
+                continue
+            if key == "options":
+                continue
+            parameter = config.lookup(key)
+            if parameter is None or parameter.read_only:
+                continue
+            try:
+                self.settings[key] = parameter.check(value)
+            except errors.SqlError:
+                log.info("ignoring startup parameter %s=%r", name, value)
+
+    def _refresh_derived(self) -> None:
+        """Values computed from settings, used on every statement."""
+        self.codec_settings = codecs.Settings(
+            timezone=self.settings["timezone"],
+            extra_float_digits=int(self.settings["extra_float_digits"]),
+        )
+        path = []
+        for part in self.settings["search_path"].split(","):
+            name = part.strip().strip('"')
+            if name == "$user":
+                name = self.user
+            if name:
+                path.append(name)
+        self.search_path = tuple(path) or (PUBLIC,)
+        self.statement_timeout_ms = int(self.settings["statement_timeout"])
+        self.idle_timeout_ms = int(self.settings["idle_in_transaction_session_timeout"])
+        self.settings_view = MappingProxyType(dict(self.settings))
+
+    def _set(self, name: str, value: str | None, local: bool = False) -> None:
+        key = config.canonical_name(name)
+        if local and self.block is not None:
+            self.block.local_settings.setdefault(key, self.settings.get(key))
+        elif not local and self.block is not None and key in self.block.local_settings:
+            del self.block.local_settings[key]
+        if value is None:
+            parameter = config.lookup(key)
+            self.settings.pop(key, None) if parameter is None else None
+            if parameter is not None:
+                value = parameter.default
+        if value is not None:
+            self.settings[key] = value
+        parameter = config.lookup(key)
+        if parameter is not None and parameter.reported:
+            self.parameter_changes.append((config.display_name(key), self.settings[key]))
+        self._refresh_derived()
+
+    # --- wire.backend.Session: status ---------------------------------------------
+
+    def initial_parameters(self) -> list[tuple[str, str]]:
+        return [(config.display_name(name), self.settings[name])
+                for name in config.STARTUP_REPORT_ORDER]
+
+    def transaction_status(self) -> str:
+        if self.failed:
+            return "E"
+        if self.block is not None:
+            return "T"
+        return "I"
+
+    def take_notices(self) -> list[Notice]:
+        notices, self.notices = self.notices, []
+        return notices
+
+    def take_parameter_changes(self) -> list[tuple[str, str]]:
+        changes, self.parameter_changes = self.parameter_changes, []
+        return changes
+
+    def notice(self, message: str, code: str = "00000", severity: str = "NOTICE") -> None:
+        self.notices.append(Notice(severity, code, message))
+
+    # --- compiling ------------------------------------------------------------
+
+    def compile_context(self) -> CompileContext:
+        return CompileContext(self.executor.working_catalog(self.token), self.search_path,
+                              self.codec_settings)
+
+    def _compiled(self, prepared: Prepared) -> Compiled | None:
+        """The statement's plan for the current catalog and settings (reused
+        while they stay the same, otherwise from the shared plan cache)."""
+        if prepared.statement is None:
+            return None
+        catalog = self.executor.working_catalog(self.token)
+        key = (catalog.version, self.search_path, self.codec_settings)
+        if prepared.compiled is not None and prepared.compiled_for == key:
+            return prepared.compiled
+        context = CompileContext(catalog, self.search_path, self.codec_settings)
+        prepared.compiled = compile_statement(prepared.statement, context, prepared.declared,
+                                              prepared.source)
+        prepared.compiled_for = key
+        return prepared.compiled
+
+    # --- simple query -----------------------------------------------------------
+
+    @_boundary
+    def simple_statements(self, sql: str) -> int:
+        self._touch()
+        parsed = parse(sql)
+        self._simple = [Prepared(sql, index, statement, ())
+                        for index, statement in enumerate(parsed.statements)]
+        self.implicit = len(self._simple) > 1
+        return len(self._simple)
+
+    @_boundary
+    def run_simple(self, index: int) -> tuple[PortalDescription | None, Outcome]:
+        prepared = self._simple[index]
+        portal = self._bind(prepared, [], [], [], "")
+        outcome = self._execute(portal, 0)
+        return PortalDescription(fields(portal.columns), portal.formats), outcome
+
+    @_boundary
+    def end_simple(self) -> None:
+        self._simple = []
+        self._end_implicit()
+
+    def abort_simple(self) -> None:
+        self._simple = []
+        self._after_error()
+
+    # --- extended query -------------------------------------------------------
+
+    @_boundary
+    def parse(self, name: str, sql: str, param_oids: Sequence[int]) -> None:
+        self._touch()
+        self.implicit = True
+        if name and name in self.statements:
+            raise errors.DuplicatePreparedStatement(
+                f'prepared statement "{name}" already exists')
+        parsed = parse(sql)
+        if len(parsed.statements) > 1:
+            raise errors.SqlSyntaxError("cannot insert multiple commands into a prepared "
+                                        "statement")
+        statement = parsed.statements[0] if parsed.statements else None
+        prepared = Prepared(sql, 0, statement, tuple(param_oids))
+        if statement is not None and not self.failed:
+            self._compiled(prepared)
+        self.statements[name] = prepared
+
+    def _statement(self, name: str) -> Prepared:
+        prepared = self.statements.get(name)
+        if prepared is None:
+            raise errors.InvalidSqlStatementName(f'prepared statement "{name}" does not exist')
+        return prepared
+
+    @_boundary
+    def bind(self, portal: str, statement: str, param_formats: Sequence[int],
+             params: Sequence[bytes | None], result_formats: Sequence[int]) -> None:
+        self._touch()
+        self.implicit = True
+        if portal and portal in self.portals:
+            raise errors.DuplicateCursor(f'portal "{portal}" already exists')
+        prepared = self._statement(statement)
+        self.portals[portal] = self._bind(prepared, param_formats, params, result_formats,
+                                          statement)
+
+    def _bind(self, prepared: Prepared, param_formats: Sequence[int],
+              params: Sequence[bytes | None], result_formats: Sequence[int],
+              statement_name: str) -> Portal:
+        if self.failed and not _allowed_when_failed(prepared.statement):
+            raise _in_failed()
+        compiled = self._compiled(prepared)
+        if compiled is None:
+            return Portal(prepared, None, [], [], None, None)
+        values = decode_params(compiled.params, param_formats, params, self.codec_settings,
+                               statement_name)
+        columns = compiled.columns
+        formats = expand_formats(result_formats, len(columns) if columns else 0, "result")
+        encode = row_encoder(columns, formats, self.codec_settings) if columns else None
+        return Portal(prepared, compiled, values, formats, encode, columns)
+
+    @_boundary
+    def describe_statement(self, name: str) -> StatementDescription:
+        prepared = self._statement(name)
+        compiled = self._compiled(prepared)
+        if compiled is None:
+            return StatementDescription([], None)
+        return StatementDescription([p.oid for p in compiled.params], fields(compiled.columns))
+
+    @_boundary
+    def describe_portal(self, name: str) -> PortalDescription:
+        portal = self._portal(name)
+        return PortalDescription(fields(portal.columns), portal.formats)
+
+    def _portal(self, name: str) -> Portal:
+        portal = self.portals.get(name)
+        if portal is None:
+            raise errors.InvalidCursorName(f'portal "{name}" does not exist')
+        return portal
+
+    @_boundary
+    def execute(self, portal: str, max_rows: int) -> Outcome:
+        self._touch()
+        self.implicit = True
+        return self._execute(self._portal(portal), max_rows)
+
+    def close_statement(self, name: str) -> None:
+        self.statements.pop(name, None)
+
+    def close_portal(self, name: str) -> None:
+        portal = self.portals.pop(name, None)
+        if portal is not None and portal.cursor is not None:
+            portal.cursor.close()
+
+    @_boundary
+    def sync(self) -> None:
+        self._end_implicit()
+
+    def fail_extended(self) -> None:
+        self._after_error()
+
+    # --- transaction bookkeeping ---------------------------------------------------
+
+    def _touch(self) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+
+    def _end_implicit(self) -> None:
+        self.implicit = False
+        if self.block is None:
+            if self.executor.owns(self.token):
+                self.executor.commit(self.token)
+            self._transaction_over()
+        self._arm_idle_timer()
+
+    def _after_error(self) -> None:
+        self.implicit = False
+        if self.block is not None:
+            self.failed = True
+        else:
+            if self.executor.owns(self.token):
+                self.executor.rollback(self.token)
+            self._transaction_over()
+        self.executor.withdraw(self.token)
+        self.token.cancel_requested = False
+        self._arm_idle_timer()
+
+    def _statement_done(self) -> None:
+        if self.block is None and not self.implicit:
+            if self.executor.owns(self.token):
+                self.executor.commit(self.token)
+            self._transaction_over()
+
+    def _transaction_over(self) -> None:
+        """The transaction ended: portals die (except WITH HOLD cursors),
+        SET LOCAL values are undone."""
+        if not self.portals and self.block is None and not self.failed:
+            return
+        for name in [n for n, p in self.portals.items() if not p.holdable]:
+            self.close_portal(name)
+        block, self.block = self.block, None
+        self.failed = False
+        if block is not None and block.local_settings:
+            for key, value in block.local_settings.items():
+                if value is None:
+                    self.settings.pop(key, None)
+                else:
+                    self.settings[key] = value
+                parameter = config.lookup(key)
+                if parameter is not None and parameter.reported:
+                    self.parameter_changes.append((config.display_name(key),
+                                                   self.settings[key]))
+            self._refresh_derived()
+
+    def _arm_idle_timer(self) -> None:
+        if not self.executor.owns(self.token) or self.idle_timeout_ms <= 0:
+            return
+        loop = self.engine.loop
+        self._idle_timer = loop.call_later(self.idle_timeout_ms / 1000, self._idle_timeout)
+
+    def _idle_timeout(self) -> None:
+        self._idle_timer = None
+        if self.executor.owns(self.token) and self.on_terminate is not None:
+            self.on_terminate(Notice(
+                "FATAL", "25P03",
+                "terminating connection due to idle-in-transaction timeout"))
+
+    def _access(self, writes: bool) -> None:
+        """Wait for the executor as this statement needs (raises WouldBlock)."""
+        token = self.token
+        if token.cancel_requested:
+            self.executor.withdraw(token)
+            token.cancel_requested = False
+            raise errors.QueryCanceled("canceling statement due to user request")
+        block = self.block
+        exclusive = writes or self.executor.owns(token) or (
+            block is not None and block.isolation in ("serializable", "repeatable read"))
+        if not exclusive:
+            self.executor.check_readable(token)
+            return
+        if block is not None and block.read_only and writes:
+            raise errors.ReadOnlySqlTransaction(
+                "cannot execute this statement in a read-only transaction")
+        if self.executor.acquire(token) and block is not None:
+            for name in block.savepoints:
+                self.executor.savepoint(token, name)
+            block.savepoints.clear()
+
+    def _context(self) -> StatementContext:
+        now = datetime.now(UTC)
+        started = self.block.started if self.block is not None else now
+        return StatementContext(self.settings_view, self.user, self.database,
+                                self.process_id, started, now,
+                                catalog=self.executor.working_catalog(self.token),
+                                search_path=self.search_path)
+
+    # --- executing ----------------------------------------------------------------
+
+    def _execute(self, portal: Portal, max_rows: int) -> Outcome:
+        compiled = portal.compiled
+        if compiled is None:
+            return EmptyQuery()
+        if self.failed and not _allowed_when_failed(compiled.statement):
+            raise _in_failed()
+        if compiled.plan is not None:
+            return self._run_plan(portal, max_rows)
+        if compiled.ddl is not None:
+            return self._run_ddl(compiled.ddl)
+        assert compiled.utility is not None
+        return self.engine.utilities.run(self, portal, compiled.utility, max_rows)
+
+    def _run_plan(self, portal: Portal, max_rows: int) -> Outcome:
+        plan = portal.compiled.plan if portal.compiled else None
+        assert plan is not None
+        return self.run_portal(portal, max_rows, plan.tag)
+
+    def run_portal(self, portal: Portal, max_rows: int, verb: str) -> Outcome:
+        """Start a query portal if needed and return up to ``max_rows`` of its
+        rows (0 means all); ``verb`` starts the command tag."""
+        plan = portal.compiled.plan if portal.compiled else None
+        assert plan is not None
+        if portal.done:
+            return Rows([], _tag(verb, 0)) if plan.columns is not None else Command(
+                _tag(verb, 0))
+        if not portal.started:
+            self._access(plan.writes)
+        executor = self.executor
+        executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)
+        count = 0
+        rows: list[Any] | None = None
+        try:
+            if portal.started:
+                assert portal.cursor is not None
+                rows, exhausted = portal.cursor.fetch(max_rows or None)
+            else:
+                portal.started = True
+                cursor = executor.query(plan.sql, portal.params)
+                if plan.columns is None:
+                    count = cursor.rowcount
+                elif max_rows == 0:
+                    rows, exhausted = cursor.fetchall(), True
+                else:
+                    portal.cursor = LiveCursor(executor, cursor, [])
+                    rows, exhausted = portal.cursor.fetch(max_rows)
+        except engine.Error as exc:
+            raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc
+        finally:
+            executor.end_statement()
+        if rows is None:
+            portal.done = True
+            self._statement_done()
+            return Command(_tag(verb, count))
+        encode = portal.encode
+        assert encode is not None
+        encoded = [encode(row) for row in rows]
+        if not exhausted:
+            return Rows(encoded, None)
+        portal.cursor = None
+        portal.done = True
+        self._statement_done()
+        return Rows(encoded, _tag(verb, len(rows)))
+
+    def _run_ddl(self, spec: ddl_specs.DdlSpec) -> Outcome:
+        self._access(True)
+        executor = self.executor
+        executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)
+        try:
+            catalog = executor.working_catalog(self.token)
+            result = ddl_specs.apply(spec, catalog, executor.database)
+            executor.set_working_catalog(self.token, result.catalog)
+            self.engine.catalog_tables.refresh(executor.database, result.catalog)
+        except engine.Error as exc:
+            raise executor.translate_error(exc, self.token) from exc
+        finally:
+            executor.end_statement()
+        for message in result.notices:
+            self.notice(message)
+        self._statement_done()
+        return Command(result.tag)
+
+    # --- transaction control (used by utilities) ------------------------------------
+
+    def begin(self, isolation: str | None, read_only: bool | None) -> None:
+        if self.block is not None:
+            self.notice("there is already a transaction in progress", "25001", "WARNING")
+            return
+        self.block = _Block(isolation or self.settings["default_transaction_isolation"],
+                            bool(read_only) if read_only is not None else
+                            self.settings["default_transaction_read_only"] == "on")
+
+    def commit(self) -> str:
+        if self.block is None:
+            self.notice("there is no transaction in progress", "25P01", "WARNING")
+            return "COMMIT"
+        if self.failed:
+            self.rollback()
+            return "ROLLBACK"
+        if self.executor.owns(self.token):
+            try:
+                self.executor.commit(self.token)
+            finally:
+                self._transaction_over()
+        else:
+            self._transaction_over()
+        return "COMMIT"
+
+    def rollback(self) -> None:
+        if self.block is None and not self.failed:
+            self.notice("there is no transaction in progress", "25P01", "WARNING")
+        if self.executor.owns(self.token):
+            self.executor.rollback(self.token)
+        self._transaction_over()
+
+    def savepoint(self, name: str) -> None:
+        block = self._require_block("SAVEPOINT")
+        if self.executor.owns(self.token):
+            self.executor.savepoint(self.token, name)
+        else:
+            block.savepoints.append(name)
+
+    def release_savepoint(self, name: str) -> None:
+        block = self._require_block("RELEASE SAVEPOINT")
+        if self.executor.owns(self.token):
+            self.executor.release_savepoint(self.token, name)
+            return
+        if name not in block.savepoints:
+            raise errors.InvalidSavepointSpecification(f'savepoint "{name}" does not exist')
+        del block.savepoints[len(block.savepoints) - 1 - block.savepoints[::-1].index(name):]
+
+    def rollback_to_savepoint(self, name: str) -> None:
+        block = self._require_block("ROLLBACK TO SAVEPOINT")
+        if self.executor.owns(self.token):
+            self.executor.rollback_to_savepoint(self.token, name)
+        else:
+            if name not in block.savepoints:
+                raise errors.InvalidSavepointSpecification(
+                    f'savepoint "{name}" does not exist')
+            position = len(block.savepoints) - 1 - block.savepoints[::-1].index(name)
+            del block.savepoints[position + 1:]
+        self.failed = False
+
+    def _require_block(self, what: str) -> _Block:
+        if self.block is None:
+            raise errors.NoActiveSqlTransaction(f"{what} can only be used in transaction blocks")
+        return self.block
+
+    def set_parameter(self, name: str, values: list[str], local: bool) -> None:
+        key = config.canonical_name(name)
+        if not values:
+            self._set(key, None, local)
+            return
+        value = ", ".join(values) if key == "search_path" else values[0]
+        if key == "transaction_isolation":
+            if self.block is None:
+                self.notice("SET TRANSACTION can only be used in transaction blocks", "25P01",
+                            "WARNING")
+                return
+            self.block.isolation = config.validate(key, value)
+            return
+        self._set(key, config.validate(key, value), local)
+
+    def show(self, name: str) -> str:
+        key = config.canonical_name(name)
+        if key == "transaction_isolation" and self.block is not None:
+            return self.block.isolation
+        if key not in self.settings:
+            raise config.unknown(name)
+        value = self.settings[key]
+        if key in ("statement_timeout", "lock_timeout",
+                   "idle_in_transaction_session_timeout"):
+            return _show_duration(int(value))
+        return value
+
+    # --- teardown ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._touch()
+        for portal in list(self.portals.values()):
+            if portal.cursor is not None:
+                portal.cursor.close()
+        self.portals.clear()
+        self.executor.forget(self.token)
+        self.engine.session_closed(self)
+
+
+def _show_duration(milliseconds: int) -> str:
+    if milliseconds == 0:
+        return "0"
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if milliseconds % size == 0:
+            return f"{milliseconds // size}{unit}"
+    return f"{milliseconds}ms"
+
+
+def _tag(verb: str, count: int) -> str:
+    if verb == "INSERT":
+        return f"INSERT 0 {count}"
+    return f"{verb} {count}"
+
+
+def _allowed_when_failed(statement: exp.Expression | None) -> bool:
+    return isinstance(statement, x.RollbackTransaction | x.CommitTransaction
+                      | x.RollbackToSavepoint)
+
+
+def _in_failed() -> errors.SqlError:
+    return errors.InFailedSqlTransaction(
+        "current transaction is aborted, commands ignored until end of transaction block")
+

@@ -1,0 +1,212 @@
+"""Types of SQL expressions as (type OID, typmod) pairs, and PostgreSQL's
+rules for combining them.
+
+A bare string literal has type ``unknown`` until its context decides (the
+column it is compared with, inserted into or cast to), as in PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog import types as t
+
+
+class SqlType(NamedTuple):
+    oid: int
+    typmod: int = -1
+    scale: int | None = None
+    """numeric only: the decimal scale values are shown with when no typmod
+    fixes it (PostgreSQL carries it with each value: 1.50 + 1 prints 2.50)."""
+
+    @property
+    def display_scale(self) -> int | None:
+        if self.oid != t.NUMERIC:
+            return None
+        if self.typmod >= 0:
+            fixed = t.numeric_precision_scale(self.typmod)
+            return fixed[1] if fixed else None
+        return self.scale
+
+    @property
+    def is_unknown(self) -> bool:
+        return self.oid == t.UNKNOWN
+
+    @property
+    def category(self) -> str:
+        pg_type = t.TYPES.get(self.oid)
+        return pg_type.category if pg_type else "X"
+
+
+UNKNOWN: Final = SqlType(t.UNKNOWN)
+TEXT: Final = SqlType(t.TEXT)
+BOOL: Final = SqlType(t.BOOL)
+INT2: Final = SqlType(t.INT2)
+INT4: Final = SqlType(t.INT4)
+INT8: Final = SqlType(t.INT8)
+FLOAT8: Final = SqlType(t.FLOAT8)
+NUMERIC: Final = SqlType(t.NUMERIC)
+OID: Final = SqlType(t.OID)
+NAME: Final = SqlType(t.NAME)
+DATE: Final = SqlType(t.DATE)
+TIMESTAMP: Final = SqlType(t.TIMESTAMP)
+TIMESTAMPTZ: Final = SqlType(t.TIMESTAMPTZ)
+INTERVAL: Final = SqlType(t.INTERVAL)
+BYTEA: Final = SqlType(t.BYTEA)
+VOID: Final = SqlType(t.VOID)
+
+_DTYPE: Final[dict[exp.DataType.Type, int]] = {
+    exp.DataType.Type.INT: t.INT4,
+    exp.DataType.Type.SMALLINT: t.INT2,
+    exp.DataType.Type.TINYINT: t.INT2,
+    exp.DataType.Type.BIGINT: t.INT8,
+    exp.DataType.Type.SERIAL: t.INT4,
+    exp.DataType.Type.SMALLSERIAL: t.INT2,
+    exp.DataType.Type.BIGSERIAL: t.INT8,
+    exp.DataType.Type.FLOAT: t.FLOAT4,
+    exp.DataType.Type.DOUBLE: t.FLOAT8,
+    exp.DataType.Type.DECIMAL: t.NUMERIC,
+    exp.DataType.Type.TEXT: t.TEXT,
+    exp.DataType.Type.VARCHAR: t.VARCHAR,
+    exp.DataType.Type.CHAR: t.BPCHAR,
+    exp.DataType.Type.BPCHAR: t.BPCHAR,
+    exp.DataType.Type.NAME: t.NAME,
+    exp.DataType.Type.BOOLEAN: t.BOOL,
+    exp.DataType.Type.VARBINARY: t.BYTEA,
+    exp.DataType.Type.DATE: t.DATE,
+    exp.DataType.Type.TIME: t.TIME,
+    exp.DataType.Type.TIMESTAMP: t.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ: t.TIMESTAMPTZ,
+    exp.DataType.Type.INTERVAL: t.INTERVAL,
+    exp.DataType.Type.UUID: t.UUID,
+    exp.DataType.Type.JSON: t.JSON,
+    exp.DataType.Type.JSONB: t.JSONB,
+}
+
+SERIAL_TYPES: Final = frozenset(
+    {exp.DataType.Type.SERIAL, exp.DataType.Type.SMALLSERIAL, exp.DataType.Type.BIGSERIAL}
+)
+
+
+def _int_param(node: exp.Expression) -> int:
+    value = node.this if isinstance(node, exp.DataTypeParam) else node
+    try:
+        return int(value.name)
+    except (TypeError, ValueError) as exc:
+        raise errors.SqlSyntaxError(f"invalid type modifier {node.sql()}") from exc
+
+
+def resolve_type(node: exp.Expression) -> SqlType:
+    """The SqlType written in a cast or column definition."""
+    if isinstance(node, exp.ObjectIdentifier):
+        return SqlType(t.lookup_name(node.name).oid)
+    if not isinstance(node, exp.DataType):
+        return SqlType(t.lookup_name(node.sql(dialect="postgres")).oid)
+    dtype = node.this
+    params = node.expressions
+    if dtype == exp.DataType.Type.ARRAY:
+        if not params:
+            raise errors.FeatureNotSupported("arrays without an element type are not supported")
+        element = resolve_type(params[0])
+        array_oid = t.array_of(element.oid)
+        if not array_oid:
+            raise errors.UndefinedObject(f'type "{params[0].sql()}[]" does not exist')
+        return SqlType(array_oid, element.typmod)
+    if dtype == exp.DataType.Type.USERDEFINED:
+        name = node.args.get("kind") or node.sql(dialect="postgres")
+        return SqlType(t.lookup_name(str(name)).oid)
+    oid = _DTYPE.get(dtype)
+    if oid is None:
+        raise errors.FeatureNotSupported(
+            f'type "{node.sql(dialect="postgres").lower()}" is not supported'
+        )
+    typmod = -1
+    if oid == t.NUMERIC and params:
+        precision = _int_param(params[0])
+        scale = _int_param(params[1]) if len(params) > 1 else 0
+        if not 1 <= precision <= 1000:
+            raise errors.InvalidParameterValue(
+                f"NUMERIC precision {precision} must be between 1 and 1000"
+            )
+        typmod = t.numeric_typmod(precision, scale)
+    elif oid in (t.VARCHAR, t.BPCHAR):
+        if params:
+            typmod = t.char_typmod(_int_param(params[0]))
+        elif oid == t.BPCHAR and dtype == exp.DataType.Type.CHAR:
+            typmod = t.char_typmod(1)
+    elif oid in (t.TIMESTAMP, t.TIMESTAMPTZ, t.TIME) and params:
+        typmod = _int_param(params[0])
+    return SqlType(oid, typmod)
+
+
+NUMERIC_RANK: Final = {t.INT2: 1, t.INT4: 2, t.INT8: 3, t.OID: 3, t.NUMERIC: 4,
+                       t.FLOAT4: 5, t.FLOAT8: 6}
+STRING_TYPES: Final = frozenset({t.TEXT, t.VARCHAR, t.BPCHAR, t.NAME, t.CHAR, t.UNKNOWN})
+DATETIME_TYPES: Final = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ})
+
+
+def is_numeric(sql_type: SqlType) -> bool:
+    return sql_type.oid in NUMERIC_RANK
+
+
+def is_string(sql_type: SqlType) -> bool:
+    return sql_type.oid in STRING_TYPES
+
+
+def common_type(types: list[SqlType]) -> SqlType:
+    """The type of UNION branches, CASE results, COALESCE arguments...
+    (PostgreSQL's select_common_type, simplified: unknowns yield to known
+    types, numerics widen, anything else mixed becomes text)."""
+    known = [candidate for candidate in types if not candidate.is_unknown]
+    if not known:
+        return TEXT if types else UNKNOWN
+    first = known[0]
+    if all(candidate == first for candidate in known):
+        return first
+    if all(candidate.oid == first.oid for candidate in known):
+        return SqlType(first.oid)
+    if all(is_numeric(candidate) for candidate in known):
+        return SqlType(max((c.oid for c in known), key=NUMERIC_RANK.__getitem__))
+    if all(is_string(candidate) for candidate in known):
+        return TEXT
+    if {c.oid for c in known} <= {t.TIMESTAMP, t.TIMESTAMPTZ, t.DATE}:
+        return TIMESTAMPTZ if any(c.oid == t.TIMESTAMPTZ for c in known) else TIMESTAMP
+    return first
+
+
+def arithmetic_type(left: SqlType, right: SqlType) -> SqlType:
+    """Result of + - * / % between two numbers."""
+    if left.is_unknown:
+        left = right if is_numeric(right) else NUMERIC
+    if right.is_unknown:
+        right = left
+    if is_numeric(left) and is_numeric(right):
+        winner = max(left.oid, right.oid, key=NUMERIC_RANK.__getitem__)
+        if winner in (t.INT2, t.INT4) and t.INT4 in (left.oid, right.oid):
+            return INT4
+        if winner == t.OID:
+            return INT8
+        return SqlType(winner)
+    return left
+
+
+def _scale_of(sql_type: SqlType) -> int | None:
+    if sql_type.oid in (t.INT2, t.INT4, t.INT8):
+        return 0
+    return sql_type.display_scale
+
+
+def arithmetic_scale(operator: str, left: SqlType, right: SqlType) -> int | None:
+    """PostgreSQL's result scale of numeric + - * (division's depends on the
+    values, so it is left to the output function)."""
+    left_scale, right_scale = _scale_of(left), _scale_of(right)
+    if left_scale is None or right_scale is None:
+        return None
+    if operator in "+-":
+        return max(left_scale, right_scale)
+    if operator == "*":
+        return left_scale + right_scale
+    return None

@@ -1,0 +1,66 @@
+"""Printing a translated tree as SQLite SQL.
+
+The translator leaves trees that are PostgreSQL-shaped but only use what
+SQLite understands (plus our registered functions); this generator prints
+them, with a few additions: ``$n`` parameters become ``?n`` and values that
+were converted at translation time (``StorageLiteral``) print as SQLite
+literals of their storage form.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.dialects.sqlite import SQLite
+from sqlglot.generators.sqlite import SQLiteGenerator
+
+
+class StorageLiteral(exp.Expression):
+    """A constant already in its storage form (int, float, str, bytes, None)."""
+
+    arg_types = {"this": False}
+
+    @property
+    def value(self) -> Any:
+        return self.args.get("this")
+
+
+def sqlite_literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "9e999" if value > 0 else "-9e999"
+        if value == 0 and math.copysign(1.0, value) < 0:
+            return "(-0.0)"
+        return repr(value)
+    if isinstance(value, bytes):
+        return "X'" + value.hex() + "'"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+class SqliteTargetGenerator(SQLiteGenerator):
+    TRANSFORMS = {
+        **SQLiteGenerator.TRANSFORMS,
+        StorageLiteral: lambda _, e: sqlite_literal(e.value),
+        exp.Parameter: lambda _, e: f"?{e.name}",
+    }
+
+
+class SqliteTarget(SQLite):
+    Generator = SqliteTargetGenerator
+
+
+_TARGET = SqliteTarget()
+
+
+def to_sqlite(tree: exp.Expression) -> str:
+    """SQLite SQL for a translated tree; every identifier is quoted, so names
+    that are keywords in SQLite (``nothing``, ``key``...) stay names."""
+    return _TARGET.generate(tree, copy=False, identify=True)

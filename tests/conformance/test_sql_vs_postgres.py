@@ -1,0 +1,185 @@
+"""Differential tests: the same SQL against sqlext and a real PostgreSQL 15.
+
+Each query runs on both servers (same schema, same data, text results); the
+column names, result type OIDs and rows must match, or both must fail with
+the same SQLSTATE. Values are compared as the text PostgreSQL's output
+functions print, byte for byte. (Documented differences stay out of this
+corpus: numeric division and averages print the shortest exact value where
+PostgreSQL pads to 16 significant digits; integer arithmetic overflows only
+past 64 bits; set-returning functions are supported in FROM only.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from sqlext.peer import PostgresPeer
+from tests.fixtures.servers import ServerProcess
+
+SETUP = [
+    """CREATE TABLE emp (id int PRIMARY KEY, name text NOT NULL, dept text, salary numeric(10,2),
+       hired date, active boolean DEFAULT true, rating float8, tags text[],
+       updated timestamptz)""",
+    """INSERT INTO emp VALUES
+       (1, 'ann', 'eng', 120000.50, '2020-01-15', true, 4.5, ARRAY['a','b'],
+        '2024-01-02 03:04:05+00'),
+       (2, 'bob', 'eng', 95000, '2021-06-01', true, 3.25, ARRAY['b'], '2024-02-01 00:00:00+00'),
+       (3, 'cid', 'ops', 70000.25, '2019-11-30', false, NULL, NULL, NULL),
+       (4, 'dee', NULL, 50000, '2022-02-28', true, 5, '{}', '2023-12-31 23:59:59.5+00'),
+       (5, 'eve', 'ops', NULL, NULL, NULL, -0.5, ARRAY['c', NULL], '2024-06-30 12:00:00+00')""",
+    "CREATE TABLE dept (code text PRIMARY KEY, title text, budget bigint)",
+    "INSERT INTO dept VALUES ('eng', 'Engineering', 1000000), ('ops', 'Operations', 250000), "
+    "('hr', 'People', 90000)",
+    "CREATE VIEW eng AS SELECT id, name, salary FROM emp WHERE dept = 'eng'",
+]
+
+QUERIES = [
+    "SELECT 1",
+    "SELECT 1 AS one, 'x' AS letter, NULL AS nothing",
+    "SELECT 2 + 3 * 4, 7 / 2, 7 % 3, -7 / 2, 2 ^ 10",
+    "SELECT 1/0",
+    "SELECT 5 % 0",
+    "SELECT 'abc'::int",
+    "SELECT '12'::int + 1, '3.5'::numeric * 2, ' 42 '::bigint",
+    "SELECT 99999999999999::int",
+    "SELECT true, false, NOT true, true AND NULL, true OR NULL",
+    "SELECT 'a' || 'b', 'a' || NULL, 1 || 'x', 'x' || 2.5",
+    "SELECT length('héllo'), upper('abc'), lower('ABC'), substr('abcdef', 2, 3), "
+    "substring('abcdef' from 3), position('c' in 'abcdef'), replace('aXbX', 'X', '-')",
+    "SELECT trim('  x  '), ltrim('xxa', 'x'), rtrim('axx', 'x'), btrim('xax', 'x')",
+    "SELECT lpad('7', 3, '0'), rpad('ab', 5, '*'), repeat('ab', 3), reverse('abc'), "
+    "split_part('a,b,c', ',', 2), initcap('hello world'), left('abcdef', 2), right('abcdef', 2)",
+    "SELECT concat('a', NULL, 1), concat_ws('-', 'a', NULL, 'b'), md5('abc')",
+    "SELECT coalesce(NULL, 2, 3), nullif(1, 1), nullif(1, 2), greatest(1, 5, 3), least(4, NULL, 2)",
+    "SELECT abs(-5), round(2.5), round(-2.5), round(3.14159, 2), ceil(1.2), floor(-1.2), "
+    "trunc(1.99), sign(-3), mod(17, 5), sqrt(16), power(2, 8)",
+    "SELECT CASE WHEN 1 > 2 THEN 'a' WHEN 2 > 1 THEN 'b' ELSE 'c' END, "
+    "CASE 3 WHEN 1 THEN 'one' WHEN 3 THEN 'three' END",
+    "SELECT 1.5::float8, -1e300::float8, 'NaN'::float8, 'Infinity'::float8, '-0'::float8",
+    "SELECT 123.456::numeric(10,2), 1.005::numeric(5,2), 0.5::numeric(3,1)",
+    "SELECT '2024-01-31'::date + 1, '2024-03-01'::date - '2024-02-01'::date, "
+    "'2024-01-31'::date + interval '1 month'",
+    "SELECT '2024-01-02 03:04:05'::timestamp + interval '1 day 2 hours', "
+    "'2024-01-02 03:04:05+00'::timestamptz - '2024-01-01 00:00:00+00'::timestamptz",
+    "SELECT extract(year from '2024-05-06'::date), "
+    "extract(month from '2024-05-06 07:08:09'::timestamp), "
+    "extract(epoch from '1970-01-02 00:00:00+00'::timestamptz)",
+    "SELECT '1 day 02:03:04'::interval, interval '90 minutes', '-1 year 2 mons'::interval",
+    "SELECT '\\xdeadbeef'::bytea, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid",
+    "SELECT '{\"b\": 1, \"a\": [1, 2]}'::jsonb, '{\"b\": 1, \"a\": 2}'::json",
+    "SELECT ARRAY[1, 2, NULL], ARRAY['x', 'y z'], (ARRAY[10, 20, 30])[2], "
+    "array_length(ARRAY[1,2,3], 1), cardinality(ARRAY[1,2])",
+    "SELECT 3 = ANY(ARRAY[1, 2, 3]), 4 = ANY(ARRAY[1, 2, 3]), "
+    "array_to_string(ARRAY['a', NULL, 'c'], ',')",
+    "SELECT * FROM emp ORDER BY id",
+    "SELECT id, name FROM emp WHERE dept = 'eng' ORDER BY name DESC",
+    "SELECT name FROM emp WHERE dept IS NULL OR salary IS NULL ORDER BY 1",
+    "SELECT dept, count(*), sum(salary), min(hired), max(rating), bool_and(active) "
+    "FROM emp GROUP BY dept ORDER BY dept NULLS FIRST",
+    "SELECT dept, count(*) FROM emp GROUP BY dept HAVING count(*) > 1 ORDER BY 1",
+    "SELECT count(DISTINCT dept), count(dept), count(*) FROM emp",
+    "SELECT string_agg(name, ',') FROM (SELECT name FROM emp ORDER BY id) s",
+    "SELECT e.name, d.title FROM emp e JOIN dept d ON d.code = e.dept ORDER BY e.id",
+    "SELECT e.name, d.title FROM emp e LEFT JOIN dept d ON d.code = e.dept ORDER BY e.id",
+    "SELECT d.code, count(e.id) FROM dept d LEFT JOIN emp e ON e.dept = d.code "
+    "GROUP BY d.code ORDER BY d.code",
+    "SELECT name FROM emp WHERE salary > (SELECT avg(salary) FROM emp) ORDER BY name",
+    "SELECT name FROM emp e WHERE EXISTS (SELECT 1 FROM dept d WHERE d.code = e.dept "
+    "AND d.budget > 500000) ORDER BY 1",
+    "SELECT name FROM emp WHERE dept IN (SELECT code FROM dept WHERE budget < 300000) ORDER BY 1",
+    "SELECT id FROM emp WHERE id BETWEEN 2 AND 4 ORDER BY id",
+    "SELECT id FROM emp WHERE name LIKE '_e%' ORDER BY id",
+    "SELECT id FROM emp WHERE name ILIKE 'A%' OR name ~ '^b' ORDER BY id",
+    "SELECT id FROM emp WHERE name NOT LIKE 'a%' AND name !~ 'e$' ORDER BY id",
+    "SELECT id, rating FROM emp ORDER BY rating",
+    "SELECT id, rating FROM emp ORDER BY rating DESC",
+    "SELECT id, rating FROM emp ORDER BY rating NULLS FIRST LIMIT 3",
+    "SELECT id FROM emp ORDER BY id LIMIT 2 OFFSET 1",
+    "SELECT DISTINCT dept FROM emp ORDER BY dept",
+    "SELECT DISTINCT ON (dept) dept, name FROM emp ORDER BY dept, name",
+    "SELECT name, row_number() OVER (ORDER BY id), "
+    "rank() OVER (PARTITION BY dept ORDER BY salary DESC) FROM emp ORDER BY id",
+    "SELECT id, sum(salary) OVER (ORDER BY id) FROM emp ORDER BY id",
+    "SELECT dept FROM emp UNION SELECT code FROM dept ORDER BY 1",
+    "SELECT dept FROM emp UNION ALL SELECT code FROM dept ORDER BY 1",
+    "SELECT code FROM dept EXCEPT SELECT dept FROM emp",
+    "SELECT code FROM dept INTERSECT SELECT dept FROM emp ORDER BY 1",
+    "WITH rich AS (SELECT * FROM emp WHERE salary > 60000) SELECT count(*) FROM rich",
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) "
+    "SELECT sum(i) FROM n",
+    "SELECT * FROM generate_series(1, 4) g",
+    "SELECT g, g * 2 AS double FROM generate_series(2, 10, 3) AS g",
+    "SELECT x FROM unnest(ARRAY['a', 'b']) AS x",
+    "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(n, s) ORDER BY n",
+    "VALUES (1, 'one'), (2, 'two')",
+    "SELECT * FROM eng ORDER BY id",
+    "SELECT count(*) FILTER (WHERE active), count(*) FROM emp",
+    "SELECT tags, tags[1], array_length(tags, 1) FROM emp ORDER BY id",
+    "SELECT updated, updated::date, hired + 30 FROM emp ORDER BY id",
+    "SELECT salary, salary * 2, salary + 0.005, -salary FROM emp ORDER BY id",
+    "SELECT rating::int, rating::text, active::int, id::text || '!' FROM emp ORDER BY id",
+    "SELECT cast(salary AS int), cast(hired AS timestamp), cast('t' AS boolean) "
+    "FROM emp WHERE id = 1",
+    "SELECT name FROM emp WHERE hired > '2020-06-01' ORDER BY 1",
+    "SELECT name FROM emp WHERE updated >= '2024-01-01 00:00:00.0' ORDER BY 1",
+    "SELECT name FROM emp WHERE active ORDER BY 1",
+    "SELECT name FROM emp WHERE active IS NOT TRUE ORDER BY 1",
+    "SELECT name FROM emp WHERE id IN (1, 3, 5) ORDER BY 1",
+    "SELECT name FROM emp WHERE (dept, active) = ('eng', true) ORDER BY 1",
+    "SELECT nosuch FROM emp",
+    "SELECT * FROM nosuch",
+    "SELECT emp.nosuch FROM emp",
+    "SELECT id FROM emp, dept",
+    "SELECT count(*) FROM emp, dept",
+    "SELECT max(name), min(name) FROM emp",
+    "SELECT avg(rating), sum(rating) FROM emp",
+    "SELECT stddev(rating) IS NOT NULL, variance(rating) > 0 FROM emp",
+    "SELECT current_database() IS NOT NULL, current_schema(), current_user IS NOT NULL",
+    "SELECT 'a' < 'b', 'B' < 'a', 'abc' = 'abc'",
+    "SELECT 1 WHERE NULL = NULL",
+    "SELECT 1 WHERE NULL IS NULL",
+    "SELECT NULL IS DISTINCT FROM 1, 1 IS NOT DISTINCT FROM 1",
+    "SELECT E'a\\tb', 'it''s'",
+    "SELECT to_char_missing(1)",
+    "SELECT pg_typeof(1)",
+]
+
+def _run(connection: psycopg.Connection, sql: str) -> tuple[str, Any]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            if cursor.description is None:
+                return "ok", cursor.statusmessage
+            columns = [(c.name, c.type_code) for c in cursor.description]
+            result = cursor.pgresult
+            assert result is not None
+            rows = [[result.get_value(row, column) for column in range(result.nfields)]
+                    for row in range(result.ntuples)]
+            return "rows", (columns, rows)
+    except psycopg.Error as exc:
+        return "error", exc.sqlstate
+
+
+@pytest.fixture(scope="module")
+def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
+    with PostgresPeer() as pg, psycopg.connect(pg.dsn, autocommit=True) as reference, \
+            server.connect(autocommit=True) as ours:
+        for connection in (reference, ours):
+            connection.execute("CREATE SCHEMA conformance")
+            connection.execute("SET search_path TO conformance")
+            for statement in SETUP:
+                connection.execute(statement)
+        yield reference, ours
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
+                          sql: str) -> None:
+    reference, ours = peers
+    expected = _run(reference, sql)
+    actual = _run(ours, sql)
+    assert actual == expected
