@@ -23,6 +23,8 @@ class ColumnSpec:
     not_null: bool = False
     default: str | None = None
     serial: bool = False
+    default_sqlite: str | None = None
+    """ALTER TABLE ADD COLUMN: the default as SQLite SQL, to fill existing rows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,6 +532,10 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
         declared = t.TYPES[column.type_oid].storage
         database.execute(f"ALTER TABLE {_quote(relation.physical)} ADD COLUMN "
                          f"{_quote(column.name)} {declared}")
+        if column.default_sqlite is not None:
+            # Existing rows take the default, as in PostgreSQL.
+            database.execute(f"UPDATE {_quote(relation.physical)} SET {_quote(column.name)} = "
+                             f"{column.default_sqlite}")
         relation = replace(relation, columns=(*relation.columns, Column(
             column.name, column.type_oid, column.typmod, column.not_null, column.default)))
     for name in spec.drop_columns:

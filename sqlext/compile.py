@@ -19,6 +19,7 @@ from catalog.schema import Catalog
 from executor import codecs, ddl
 from executor.plans import OutputColumn, ParamType, SqlPlan
 from sqlext import expressions as x
+from sqlext import settings as config
 from sqlext.ddl import DdlCompiler
 from sqlext.dml import translate_delete, translate_insert, translate_update
 from sqlext.scope import ColumnInfo
@@ -139,5 +140,5 @@ def _utility(statement: x.UtilityStatement, translator: Translator) -> Compiled:
             columns = (OutputColumn("name", t.TEXT), OutputColumn("setting", t.TEXT),
                        OutputColumn("description", t.TEXT))
         else:
-            columns = (OutputColumn(statement.name, t.TEXT),)
+            columns = (OutputColumn(config.display_name(statement.name), t.TEXT),)
     return Compiled(statement, _params(translator), columns, utility=statement)

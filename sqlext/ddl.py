@@ -7,6 +7,8 @@ translated for SQLite, which enforces them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlglot import exp
 
 from catalog import errors
@@ -78,7 +80,7 @@ class DdlCompiler:
         if isinstance(node, exp.Drop):
             return self._drop(node)
         if isinstance(node, exp.TruncateTable):
-            return ddl.Truncate(tuple((t.db or None, t.name) for t in node.expressions))
+            return ddl.Truncate(tuple(self._resolved(t) for t in node.expressions))
         if isinstance(node, exp.Alter):
             return self._alter(node)
         raise errors.FeatureNotSupported(f"{node.key.upper()} is not supported")
@@ -163,11 +165,15 @@ class DdlCompiler:
 
     def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
         """Check the default translates, and keep it as PostgreSQL text."""
-        probe = Translator(self.catalog, self.search_path, [], self.translator.settings)
-        copy = exp.Paren(this=expression.copy())
-        _, found = probe.expr(copy.this, Scope())
-        probe.assign(copy.this, found, target, column)
+        self._translated_default(expression, target, column)
         return _pg_sql(expression)
+
+    def _translated_default(self, expression: exp.Expression, target: SqlType,
+                            column: str) -> str:
+        probe = Translator(self.catalog, self.search_path, [], self.translator.settings)
+        holder = exp.Paren(this=expression.copy())
+        _, found = probe.expr(holder.this, Scope())
+        return to_sqlite(probe.assign(holder.this, found, target, column))
 
     def _table_constraint(self, item: exp.Expression, columns: list[ddl.ColumnSpec],
                           table: str) -> ddl.ConstraintSpec:
@@ -277,13 +283,25 @@ class DdlCompiler:
         if kind not in ("table", "view", "index", "sequence", "schema"):
             raise errors.FeatureNotSupported(f"DROP {kind.upper()} is not supported")
         names: list[tuple[str | None, str]] = []
-        for table in node.expressions:
+        for table in node.args.get("tables") or []:
             if kind == "schema":
                 names.append((None, table.db or table.name))
             else:
-                names.append((table.db or None, table.name))
+                names.append(self._resolved(table))
         return ddl.Drop(kind, tuple(names), bool(node.args.get("exists")),
                         bool(node.args.get("cascade")))
+
+    def _resolved(self, table: exp.Table) -> tuple[str | None, str]:
+        """(schema, name) of an existing relation or sequence named in DDL; the
+        schema stays None when nothing by that name exists (the executor then
+        reports it, or skips it for IF EXISTS)."""
+        if table.db:
+            return table.db, table.name
+        found = self.catalog.find_relation(table.name, None, self.search_path)
+        if found is not None:
+            return found.schema, found.name
+        sequence = self.catalog.find_sequence(table.name, None, self.search_path)
+        return (sequence.schema if sequence else None), table.name
 
     def _alter(self, node: exp.Alter) -> ddl.AlterTable:
         if str(node.args.get("kind") or "").upper() != "TABLE":
@@ -295,7 +313,12 @@ class DdlCompiler:
         rename_column: tuple[str, str] | None = None
         for action in node.args.get("actions") or []:
             if isinstance(action, exp.ColumnDef):
-                add.append(self._column(action, table.name, []))
+                spec = self._column(action, table.name, [])
+                if spec.default is not None:
+                    default = _parse_condition(spec.default)
+                    spec = replace(spec, default_sqlite=self._translated_default(
+                        default, SqlType(spec.type_oid, spec.typmod), spec.name))
+                add.append(spec)
             elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == (
                 "COLUMN"
             ):
@@ -307,7 +330,8 @@ class DdlCompiler:
             else:
                 raise errors.FeatureNotSupported(
                     f"ALTER TABLE {_pg_sql(action)} is not supported")
-        return ddl.AlterTable(table.db or None, table.name, tuple(add), tuple(drop), rename_to,
+        schema, name = self._resolved(table)
+        return ddl.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
                               rename_column, bool(node.args.get("exists")))
 
 

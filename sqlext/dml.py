@@ -96,38 +96,52 @@ def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
         table = target
     relation = _writable(translator, table)
     alias = table.alias or relation.name
+    source = node.expression
     if listed is None:
-        listed = [c.name for c in relation.columns]
+        # Without a column list the values fill the first columns in order.
+        listed = [c.name for c in relation.columns][:_source_width(source)]
     elif len(set(listed)) != len(listed):
         raise errors.DuplicateColumn("column specified more than once")
     columns = [relation.column(name) for name in listed]
     defaulted = [c for c in relation.columns if c.name not in listed and c.default is not None]
-    source = node.expression
-    if source is None and node.args.get("default"):
-        source = None
     if isinstance(source, exp.Values):
         _insert_values(translator, source, columns, defaulted)
     elif source is not None:
         _insert_query(translator, node, source, columns, defaulted)
-    else:
+    elif defaulted:
         values = exp.Values(expressions=[exp.Tuple(expressions=[
             default_expression(translator, c) for c in defaulted])])
         node.set("expression", values)
         node.set("default", None)
     all_columns = [c.name for c in columns] + [c.name for c in defaulted]
-    if not all_columns:
-        raise errors.FeatureNotSupported("INSERT of a row without columns is not supported")
-    schema = exp.Schema(this=table, expressions=[
-        exp.to_identifier(name, quoted=True) for name in all_columns])
-    node.set("this", schema)
+    if all_columns:
+        node.set("this", exp.Schema(this=table, expressions=[
+            exp.to_identifier(name, quoted=True) for name in all_columns]))
+    else:
+        node.set("this", table)
+        node.set("expression", None)
+        node.set("default", True)
     _set_physical(table, relation)
-    table.set("alias", None)
+    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
     scope = Scope()
     scope.add(_target_source(relation, alias))
     conflict = node.args.get("conflict")
     if conflict is not None:
         _on_conflict(translator, conflict, relation, scope)
     return _returning(translator, node, scope), relation.physical
+
+
+def _source_width(source: exp.Expression | None) -> int | None:
+    """How many values each row of an INSERT source has (None: all columns)."""
+    if isinstance(source, exp.Values) and source.expressions:
+        first = source.expressions[0]
+        return len(first.expressions) if isinstance(first, exp.Tuple) else 1
+    if isinstance(source, exp.Select):
+        if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(
+                p.this, exp.Star)) for p in source.expressions):
+            return None
+        return len(source.expressions)
+    return None if source is not None else 0
 
 
 def _insert_values(translator: Translator, values: exp.Values, columns: list[Column],
@@ -179,6 +193,13 @@ def _on_conflict(translator: Translator, conflict: exp.Expression, relation: Rel
                  scope: Scope) -> None:
     excluded = Scope(scope)
     excluded.add(_target_source(relation, "excluded"))
+    keys = []
+    for key in conflict.args.get("conflict_keys") or []:
+        column = key.this if isinstance(key, exp.Ordered) else key
+        relation.column(column.name)
+        keys.append(exp.column(column.name, quoted=True))
+    if keys:
+        conflict.set("conflict_keys", keys)
     for item in conflict.args.get("expressions") or []:
         if isinstance(item, exp.EQ):
             column = relation.column(item.this.name)

@@ -598,6 +598,14 @@ class Translator:
             return self.coerce(node, target)
         if isinstance(node, StorageLiteral):
             return node
+        number = _number_literal(node)
+        if number is not None and (is_numeric(target) or is_string(target)):
+            # Constants are converted now, as PostgreSQL folds them while
+            # planning: an out-of-range value fails before anything runs.
+            value = codecs.text_decoder(target.oid, target.typmod, self.settings)(number)
+            replacement = StorageLiteral(this=value)
+            node.replace(replacement)
+            return replacement
         allowed = (
             node_type.oid == target.oid
             or (is_numeric(node_type) and is_numeric(target))
@@ -1305,6 +1313,17 @@ def _distinct_on(node: exp.Select, columns: list[ColumnInfo]) -> None:
             outer.set(key, node.args[key].copy())
     for key in set(node.args) | set(outer.args):
         node.set(key, outer.args.get(key))
+
+
+def _number_literal(node: exp.Expression) -> str | None:
+    """The text of a (possibly negated) number literal."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return str(node.this)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and (
+        not node.this.is_string
+    ):
+        return f"-{node.this.this}"
+    return None
 
 
 def _literal_scale(text: str) -> int | None:

@@ -1,0 +1,179 @@
+"""Differential tests of data-changing statements: each script runs step by
+step on sqlext and on PostgreSQL 15; every step's outcome (command tag, rows
+or SQLSTATE) must be the same on both."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from sqlext.peer import PostgresPeer
+from tests.fixtures.servers import ServerProcess
+
+SCRIPTS: dict[str, list[str]] = {
+    "insert forms": [
+        "CREATE TABLE t (id serial PRIMARY KEY, name text NOT NULL DEFAULT 'anon', "
+        "score numeric(6,2), seen timestamptz, flags boolean[] )",
+        "INSERT INTO t (name, score) VALUES ('a', 1.005), ('b', 99.999)",
+        "INSERT INTO t DEFAULT VALUES",
+        "INSERT INTO t (id, name) VALUES (DEFAULT, 'c') RETURNING id, name, score",
+        "INSERT INTO t (name, score) SELECT name || '2', score * 2 FROM t WHERE score IS NOT NULL "
+        "RETURNING *",
+        "INSERT INTO t (name) VALUES (NULL)",
+        "INSERT INTO t (name, score) VALUES ('big', 123456.78)",
+        "INSERT INTO t (name, seen) VALUES ('when', '2024-01-02 03:04:05.5+02')",
+        "INSERT INTO t (name, flags) VALUES ('arr', '{t,f,NULL}')",
+        "INSERT INTO t (id, name) VALUES (1, 'dup')",
+        "SELECT id, name, score, seen, flags FROM t ORDER BY id",
+    ],
+    "update and delete": [
+        "CREATE TABLE acct (id int PRIMARY KEY, owner text, balance numeric(12,2) "
+        "CHECK (balance >= 0))",
+        "INSERT INTO acct VALUES (1, 'x', 100), (2, 'y', 50), (3, 'z', 0)",
+        "UPDATE acct SET balance = balance + 10 WHERE id <> 3",
+        "UPDATE acct SET balance = balance - 1000 WHERE id = 1",
+        "UPDATE acct SET owner = upper(owner), balance = DEFAULT WHERE id = 3 RETURNING *",
+        "UPDATE acct AS a SET owner = a.owner || '!' WHERE a.balance > 55",
+        "DELETE FROM acct WHERE balance IS NULL RETURNING id",
+        "DELETE FROM acct WHERE id = 99",
+        "SELECT * FROM acct ORDER BY id",
+    ],
+    "upsert": [
+        "CREATE TABLE kv (k text PRIMARY KEY, v int, n int DEFAULT 0)",
+        "INSERT INTO kv VALUES ('a', 1) ON CONFLICT (k) DO NOTHING",
+        "INSERT INTO kv VALUES ('a', 2) ON CONFLICT (k) DO NOTHING",
+        "INSERT INTO kv VALUES ('a', 3) ON CONFLICT (k) DO UPDATE SET v = excluded.v, "
+        "n = kv.n + 1",
+        "INSERT INTO kv VALUES ('b', 4), ('a', 5) ON CONFLICT (k) DO UPDATE SET v = "
+        "excluded.v + kv.v RETURNING k, v, n",
+        "SELECT * FROM kv ORDER BY k",
+    ],
+    "foreign keys": [
+        "CREATE TABLE parent (id int PRIMARY KEY)",
+        "CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent (id) "
+        "ON DELETE CASCADE)",
+        "INSERT INTO parent VALUES (1), (2)",
+        "INSERT INTO child VALUES (10, 1), (20, 2)",
+        "INSERT INTO child VALUES (30, 3)",
+        "DELETE FROM parent WHERE id = 1",
+        "SELECT * FROM child ORDER BY id",
+        "DROP TABLE parent",
+        "TRUNCATE parent",
+    ],
+    "schema changes": [
+        "CREATE TABLE s (a int)",
+        "CREATE TABLE s (a int)",
+        "CREATE TABLE IF NOT EXISTS s (a int)",
+        "INSERT INTO s VALUES (1), (2)",
+        "ALTER TABLE s ADD COLUMN b text DEFAULT 'new'",
+        "ALTER TABLE s ADD COLUMN c int NOT NULL",
+        "INSERT INTO s (a) VALUES (3)",
+        "SELECT * FROM s ORDER BY a",
+        "ALTER TABLE s RENAME COLUMN b TO bee",
+        "ALTER TABLE s RENAME TO s2",
+        "SELECT a, bee FROM s2 ORDER BY a",
+        "CREATE INDEX s2_a ON s2 (a)",
+        "CREATE UNIQUE INDEX s2_bee ON s2 (bee)",
+        "CREATE VIEW v2 AS SELECT a * 10 AS ten FROM s2",
+        "SELECT * FROM v2 ORDER BY 1",
+        "DROP VIEW v2",
+        "DROP TABLE s2",
+        "DROP TABLE s2",
+        "DROP TABLE IF EXISTS s2",
+        "CREATE SCHEMA other",
+        "CREATE TABLE other.t (x int)",
+        "INSERT INTO other.t VALUES (7)",
+        "SELECT x FROM other.t",
+        "DROP SCHEMA other",
+    ],
+    "transactions": [
+        "CREATE TABLE tx (n int)",
+        "BEGIN",
+        "INSERT INTO tx VALUES (1)",
+        "SAVEPOINT a",
+        "INSERT INTO tx VALUES (2)",
+        "ROLLBACK TO SAVEPOINT a",
+        "INSERT INTO tx VALUES (3)",
+        "RELEASE SAVEPOINT a",
+        "COMMIT",
+        "BEGIN",
+        "INSERT INTO tx VALUES (4)",
+        "SELECT 1/0",
+        "SELECT 1",
+        "ROLLBACK",
+        "SELECT * FROM tx ORDER BY n",
+        "COMMIT",
+        "SAVEPOINT nope",
+        "BEGIN",
+        "BEGIN",
+        "ROLLBACK TO SAVEPOINT missing",
+        "ROLLBACK",
+    ],
+    "settings": [
+        "SHOW extra_float_digits",
+        "SET extra_float_digits = 0",
+        "SELECT 0.1::float8 + 0.2::float8, 1e100::float8",
+        "RESET extra_float_digits",
+        "SELECT 0.1::float8 + 0.2::float8",
+        "SET TimeZone = 'America/New_York'",
+        "SELECT '2024-07-01 12:00:00+00'::timestamptz, '2024-01-01 12:00:00'::timestamptz",
+        "SET TIME ZONE 'UTC'",
+        "SHOW TimeZone",
+        "SET nonexistent_parameter = 1",
+        "SHOW nonexistent_parameter",
+        "SET application_name = 'conformance'",
+        "SELECT current_setting('application_name')",
+        "SET search_path TO public",
+        "SHOW search_path",
+    ],
+}
+
+
+def _outcome(connection: psycopg.Connection, sql: str) -> tuple[str, Any]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql)
+            if cursor.description is None:
+                return "ok", cursor.statusmessage
+            result = cursor.pgresult
+            assert result is not None
+            rows = [[result.get_value(row, column) for column in range(result.nfields)]
+                    for row in range(result.ntuples)]
+            return cursor.statusmessage or "", ([c.name for c in cursor.description], rows)
+    except psycopg.Error as exc:
+        if connection.info.transaction_status == psycopg.pq.TransactionStatus.UNKNOWN:
+            raise
+        return "error", exc.sqlstate
+
+
+@pytest.fixture(scope="module")
+def reference() -> Iterator[PostgresPeer]:
+    with PostgresPeer() as pg:
+        yield pg
+
+
+@pytest.mark.parametrize("name", list(SCRIPTS))
+def test_script_matches_postgres(name: str, reference: PostgresPeer,
+                                 server: ServerProcess) -> None:
+    database = f"script_{abs(hash(name))}"
+    with psycopg.connect(reference.dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {database}")
+    theirs = psycopg.connect(reference.dsn.replace("dbname=postgres", f"dbname={database}"),
+                             autocommit=True)
+    ours = server.connect(autocommit=True)
+    schema = f"s_{abs(hash(name))}"
+    ours.execute(f"CREATE SCHEMA {schema}")
+    ours.execute(f"SET search_path TO {schema}")
+    try:
+        for step, sql in enumerate(SCRIPTS[name]):
+            expected = _outcome(theirs, sql)
+            actual = _outcome(ours, sql)
+            if sql.startswith("SET search_path") or sql.startswith("SHOW search_path"):
+                continue
+            assert actual == expected, f"step {step}: {sql}"
+    finally:
+        theirs.close()
+        ours.close()
