@@ -24,6 +24,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from wire import messages
 from wire.auth import AuthenticationFailed, AuthExchange, exchange_for
@@ -297,31 +298,31 @@ class Connection:
 
     def _handle(self, message: messages.FrontendMessage) -> None:
         state = self.state
-        if state is State.AUTHENTICATING:
+        if state is State.READY:
+            _READY_HANDLERS[type(message)](self, message)
+        elif state is State.AUTHENTICATING:
             self._authenticate(message)
-            return
-        if isinstance(message, messages.Terminate):
+        elif isinstance(message, messages.Terminate):
             self.connection_lost()
-            return
-        if state is State.COPY_IN:
+        elif state is State.COPY_IN:
             self._handle_copy(message)
-            return
-        if state is State.AWAITING_SYNC:
-            if isinstance(message, messages.Sync):
-                self._set_state(State.READY)
-                self._sync()
-            return
-        if isinstance(message, messages.Query):
-            self._query(message)
-        elif isinstance(message, messages.CopyData | messages.CopyDone | messages.CopyFail):
-            pass  # PostgreSQL ignores stray copy messages outside COPY mode
-        elif isinstance(message, messages.PasswordData):
-            self._fatal(protocol_violation("unexpected password message"))
-        elif isinstance(message, messages.FunctionCall):
-            self._error(Notice("ERROR", "0A000", "the fastpath function call is not supported"))
-            self._ready()
-        else:
-            self._extended(message)
+        elif state is State.AWAITING_SYNC and isinstance(message, messages.Sync):
+            self._set_state(State.READY)
+            self._sync()
+
+    def _terminate(self, message: messages.FrontendMessage) -> None:
+        self.connection_lost()
+
+    def _ignore(self, message: messages.FrontendMessage) -> None:
+        """Flush (output goes out after every receive anyway) and stray copy
+        messages outside COPY mode, which PostgreSQL ignores too."""
+
+    def _unexpected_password(self, message: messages.FrontendMessage) -> None:
+        self._fatal(protocol_violation("unexpected password message"))
+
+    def _function_call(self, message: messages.FrontendMessage) -> None:
+        self._error(Notice("ERROR", "0A000", "the fastpath function call is not supported"))
+        self._ready()
 
     # --- results --------------------------------------------------------------
 
@@ -503,7 +504,7 @@ class Connection:
         session = self.session
         assert session is not None
         try:
-            self._extended_step(session, message)
+            _EXTENDED_STEPS[type(message)](self, session, message)
         except BackendError as exc:
             self._error(exc.notice)
             self._extended_failed(session)
@@ -522,27 +523,27 @@ class Connection:
         if self.state is State.READY:
             self._set_state(State.AWAITING_SYNC)
 
-    def _extended_step(self, session: Session, message: messages.FrontendMessage) -> None:
-        if isinstance(message, messages.Bind):
-            session.bind(message.portal, message.statement, message.param_formats,
-                         message.params, message.result_formats)
-            self._emit(messages.BIND_COMPLETE)
-        elif isinstance(message, messages.Execute):
-            self._write_outcome(session.execute(message.portal, message.max_rows))
-        elif isinstance(message, messages.Parse):
-            session.parse(message.statement, message.sql, message.param_oids)
-            self._emit(messages.PARSE_COMPLETE)
-        elif isinstance(message, messages.Describe):
-            self._describe(session, message)
-        elif isinstance(message, messages.Sync):
-            self._sync()
-        elif isinstance(message, messages.Close):
-            if message.kind == "S":
-                session.close_statement(message.name)
-            else:
-                session.close_portal(message.name)
-            self._emit(messages.CLOSE_COMPLETE)
-        # Flush: output is handed to the transport after every receive anyway.
+    def _bind(self, session: Session, message: messages.Bind) -> None:
+        session.bind(message.portal, message.statement, message.param_formats,
+                     message.params, message.result_formats)
+        self._emit(messages.BIND_COMPLETE)
+
+    def _execute(self, session: Session, message: messages.Execute) -> None:
+        self._write_outcome(session.execute(message.portal, message.max_rows))
+
+    def _parse(self, session: Session, message: messages.Parse) -> None:
+        session.parse(message.statement, message.sql, message.param_oids)
+        self._emit(messages.PARSE_COMPLETE)
+
+    def _close(self, session: Session, message: messages.Close) -> None:
+        if message.kind == "S":
+            session.close_statement(message.name)
+        else:
+            session.close_portal(message.name)
+        self._emit(messages.CLOSE_COMPLETE)
+
+    def _sync_step(self, session: Session, message: messages.Sync) -> None:
+        self._sync()
 
     def _describe(self, session: Session, message: messages.Describe) -> None:
         if message.kind == "S":
@@ -568,3 +569,27 @@ class Connection:
         except BackendError as exc:
             self._error(exc.notice)
         self._ready()
+
+
+_EXTENDED_STEPS: dict[type, Callable[[Connection, Session, Any], None]] = {
+    messages.Bind: Connection._bind,
+    messages.Execute: Connection._execute,
+    messages.Parse: Connection._parse,
+    messages.Describe: Connection._describe,
+    messages.Close: Connection._close,
+    messages.Sync: Connection._sync_step,
+}
+"""What each extended-query message does (errors are handled by ``_extended``)."""
+
+_READY_HANDLERS: dict[type, Callable[[Connection, Any], None]] = {
+    messages.Query: Connection._query,
+    **dict.fromkeys(_EXTENDED_STEPS, Connection._extended),
+    messages.Flush: Connection._ignore,
+    messages.Terminate: Connection._terminate,
+    messages.CopyData: Connection._ignore,
+    messages.CopyDone: Connection._ignore,
+    messages.CopyFail: Connection._ignore,
+    messages.PasswordData: Connection._unexpected_password,
+    messages.FunctionCall: Connection._function_call,
+}
+"""How a connection in the READY state handles each message type."""
