@@ -65,17 +65,23 @@ def _returning(translator: Translator, node: exp.Expression, scope: Scope) -> li
             isinstance(item, exp.Column) and isinstance(item.this, exp.Star)
         ):
             source = scope.sources[0]
-            expanded.extend(exp.column(c.name, quoted=True) for c in source.columns)
+            expanded.extend(exp.column(c.name, source.alias, quoted=True)
+                            for c in source.columns)
         else:
             expanded.append(item)
     returning.set("expressions", expanded)
     columns = []
     for item in list(returning.expressions):
-        translated, sql_type = translator.expr(item, scope)
         name = output_name(item)
+        translated, sql_type = translator.expr(item, scope)
         columns.append(ColumnInfo(name, sql_type))
         if not isinstance(translated, exp.Alias):
             translated.replace(exp.alias_(translated.copy(), name, quoted=True))
+    # SQLite's RETURNING sees only the target table, and only by bare names.
+    target = scope.sources[0].alias
+    for column in returning.find_all(exp.Column):
+        if column.table == target:
+            column.set("table", None)
     return columns
 
 
@@ -252,11 +258,23 @@ def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
     alias = table.alias or relation.name
     scope = Scope()
     scope.add(_target_source(relation, alias))
-    if node.args.get("using"):
-        raise errors.FeatureNotSupported("DELETE ... USING is not supported")
+    using = node.args.get("using") or []
+    for item in using:
+        translator._from_item(item, scope)
     where = node.args.get("where")
     if where is not None:
         translator.expr(where.this, scope)
     _set_physical(table, relation)
     table.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    if using:
+        # SQLite has no DELETE ... USING: delete the target rows the join finds.
+        rowid = exp.column("rowid", alias, quoted=True)
+        matches = exp.select(rowid).from_(table.copy())
+        for item in using:
+            matches = matches.join(item.copy())
+        if where is not None:
+            matches = matches.where(where.this.copy())
+        node.set("using", None)
+        node.set("where", exp.Where(this=exp.In(this=rowid.copy(),
+                                                 query=exp.Subquery(this=matches))))
     return _returning(translator, node, scope), relation.physical

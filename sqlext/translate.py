@@ -355,11 +355,19 @@ class Translator:
             sources = scope.sources if star_of == "*" else [self._source(star_of, scope)]
             if not sources:
                 raise errors.SqlSyntaxError("SELECT * with no tables specified is not valid")
-            for source in sources:
+            for position, source in enumerate(sources):
                 for column in source.columns:
                     if star_of == "*" and column.name in source.merged:
                         continue
-                    expanded.append(exp.column(column.name, source.alias, quoted=True))
+                    reference = exp.column(column.name, source.alias, quoted=True)
+                    joined = [later for later in sources[position + 1:]
+                              if column.name in later.merged] if star_of == "*" else []
+                    if joined:
+                        # A USING/NATURAL join column: whichever side has it.
+                        reference = exp.alias_(exp.Coalesce(this=reference, expressions=[
+                            exp.column(column.name, later.alias, quoted=True)
+                            for later in joined]), column.name, quoted=True)
+                    expanded.append(reference)
         if changed:
             node.set("expressions", expanded)
 
@@ -380,14 +388,16 @@ class Translator:
     # --- FROM -----------------------------------------------------------------
 
     def _join(self, join: exp.Join, scope: Scope) -> None:
+        earlier = {c.name for s in scope.sources for c in s.columns}
         source = self._from_item(join.this, scope)
         on = join.args.get("on")
         if on is not None:
             self.expr(on, scope)
         using = join.args.get("using")
         if using:
-            for identifier in using:
-                source.merged.add(identifier.name)
+            source.merged.update(identifier.name for identifier in using)
+        elif str(join.args.get("method") or "").upper() == "NATURAL":
+            source.merged.update(c.name for c in source.columns if c.name in earlier)
 
     def _from_item(self, item: exp.Expression, scope: Scope) -> Source:
         alias = item.args.get("alias")

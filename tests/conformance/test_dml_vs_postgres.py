@@ -39,6 +39,12 @@ SCRIPTS: dict[str, list[str]] = {
         "UPDATE acct AS a SET owner = a.owner || '!' WHERE a.balance > 55",
         "DELETE FROM acct WHERE balance IS NULL RETURNING id",
         "DELETE FROM acct WHERE id = 99",
+        "CREATE TABLE bonus (id int, amount numeric(12,2))",
+        "INSERT INTO bonus VALUES (1, 5), (2, 7.5)",
+        "UPDATE acct SET balance = acct.balance + b.amount FROM bonus b WHERE b.id = acct.id "
+        "RETURNING acct.*",
+        "DELETE FROM acct USING bonus WHERE bonus.id = acct.id AND bonus.amount > 6 "
+        "RETURNING acct.id",
         "SELECT * FROM acct ORDER BY id",
     ],
     "upsert": [

@@ -87,6 +87,12 @@ QUERIES = [
     "SELECT e.name, d.title FROM emp e LEFT JOIN dept d ON d.code = e.dept ORDER BY e.id",
     "SELECT d.code, count(e.id) FROM dept d LEFT JOIN emp e ON e.dept = d.code "
     "GROUP BY d.code ORDER BY d.code",
+    "SELECT e.id, d.code FROM emp e RIGHT JOIN dept d ON d.code = e.dept ORDER BY 2, 1",
+    "SELECT e.id, d.code FROM emp e FULL JOIN dept d ON d.code = e.dept ORDER BY 2, 1",
+    "SELECT * FROM (SELECT dept AS code, id FROM emp) e RIGHT JOIN dept USING (code) "
+    "ORDER BY code, id",
+    "SELECT * FROM (SELECT dept AS code, name FROM emp) e NATURAL JOIN dept ORDER BY name",
+    "SELECT count(*) FROM emp CROSS JOIN dept",
     "SELECT name FROM emp WHERE salary > (SELECT avg(salary) FROM emp) ORDER BY name",
     "SELECT name FROM emp e WHERE EXISTS (SELECT 1 FROM dept d WHERE d.code = e.dept "
     "AND d.budget > 500000) ORDER BY 1",
