@@ -174,7 +174,11 @@ class Translator:
 
     def relation(self, table: exp.Table) -> Relation:
         schema = table.db or None
-        return self.catalog.relation(table.name, schema, self.search_path)
+        try:
+            return self.catalog.relation(table.name, schema, self.search_path)
+        except errors.SqlError as exc:
+            exc.position = exc.position or source_position(table.args.get("this"))
+            raise
 
     # --- queries ------------------------------------------------------------
 
@@ -721,7 +725,8 @@ class Translator:
             if table is not None and scope.source(table) is None:
                 raise errors.UndefinedTable(f'missing FROM-clause entry for table "{table}"')
             shown = f"{table}.{node.name}" if table else node.name
-            raise errors.UndefinedColumn(f'column "{shown}" does not exist')
+            raise errors.UndefinedColumn(f'column "{shown}" does not exist',
+                                         position=source_position(node.this))
         node.set("db", None)
         node.set("catalog", None)
         node.this.set("quoted", True)
@@ -1269,6 +1274,13 @@ class Translator:
         fractional = field in ("epoch", "second", "seconds") and value_type.oid != t.DATE
         milliseconds = field in ("millisecond", "milliseconds") and value_type.oid != t.DATE
         return call, SqlType(t.NUMERIC, -1, 6 if fractional else 3 if milliseconds else 0)
+
+
+def source_position(node: exp.Expression | None) -> int | None:
+    """1-based position of a name in the statement text (error positions)."""
+    meta = node.meta if isinstance(node, exp.Identifier) and node.meta else {}
+    start = meta.get("start")
+    return start + 1 if isinstance(start, int) else None
 
 
 def reg_name(node: exp.Expression, source: SqlType) -> exp.Expression:

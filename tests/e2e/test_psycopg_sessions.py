@@ -240,3 +240,15 @@ def test_idle_owner_is_disconnected(server: ServerProcess) -> None:
     with pytest.raises((pg_errors.IdleInTransactionSessionTimeout, psycopg.OperationalError)):
         idle.execute("SELECT 1")
     idle.close()
+
+
+@pytest.mark.parametrize(("sql", "position"), [
+    ("SELECT * FROM nosuch_table", "15"),
+    ("SELECT nosuch_column FROM pg_class", "8"),
+    ("SELECT 1 +", "10"),
+    ("SELEC 1", "1"),
+])
+def test_error_positions(conn: psycopg.Connection, sql: str, position: str) -> None:
+    with pytest.raises(psycopg.Error) as caught:
+        conn.execute(sql)
+    assert caught.value.diag.statement_position == position
