@@ -131,11 +131,11 @@ class EngineSession:
     # --- settings -------------------------------------------------------------
 
     def _apply_startup(self, startup: dict[str, str]) -> None:
-        for name, value in startup.items():
+        settings = dict(startup)
+        settings.update(_command_line_options(settings.pop("options", "")))
+        for name, value in settings.items():
             key = config.canonical_name(name)
             if key in ("user", "database", "replication"):
-                continue
-            if key == "options":
                 continue
             parameter = config.lookup(key)
             if parameter is None or parameter.read_only:
@@ -627,6 +627,26 @@ class EngineSession:
         self.portals.clear()
         self.executor.forget(self.token)
         self.engine.session_closed(self)
+
+
+def _command_line_options(options: str) -> dict[str, str]:
+    """The ``options`` startup parameter: ``-c name=value`` / ``--name=value``
+    pairs, as libpq's PGOPTIONS passes them."""
+    found: dict[str, str] = {}
+    words = options.replace("\\ ", "\0").split()
+    position = 0
+    while position < len(words):
+        word = words[position].replace("\0", " ")
+        if word == "-c" and position + 1 < len(words):
+            position += 1
+            word = words[position].replace("\0", " ")
+        elif word.startswith("--") or word.startswith("-c"):
+            word = word[2:]
+        name, sep, value = word.partition("=")
+        if sep:
+            found[name.replace("-", "_")] = value
+        position += 1
+    return found
 
 
 def _show_duration(milliseconds: int) -> str:

@@ -252,3 +252,13 @@ def test_error_positions(conn: psycopg.Connection, sql: str, position: str) -> N
     with pytest.raises(psycopg.Error) as caught:
         conn.execute(sql)
     assert caught.value.diag.statement_position == position
+
+
+def test_startup_options(server: ServerProcess) -> None:
+    with psycopg.connect(server.dsn, options="-c search_path=pg_catalog -c TimeZone=UTC "
+                         "--statement-timeout=5s", application_name="tester") as conn:
+        assert conn.execute("SHOW search_path").fetchone() == ("pg_catalog",)
+        assert conn.execute("SHOW statement_timeout").fetchone() == ("5s",)
+        assert conn.execute("SELECT current_setting('application_name')").fetchone() == (
+            "tester",)
+        assert conn.info.parameter_status("TimeZone") == "UTC"
