@@ -14,11 +14,11 @@ import math
 import struct
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from catalog import errors
 from catalog import types as t
 from executor import codecs
+from executor.codecs import civil
 
 _INT_RANGES = {t.INT2: (-(2**15), 2**15 - 1), t.INT4: (-(2**31), 2**31 - 1),
                t.INT8: (-(2**63), 2**63 - 1)}
@@ -32,23 +32,10 @@ _INT32 = struct.Struct("!i")
 _INFINITY = 2**63 - 1
 
 
-def format_timestamp(moment: datetime) -> str:
-    """The storage form of a naive timestamp."""
-    text = moment.strftime("%Y-%m-%d %H:%M:%S")
-    if moment.microsecond:
-        text += f".{moment.microsecond:06d}".rstrip("0")
-    return text
-
-
-def to_session_time(moment: datetime, timezone: str | None) -> datetime:
-    """An aware datetime as naive wall-clock time in the session's zone."""
-    zone = timezone or "UTC"
-    if zone.upper() in ("UTC", "GMT", "ETC/UTC"):
-        return moment.astimezone(UTC).replace(tzinfo=None)
-    try:
-        return moment.astimezone(ZoneInfo(zone)).replace(tzinfo=None)
-    except (ValueError, KeyError):
-        return moment.astimezone(UTC).replace(tzinfo=None)
+def storage_timestamp(moment: datetime) -> str:
+    """The storage form of an aware datetime as a timestamptz (UTC)."""
+    naive = moment.astimezone(UTC).replace(tzinfo=None)
+    return civil.format_timestamp((naive - _EPOCH_2000) // timedelta(microseconds=1))
 
 
 def _to_int(value: Any, target: int) -> int:

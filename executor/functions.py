@@ -42,10 +42,6 @@ def _guard(executor: Executor, function: Callable[..., Any]) -> Callable[..., An
     return call
 
 
-def _timestamp(moment: datetime) -> str:
-    return conversions.format_timestamp(moment.astimezone(UTC).replace(tzinfo=None))
-
-
 def _div(left: Any, right: Any, integer: int) -> Any:
     if left is None or right is None:
         return None
@@ -338,13 +334,20 @@ def register_functions(database: Database, executor: Executor, version: str) -> 
             present = ["pg_catalog", *present]
         return json.dumps(present)
 
+    def settings() -> codecs.Settings:
+        return codecs.Settings(timezone=context().setting("timezone") or "UTC",
+                               extra_float_digits=3)
+
     def convert(value: Any, source: int, source_typmod: int, target: int,
                 typmod: int) -> Any:
         if value is None:
             return None
-        settings = codecs.Settings(timezone=context().setting("timezone") or "UTC",
-                                   extra_float_digits=3)
-        return conversions.convert(value, source, source_typmod, target, typmod, settings)
+        return conversions.convert(value, source, source_typmod, target, typmod, settings())
+
+    def session_now(target: int) -> Any:
+        """The transaction's start in the session's time zone, as ``target``."""
+        now = conversions.storage_timestamp(context().transaction_start)
+        return conversions.convert(now, t.TIMESTAMPTZ, -1, target, -1, settings())
 
     def assign_char(value: Any, oid: int, typmod: int) -> Any:
         if value is None:
@@ -396,16 +399,14 @@ def register_functions(database: Database, executor: Executor, version: str) -> 
         "sqlext_current_user": (0, lambda: context().user),
         "sqlext_current_setting": (-1, setting),
         "sqlext_backend_pid": (0, lambda: context().process_id),
-        "sqlext_now": (0, lambda: _timestamp(context().transaction_start)),
-        "sqlext_statement_timestamp": (0, lambda: _timestamp(context().statement_start)),
-        "sqlext_clock_timestamp": (0, lambda: _timestamp(datetime.now(UTC))),
-        "sqlext_localtimestamp": (0, lambda: conversions.format_timestamp(
-            conversions.to_session_time(context().transaction_start,
-                                        context().setting("timezone")))),
-        "sqlext_current_date": (0, lambda: conversions.to_session_time(
-            context().transaction_start, context().setting("timezone")).date().isoformat()),
-        "sqlext_current_time": (0, lambda: conversions.format_timestamp(conversions.to_session_time(
-            context().transaction_start, context().setting("timezone"))).split(" ", 1)[1]),
+        "sqlext_now": (0, lambda: conversions.storage_timestamp(context().transaction_start)),
+        "sqlext_statement_timestamp": (0, lambda: conversions.storage_timestamp(
+            context().statement_start)),
+        "sqlext_clock_timestamp": (0, lambda: conversions.storage_timestamp(
+            datetime.now(UTC))),
+        "sqlext_localtimestamp": (0, lambda: session_now(t.TIMESTAMP)),
+        "sqlext_current_date": (0, lambda: session_now(t.DATE)),
+        "sqlext_current_time": (0, lambda: session_now(t.TIME)),
         "sqlext_false": (0, lambda: 0),
         "sqlext_txid_current": (0, lambda: executor.transaction_id()),
         "sqlext_gen_random_uuid": (0, lambda: str(uuid.uuid4())),

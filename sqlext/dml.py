@@ -217,14 +217,26 @@ def _on_conflict(translator: Translator, conflict: exp.Expression, relation: Rel
         translator.expr(where.this, excluded)
 
 
-def translate_update(translator: Translator, node: exp.Update) -> tuple[
-        list[ColumnInfo] | None, str]:
+def _target(translator: Translator, table: exp.Table) -> tuple[Relation, str, Scope]:
+    """The table an UPDATE or DELETE changes: its relation, the name it goes
+    by in the statement, and a scope that sees it under that name."""
     translator.writes = True
-    table = node.this
     relation = _writable(translator, table)
     alias = table.alias or relation.name
     scope = Scope()
     scope.add(_target_source(relation, alias))
+    return relation, alias, scope
+
+
+def _finish_target(table: exp.Table, relation: Relation, alias: str) -> None:
+    _set_physical(table, relation)
+    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+
+
+def translate_update(translator: Translator, node: exp.Update) -> tuple[
+        list[ColumnInfo] | None, str]:
+    table = node.this
+    relation, alias, scope = _target(translator, table)
     from_ = node.args.get("from_") or node.args.get("from")
     if from_ is not None:
         translator._from_item(from_.this, scope)
@@ -245,27 +257,21 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
     where = node.args.get("where")
     if where is not None:
         translator.expr(where.this, scope)
-    _set_physical(table, relation)
-    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    _finish_target(table, relation, alias)
     return _returning(translator, node, scope), relation.physical
 
 
 def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
         list[ColumnInfo] | None, str]:
-    translator.writes = True
     table = node.this
-    relation = _writable(translator, table)
-    alias = table.alias or relation.name
-    scope = Scope()
-    scope.add(_target_source(relation, alias))
+    relation, alias, scope = _target(translator, table)
     using = node.args.get("using") or []
     for item in using:
         translator._from_item(item, scope)
     where = node.args.get("where")
     if where is not None:
         translator.expr(where.this, scope)
-    _set_physical(table, relation)
-    table.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+    _finish_target(table, relation, alias)
     if using:
         # SQLite has no DELETE ... USING: delete the target rows the join finds.
         rowid = exp.column("rowid", alias, quoted=True)

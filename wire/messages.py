@@ -153,29 +153,22 @@ class _Reader:
         self.body = body
         self.pos = 0
 
-    def int16(self) -> int:
-        end = self.pos + 2
+    def _fixed(self, layout: struct.Struct) -> int:
+        end = self.pos + layout.size
         if end > len(self.body):
             raise MalformedMessage("insufficient data left in message")
-        (value,) = _INT16.unpack_from(self.body, self.pos)
+        (value,) = layout.unpack_from(self.body, self.pos)
         self.pos = end
         return int(value)
+
+    def int16(self) -> int:
+        return self._fixed(_INT16)
 
     def uint32(self) -> int:
-        end = self.pos + 4
-        if end > len(self.body):
-            raise MalformedMessage("insufficient data left in message")
-        (value,) = _UINT32.unpack_from(self.body, self.pos)
-        self.pos = end
-        return int(value)
+        return self._fixed(_UINT32)
 
     def int32(self) -> int:
-        end = self.pos + 4
-        if end > len(self.body):
-            raise MalformedMessage("insufficient data left in message")
-        (value,) = _INT32.unpack_from(self.body, self.pos)
-        self.pos = end
-        return int(value)
+        return self._fixed(_INT32)
 
     def cstring(self) -> str:
         end = self.body.find(b"\0", self.pos)

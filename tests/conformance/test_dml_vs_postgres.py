@@ -5,12 +5,12 @@ or SQLSTATE) must be the same on both."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import psycopg
 import pytest
 
 from sqlext.peer import PostgresPeer
+from tests.fixtures.differential import outcome
 from tests.fixtures.servers import ServerProcess
 
 SCRIPTS: dict[str, list[str]] = {
@@ -138,23 +138,6 @@ SCRIPTS: dict[str, list[str]] = {
 }
 
 
-def _outcome(connection: psycopg.Connection, sql: str) -> tuple[str, Any]:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
-            if cursor.description is None:
-                return "ok", cursor.statusmessage
-            result = cursor.pgresult
-            assert result is not None
-            rows = [[result.get_value(row, column) for column in range(result.nfields)]
-                    for row in range(result.ntuples)]
-            return cursor.statusmessage or "", ([c.name for c in cursor.description], rows)
-    except psycopg.Error as exc:
-        if connection.info.transaction_status == psycopg.pq.TransactionStatus.UNKNOWN:
-            raise
-        return "error", exc.sqlstate
-
-
 @pytest.fixture(scope="module")
 def reference() -> Iterator[PostgresPeer]:
     with PostgresPeer() as pg:
@@ -175,8 +158,8 @@ def test_script_matches_postgres(name: str, reference: PostgresPeer,
     ours.execute(f"SET search_path TO {schema}")
     try:
         for step, sql in enumerate(SCRIPTS[name]):
-            expected = _outcome(theirs, sql)
-            actual = _outcome(ours, sql)
+            expected = outcome(theirs, sql)
+            actual = outcome(ours, sql)
             if sql.startswith("SET search_path") or sql.startswith("SHOW search_path"):
                 continue
             assert actual == expected, f"step {step}: {sql}"

@@ -12,12 +12,12 @@ past 64 bits; set-returning functions are supported in FROM only.)
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import psycopg
 import pytest
 
 from sqlext.peer import PostgresPeer
+from tests.fixtures.differential import outcome
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -154,22 +154,6 @@ QUERIES = [
     "SELECT pg_typeof(1)",
 ]
 
-def _run(connection: psycopg.Connection, sql: str) -> tuple[str, Any]:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(sql)
-            if cursor.description is None:
-                return "ok", cursor.statusmessage
-            columns = [(c.name, c.type_code) for c in cursor.description]
-            result = cursor.pgresult
-            assert result is not None
-            rows = [[result.get_value(row, column) for column in range(result.nfields)]
-                    for row in range(result.ntuples)]
-            return "rows", (columns, rows)
-    except psycopg.Error as exc:
-        return "error", exc.sqlstate
-
-
 @pytest.fixture(scope="module")
 def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
     with PostgresPeer() as pg, psycopg.connect(pg.dsn, autocommit=True) as reference, \
@@ -186,6 +170,6 @@ def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.C
 def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
                           sql: str) -> None:
     reference, ours = peers
-    expected = _run(reference, sql)
-    actual = _run(ours, sql)
+    expected = outcome(reference, sql)
+    actual = outcome(ours, sql)
     assert actual == expected
