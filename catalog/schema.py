@@ -55,6 +55,9 @@ class Constraint:
     index_name: str | None = None
     """The index enforcing a primary key or unique constraint."""
     oid: int = 0
+    on_delete: str | None = None
+    on_update: str | None = None
+    """Foreign keys: the referential actions (CASCADE, SET NULL...)."""
 
 
 @dataclass(frozen=True, slots=True)

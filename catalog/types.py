@@ -151,6 +151,9 @@ REGTYPE: Final = 2206
 UUID: Final = 2950
 JSONB: Final = 3802
 REGNAMESPACE: Final = 4089
+INT2VECTOR: Final = 22
+OIDVECTOR: Final = 30
+RECORD: Final = 2249
 VOID: Final = 2278
 
 # SQL spellings of type names, mapped to pg_type names (lower case, with

@@ -136,11 +136,16 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
     indexes = list(catalog.indexes_of(relation)) if relation.kind == "r" else []
     checks = sum(1 for c in relation.constraints if c.kind == "c")
     am = HEAP_AM if relation.kind == "r" else (BTREE_AM if relation.kind == "i" else 0)
+    # PostgreSQL enforces foreign keys with triggers; psql shows them only then.
+    key = (relation.schema, relation.name)
+    has_triggers = any(c.kind == "f" for c in relation.constraints) or any(
+        c.kind == "f" and c.ref_table == key
+        for other in catalog.relations.values() for c in other.constraints)
     return (
         relation.oid, relation.name, catalog.schemas.get(relation.schema, 0), 0, 0,
         BOOTSTRAP_SUPERUSER_OID, am, relation.oid, 0, 0, -1.0, 0, 0, bool(indexes), False,
-        "p", relation.kind, len(relation.columns), checks, False, False, False, False, False,
-        True, "d", False, 0, 0, 0, None, None, None,
+        "p", relation.kind, len(relation.columns), checks, False, has_triggers, False, False,
+        False, True, "d", False, 0, 0, 0, None, None, None,
     )
 
 

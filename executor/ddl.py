@@ -246,7 +246,8 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
         index_name = name if constraint.kind in ("p", "u") else None
         constraints.append(Constraint(
             name, constraint.kind, constraint.columns, constraint.check_sql,
-            constraint.ref_table, constraint.ref_columns, index_name, next_oid))
+            constraint.ref_table, constraint.ref_columns, index_name, next_oid,
+            constraint.on_delete, constraint.on_update))
         next_oid += 1
         if index_name is not None:
             indexes.append(Relation(
@@ -457,7 +458,8 @@ def _rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Dat
     for constraint in new.constraints:
         spec = ConstraintSpec(constraint.kind, constraint.columns, constraint.name,
                               constraint.check, None, constraint.ref_table,
-                              constraint.ref_columns)
+                              constraint.ref_columns, constraint.on_delete,
+                              constraint.on_update)
         if constraint.kind == "c":
             continue  # SQLite CHECK text is not kept; checks of rebuilt tables are dropped
         clauses.append(_sqlite_constraint(spec, constraint.name, catalog))

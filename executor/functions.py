@@ -23,6 +23,7 @@ from typing import Any
 from catalog import errors
 from catalog import types as t
 from executor import codecs, conversions
+from executor.catalog_functions import catalog_functions
 from executor.core import Executor
 from storage.engine import Database
 
@@ -451,6 +452,7 @@ def register_functions(database: Database, executor: Executor, version: str) -> 
         "sqlext_currval": (1, currval),
         "sqlext_setval": (-1, setval),
     }
+    scalar.update(catalog_functions(context))
     for name, (arg_count, function) in scalar.items():
         database.create_function(name, arg_count, _guard(executor, function))
     for name, aggregate in (("sqlext_numeric_sum", _NumericSum),

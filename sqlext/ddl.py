@@ -22,7 +22,8 @@ from sqlext.translate import Translator
 
 
 def _pg_sql(node: exp.Expression) -> str:
-    return node.sql(dialect="postgres")
+    """PostgreSQL text of an expression, function names as written."""
+    return node.sql(dialect="postgres", normalize_functions=False)
 
 
 def _creation_schema(table: exp.Table, catalog: Catalog, search_path: tuple[str, ...]) -> str:

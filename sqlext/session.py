@@ -77,6 +77,9 @@ def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return method(self, *args)
         except errors.SqlError as exc:
+            # PostgreSQL logs failed statements too (log_min_error_statement).
+            log.info("pid %d: %s %s: %s; statement: %s", self.process_id, exc.severity,
+                     exc.sqlstate, exc.message, self.current_sql)
             raise BackendError(_notice(exc)) from exc
         except WouldBlock as exc:
             raise Busy(exc.wakeup) from exc
@@ -126,6 +129,8 @@ class EngineSession:
         self._simple: list[Prepared] = []
         self._idle_timer: asyncio.TimerHandle | None = None
         self.on_terminate: Callable[[Notice], None] | None = None
+        self.current_sql = ""
+        """The statement being worked on (for the server log)."""
         self._refresh_derived()
 
     # --- settings -------------------------------------------------------------
@@ -240,6 +245,7 @@ class EngineSession:
     @_boundary
     def run_simple(self, index: int) -> tuple[PortalDescription | None, Outcome]:
         prepared = self._simple[index]
+        self.current_sql = prepared.sql
         portal = self._bind(prepared, [], [], [], "")
         outcome = self._execute(portal, 0)
         return PortalDescription(fields(portal.columns), portal.formats), outcome
@@ -259,6 +265,7 @@ class EngineSession:
     def parse(self, name: str, sql: str, param_oids: Sequence[int]) -> None:
         self._touch()
         self.implicit = True
+        self.current_sql = sql
         if name and name in self.statements:
             raise errors.DuplicatePreparedStatement(
                 f'prepared statement "{name}" already exists')
@@ -327,7 +334,9 @@ class EngineSession:
     def execute(self, portal: str, max_rows: int) -> Outcome:
         self._touch()
         self.implicit = True
-        return self._execute(self._portal(portal), max_rows)
+        target = self._portal(portal)
+        self.current_sql = target.prepared.sql
+        return self._execute(target, max_rows)
 
     def close_statement(self, name: str) -> None:
         self.statements.pop(name, None)

@@ -23,6 +23,7 @@ from catalog import types as t
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, PUBLIC, Catalog, Relation
 from executor import codecs
 from sqlext import functions
+from sqlext.catalog_functions import CATALOG_FUNCTIONS
 from sqlext.scope import ColumnInfo, Scope, Source
 from sqlext.sqltypes import (
     BOOL,
@@ -128,6 +129,8 @@ def output_name(node: exp.Expression) -> str:
     return "?column?"
 
 
+_FUNCTIONS = {**functions.FUNCTIONS, **CATALOG_FUNCTIONS}
+
 _SPECIAL_NAMES: dict[type[exp.Expression], str] = {
     exp.StrPosition: "position", exp.Substring: "substring", exp.GroupConcat: "string_agg",
     exp.Extract: "extract", exp.Pow: "?column?", exp.Unnest: "unnest",
@@ -152,6 +155,9 @@ class Translator:
         self.settings = settings
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
+        self._set_returning: list[list[exp.Expression]] = []
+        """Per SELECT being translated: json_each() sources its select list's
+        set-returning functions (unnest...) need."""
 
     # --- parameters ---------------------------------------------------------
 
@@ -278,6 +284,7 @@ class Translator:
             self.expr(where.this, scope)
         self._expand_stars(node, scope)
         columns: list[ColumnInfo] = []
+        self._set_returning.append([])
         for projection in list(node.expressions):
             name = output_name(projection)
             translated, sql_type = self.expr(projection, scope)
@@ -290,6 +297,13 @@ class Translator:
             scope.outputs.setdefault(name, sql_type)
             if not isinstance(translated, exp.Alias):
                 translated.replace(exp.alias_(translated.copy(), name, quoted=True))
+        for source in self._set_returning.pop():
+            # One row per element, next to the row it came from (SQLite's
+            # table-valued functions may use columns of earlier FROM items).
+            if node.args.get("from_") is None and node.args.get("from") is None:
+                node.from_(source, copy=False)
+            else:
+                node.join(source, copy=False)
         group = node.args.get("group")
         if group is not None:
             for item in group.expressions:
@@ -434,7 +448,8 @@ class Translator:
             return source
         if isinstance(item, exp.Unnest):
             call = exp.Anonymous(this="unnest", expressions=list(item.expressions))
-            holder = exp.Table(this=call, alias=item.args.get("alias"))
+            holder = exp.Table(this=call, alias=item.args.get("alias"),
+                               ordinality=bool(item.args.get("offset")))
             item.replace(holder)
             return self._table_function(holder, call, alias_name, alias_columns, scope)
         if not isinstance(item, exp.Table):
@@ -501,50 +516,72 @@ class Translator:
 
     def _table_function(self, item: exp.Table, call: exp.Anonymous, alias: str | None,
                         alias_columns: list[str], scope: Scope) -> Source:
-        name = call.name.lower()
-        args = list(call.expressions)
-        column_name = alias_columns[0] if alias_columns else (alias or name)
+        """A function in FROM. Each becomes a subquery with a value column
+        ``v`` and an ordinal ``n`` (for WITH ORDINALITY)."""
+        name = call.name.lower().rpartition(".")[2]
         if name == "generate_series":
-            if len(args) not in (2, 3):
-                raise errors.UndefinedFunction("function generate_series requires 2 or 3 "
-                                               "arguments")
-            types = [self.expr(arg, scope)[1] for arg in args]
-            for arg in args:
-                self.coerce(arg, INT8, scope)
-            series_type = INT8 if any(x.oid == t.INT8 for x in types) else INT4
-            if any(x.oid in _DATETIME for x in types):
-                raise errors.FeatureNotSupported("generate_series over timestamps is not "
-                                                 "supported")
-            start, stop = (a.copy() for a in call.expressions[:2])
-            step = call.expressions[2].copy() if len(args) == 3 else exp.Literal.number(1)
-            query = exp.select(exp.alias_(exp.column("v"), column_name, quoted=True)).from_("_gs")
-            recursive = exp.union(
-                exp.select(exp.alias_(start, "v")),
-                exp.select(exp.Add(this=exp.column("v"), expression=step.copy())).from_("_gs")
-                .where(exp.LTE(this=exp.Add(this=exp.column("v"), expression=step.copy()),
-                               expression=stop)),
-                distinct=False,
-            )
-            query = query.with_("_gs", recursive, recursive=True)
-            columns = [ColumnInfo(column_name, series_type)]
+            query, value_type = self._generate_series(call, scope)
         elif name == "unnest":
-            if len(args) != 1:
-                raise errors.FeatureNotSupported("unnest with several arrays is not supported")
-            array_type = self.expr(args[0], scope)[1]
-            element = SqlType(t.element_of(array_type.oid) or t.TEXT)
-            query = exp.select(exp.alias_(exp.column("value"), column_name, quoted=True)).from_(
-                exp.Table(this=exp.Anonymous(this="json_each", expressions=[
-                    call.expressions[0].copy()]))).order_by(exp.column("key"))
-            columns = [ColumnInfo(column_name, element)]
+            query, value_type = self._unnest(call, scope)
+        elif name in _FUNCTIONS and not _FUNCTIONS[name].aggregate:
+            # Any other function yields one row, as in PostgreSQL.
+            holder = exp.Paren(this=call.copy())
+            _, value_type = self.expr(holder.this, scope)
+            query = exp.select(exp.alias_(holder.this, "v"), exp.alias_(
+                exp.Literal.number(1), "n"))
         else:
-            raise errors.UndefinedFunction(f"function {name} does not exist as a table "
-                                           "function")
+            raise errors.UndefinedFunction(f"function {name} does not exist")
+        value_name = alias_columns[0] if alias_columns else (alias or name)
+        columns = [ColumnInfo(value_name, value_type)]
+        projections = [exp.alias_(exp.column("v"), value_name, quoted=True)]
+        if item.args.get("ordinality"):
+            ordinal_name = alias_columns[1] if len(alias_columns) > 1 else "ordinality"
+            columns.append(ColumnInfo(ordinal_name, INT8))
+            projections.append(exp.alias_(exp.column("n"), ordinal_name, quoted=True))
         visible = alias or name
-        item.replace(exp.Subquery(this=query, alias=exp.TableAlias(
+        wrapped = exp.select(*projections).from_(exp.Subquery(
+            this=query, alias=exp.TableAlias(this=exp.to_identifier("_f"))))
+        item.replace(exp.Subquery(this=wrapped, alias=exp.TableAlias(
             this=exp.to_identifier(visible, quoted=True))))
         source = Source(visible, columns)
         scope.add(source)
         return source
+
+    def _generate_series(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select,
+                                                                            SqlType]:
+        args = list(call.expressions)
+        if len(args) not in (2, 3):
+            raise errors.UndefinedFunction("function generate_series requires 2 or 3 "
+                                           "arguments")
+        types = [self.expr(arg, scope)[1] for arg in args]
+        if any(x.oid in _DATETIME for x in types):
+            raise errors.FeatureNotSupported("generate_series over timestamps is not supported")
+        for arg in list(call.expressions):
+            self.coerce(arg, INT8, scope)
+        series_type = INT8 if any(x.oid == t.INT8 for x in types) else INT4
+        start, stop = (a.copy() for a in call.expressions[:2])
+        step = call.expressions[2].copy() if len(args) == 3 else exp.Literal.number(1)
+        following = exp.Add(this=exp.column("v"), expression=step.copy())
+        recursive = exp.union(
+            exp.select(exp.alias_(start, "v"), exp.alias_(exp.Literal.number(1), "n")),
+            exp.select(following, exp.Add(this=exp.column("n"),
+                                          expression=exp.Literal.number(1))).from_("_gs")
+            .where(exp.LTE(this=following.copy(), expression=stop)),
+            distinct=False,
+        )
+        query = exp.select("v", "n").from_("_gs").with_("_gs", recursive, recursive=True)
+        return query, series_type
+
+    def _unnest(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
+        if len(call.expressions) != 1:
+            raise errors.FeatureNotSupported("unnest with several arrays is not supported")
+        array_type = self.expr(call.expressions[0], scope)[1]
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        query = exp.select(exp.alias_(exp.column("value"), "v"), exp.alias_(
+            exp.Add(this=exp.column("key"), expression=exp.Literal.number(1)), "n")).from_(
+            exp.Table(this=exp.Anonymous(this="json_each", expressions=[
+                call.expressions[0].copy()]))).order_by(exp.column("key"))
+        return query, element
 
     # --- expressions --------------------------------------------------------
 
@@ -1117,8 +1154,12 @@ class Translator:
         if index_type.is_unknown:
             self.coerce(index, INT4)
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
-        path = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("$["),
-                                        expression=node.expressions[0].copy()),
+        position = node.expressions[0].copy()
+        if not isinstance(position, exp.Literal):
+            # sqlglot makes constant subscripts 0-based already; others are 1-based.
+            position = exp.Paren(this=exp.Sub(this=exp.Paren(this=position),
+                                              expression=exp.Literal.number(1)))
+        path = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("$["), expression=position),
                          expression=exp.Literal.string("]"))
         replacement = exp.Anonymous(this="json_extract", expressions=[array.copy(), path])
         node.replace(replacement)
@@ -1141,8 +1182,64 @@ class Translator:
         node.replace(replacement)
         return replacement, sql_type
 
+    def _dot(self, node: exp.Dot, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``pg_catalog.f(...)`` (a schema-qualified call) or ``(record).field``."""
+        function = node.expression
+        if isinstance(function, exp.Anonymous) and node.this.name in (PG_CATALOG,
+                                                                      INFORMATION_SCHEMA):
+            node.replace(function)
+            return self.expr(function, scope)
+        if isinstance(function, exp.Identifier):
+            record, record_type = self.expr(node.this, scope)
+            field_type = record_field(record_type, function.name)
+            replacement = exp.Anonymous(this="json_extract", expressions=[
+                record.copy(), exp.Literal.string(f"$.{function.name}")])
+            node.replace(replacement)
+            return replacement, field_type
+        raise errors.FeatureNotSupported(
+            f"expression {node.sql(dialect='postgres')[:60]!r} is not supported")
+
+    def _set_returning_call(self, node: exp.Anonymous, name: str,
+                            scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """unnest() / _pg_expandarray() in a select list: each element becomes
+        a row, through a json_each() source joined to the query."""
+        if not self._set_returning or len(node.expressions) != 1:
+            raise errors.FeatureNotSupported(
+                f"{name}() is supported in FROM and in the select list only")
+        array, array_type = self.expr(node.expressions[0], scope)
+        if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
+            # stored as PostgreSQL prints them: '1 2 3'
+            array = exp.Concat(expressions=[
+                exp.Literal.string("["),
+                exp.Anonymous(this="replace", expressions=[
+                    exp.Anonymous(this="trim", expressions=[array.copy()]),
+                    exp.Literal.string(" "), exp.Literal.string(",")]),
+                exp.Literal.string("]")])
+        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
+        self._set_returning[-1].append(exp.Table(
+            this=exp.Anonymous(this="json_each", expressions=[array.copy()]),
+            alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        value = exp.column("value", alias)
+        if name == "unnest":
+            node.replace(value)
+            return value, element
+        ordinal = exp.Add(this=exp.column("key", alias), expression=exp.Literal.number(1))
+        record = exp.Anonymous(this="json_object", expressions=[
+            exp.Literal.string("x"), value, exp.Literal.string("n"), ordinal])
+        node.replace(record)
+        return record, record_type((("x", element), ("n", INT4)))
+
     def _anonymous(self, node: exp.Anonymous, scope: Scope) -> tuple[exp.Expression, SqlType]:
         name = node.name.lower()
+        if name in ("unnest", "_pg_expandarray"):
+            return self._set_returning_call(node, name, scope)
+        if name == "array" and len(node.expressions) == 1 and isinstance(
+            node.expressions[0], exp.Query
+        ):
+            array = exp.Array(expressions=[node.expressions[0]])
+            node.replace(array)
+            return self._array(array, scope)
         if "." in name:
             schema, _, name = name.rpartition(".")
             if schema != PG_CATALOG:
@@ -1153,7 +1250,7 @@ class Translator:
             replacement = StorageLiteral(this=(TEXT if arg_type.is_unknown else arg_type).oid)
             node.replace(replacement)
             return replacement, SqlType(t.REGTYPE)
-        definition = functions.FUNCTIONS.get(name)
+        definition = _FUNCTIONS.get(name)
         if definition is None:
             raise errors.UndefinedFunction(
                 f"function {name}({', '.join('unknown' for _ in args)}) does not exist",
@@ -1274,6 +1371,27 @@ class Translator:
         fractional = field in ("epoch", "second", "seconds") and value_type.oid != t.DATE
         milliseconds = field in ("millisecond", "milliseconds") and value_type.oid != t.DATE
         return call, SqlType(t.NUMERIC, -1, 6 if fractional else 3 if milliseconds else 0)
+
+
+_RECORD_SHAPES: list[tuple[tuple[str, SqlType], ...]] = []
+
+
+def record_type(fields: tuple[tuple[str, SqlType], ...]) -> SqlType:
+    """The type of a composite value with these fields. Records are held as
+    JSON objects; the typmod numbers the shape (field names and types)."""
+    if fields not in _RECORD_SHAPES:
+        _RECORD_SHAPES.append(fields)
+    return SqlType(t.RECORD, _RECORD_SHAPES.index(fields))
+
+
+def record_field(record: SqlType, name: str) -> SqlType:
+    if record.oid != t.RECORD or not 0 <= record.typmod < len(_RECORD_SHAPES):
+        raise errors.WrongObjectType("column notation .{name} applied to a value that is "
+                                     "not a composite type")
+    for field, field_type in _RECORD_SHAPES[record.typmod]:
+        if field == name:
+            return field_type
+    raise errors.UndefinedColumn(f'could not identify column "{name}" in record data type')
 
 
 def source_position(node: exp.Expression | None) -> int | None:
@@ -1450,6 +1568,7 @@ _HANDLERS: dict[type, Any] = {
     exp.StrPosition: Translator._position,
     exp.Extract: Translator._extract,
     exp.Tuple: Translator._tuple,
+    exp.Dot: Translator._dot,
     exp.Pow: Translator._power,
     **{kind: Translator._current for kind in _CURRENT_FUNCTIONS},
     **{kind: Translator._comparison for kind in _COMPARISONS},
