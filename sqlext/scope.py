@@ -72,24 +72,34 @@ class Scope:
 
     def resolve(self, name: str, table: str | None = None) -> ColumnInfo | None:
         """The column ``[table.]name`` from this scope or an enclosing one."""
+        found = self.locate(name, table)
+        return found[1] if found is not None else None
+
+    def locate(self, name: str, table: str | None = None) -> tuple[Source, ColumnInfo] | None:
+        """Like ``resolve``, with the FROM item the column comes from."""
         scope: Scope | None = self
         while scope is not None:
-            found = scope._resolve_here(name, table)
+            found = scope._locate_here(name, table)
             if found is not None:
                 return found
             scope = scope.parent
         return None
 
-    def _resolve_here(self, name: str, table: str | None) -> ColumnInfo | None:
+    def joined_later(self, source: Source, name: str) -> bool:
+        """Whether a later USING/NATURAL join merges column ``name`` of ``source``."""
+        position = self.sources.index(source) if source in self.sources else len(self.sources)
+        return any(name in later.merged for later in self.sources[position + 1:])
+
+    def _locate_here(self, name: str, table: str | None) -> tuple[Source, ColumnInfo] | None:
         if table is not None:
             for source in self.sources:
                 if source.alias == table:
                     column = source.find(name)
                     if column is None:
                         raise errors.UndefinedColumn(f'column {table}.{name} does not exist')
-                    return column
+                    return source, column
             return None
-        matches = [c for s in self.sources if name not in s.merged
+        matches = [(s, c) for s in self.sources if name not in s.merged
                    if (c := s.find(name)) is not None]
         if len(matches) > 1:
             raise errors.AmbiguousColumn(f'column reference "{name}" is ambiguous')

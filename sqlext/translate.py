@@ -421,9 +421,14 @@ class Translator:
         alias = item.args.get("alias")
         alias_name = alias.name if alias is not None and alias.name else None
         alias_columns = [c.name for c in alias.columns] if alias is not None else []
+        if isinstance(item, exp.Subquery | exp.Values) and alias_name is None:
+            kind, example = ("VALUES", "VALUES") if isinstance(item, exp.Values) else (
+                "subquery", "SELECT")
+            raise errors.SqlSyntaxError(f"{kind} in FROM must have an alias",
+                                        hint=f"For example, FROM ({example} ...) [AS] foo.")
         if isinstance(item, exp.Subquery):
             columns = self.query(item.this, Scope(None, scope.ctes))
-            source = Source(alias_name or "?subquery?", self._rename(columns, alias_columns))
+            source = Source(alias_name, self._rename(columns, alias_columns))
             if alias_columns:
                 self._alias_subquery_columns(item, source.columns)
             scope.add(source)
@@ -432,7 +437,7 @@ class Translator:
             return self._table_function(item, item.this, alias_name, alias_columns, scope)
         if isinstance(item, exp.Values):
             columns = self._rename(self._values(item, scope), alias_columns)
-            visible = alias_name or "*VALUES*"
+            visible = alias_name
             # SQLite names VALUES columns column1, column2...: rename them.
             inner = item.copy()
             inner.set("alias", None)
@@ -757,16 +762,21 @@ class Translator:
 
     def _column(self, node: exp.Column, scope: Scope) -> tuple[exp.Expression, SqlType]:
         table = node.table or None
-        found = scope.resolve(node.name, table)
-        if found is None:
+        located = scope.locate(node.name, table)
+        if located is None:
             if table is not None and scope.source(table) is None:
                 raise errors.UndefinedTable(f'missing FROM-clause entry for table "{table}"')
             shown = f"{table}.{node.name}" if table else node.name
             raise errors.UndefinedColumn(f'column "{shown}" does not exist',
                                          position=source_position(node.this))
+        source, found = located
         node.set("db", None)
         node.set("catalog", None)
         node.this.set("quoted", True)
+        if table is None and not scope.joined_later(source, node.name):
+            # Qualified, so sources the translation adds (json_each...) never
+            # make a name ambiguous for SQLite.
+            table = source.alias
         if table:
             node.set("table", exp.to_identifier(table, quoted=True))
         return node, found.type

@@ -6,7 +6,7 @@ the same SQLSTATE. Values are compared as the text PostgreSQL's output
 functions print, byte for byte. (Documented differences stay out of this
 corpus: numeric division and averages print the shortest exact value where
 PostgreSQL pads to 16 significant digits; integer arithmetic overflows only
-past 64 bits; set-returning functions are supported in FROM only.)
+past 64 bits.)
 """
 
 from __future__ import annotations
@@ -120,6 +120,13 @@ QUERIES = [
     "SELECT * FROM generate_series(1, 4) g",
     "SELECT g, g * 2 AS double FROM generate_series(2, 10, 3) AS g",
     "SELECT x FROM unnest(ARRAY['a', 'b']) AS x",
+    "SELECT unnest(ARRAY[1, 2])",
+    "SELECT id, unnest(tags) FROM emp ORDER BY id, 2",
+    "SELECT * FROM unnest(ARRAY['p', 'q']) WITH ORDINALITY",
+    "SELECT * FROM generate_series(5, 7) WITH ORDINALITY AS g(v, i)",
+    "SELECT * FROM upper('x')",
+    "SELECT * FROM (SELECT 1)",
+    "SELECT * FROM (VALUES (1))",
     "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(n, s) ORDER BY n",
     "VALUES (1, 'one'), (2, 'two')",
     "SELECT * FROM eng ORDER BY id",
