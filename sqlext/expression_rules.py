@@ -1,0 +1,815 @@
+"""Expressions: their PostgreSQL types, and the SQLite that behaves the same.
+
+For every expression the ``ExpressionTranslator`` works out the PostgreSQL
+type and rewrites what SQLite would get wrong: literals and parameters take
+their type from context and are converted to the storage form at translation
+time; casts and operators with PostgreSQL-specific behaviour (division by
+zero, regular expressions, date arithmetic...) become calls of our registered
+functions. ``HANDLERS`` maps each expression class to its rule.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog import types as t
+from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Catalog
+from executor import codecs
+from sqlext.naming import source_position
+from sqlext.records import record_field
+from sqlext.scope import ColumnInfo, Scope
+from sqlext.sqltypes import (
+    BOOL,
+    DATE,
+    FLOAT8,
+    INT4,
+    INT8,
+    INTERVAL,
+    NUMERIC,
+    TEXT,
+    TIMESTAMP,
+    TIMESTAMPTZ,
+    UNKNOWN,
+    SqlType,
+    arithmetic_scale,
+    arithmetic_type,
+    common_type,
+    is_numeric,
+    is_string,
+    resolve_type,
+)
+from sqlext.target import StorageLiteral
+
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ,
+                exp.NullSafeNEQ)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
+DATETIME_OIDS = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ, t.INTERVAL})
+_INT_TYPES = frozenset({t.INT2, t.INT4, t.INT8})
+_OID_TYPES = frozenset({t.OID, t.REGCLASS, t.REGTYPE, t.REGPROC, t.REGNAMESPACE})
+REG_TYPES = _OID_TYPES - {t.OID}
+_REGEX_OPERATORS = {"~": (False, False), "~*": (True, False), "!~": (False, True),
+                    "!~*": (True, True)}
+
+Handler = Callable[[Any, Any, Scope], tuple[exp.Expression, SqlType]]
+
+
+class ExpressionTranslator:
+    """Translates expressions; ``Translator`` adds queries and FROM items."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        search_path: Sequence[str],
+        param_types: Sequence[int],
+        settings: codecs.Settings,
+    ) -> None:
+        self.catalog = catalog
+        self.search_path = tuple(search_path)
+        self.params: list[SqlType] = [
+            SqlType(oid) if oid else UNKNOWN for oid in param_types
+        ]
+        self.settings = settings
+        self.writes = False
+        """Set when the statement changes data (or locks rows FOR UPDATE)."""
+        self._set_returning: list[list[exp.Expression]] = []
+        """Per SELECT being translated: json_each() sources its select list's
+        set-returning functions (unnest...) need."""
+
+    def _param_index(self, node: exp.Expression) -> int:
+        try:
+            number = int(node.name)
+        except ValueError as exc:
+            raise errors.SqlSyntaxError(f"invalid parameter {node.sql()}") from exc
+        if number < 1:
+            raise errors.UndefinedParameter(f"there is no parameter ${number}")
+        while len(self.params) < number:
+            self.params.append(UNKNOWN)
+        return number - 1
+
+    def param_types(self) -> list[SqlType]:
+        """Final parameter types: still-unknown ones become text."""
+        return [TEXT if p.is_unknown else p for p in self.params]
+
+    def expr(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """Translate an expression in place: (its replacement, its type)."""
+        handler = self.HANDLERS.get(type(node))
+        if handler is not None:
+            return handler(self, node, scope)
+        if isinstance(node, exp.Query):
+            return self._query_value(node, scope)
+        raise errors.FeatureNotSupported(
+            f"expression {node.sql(dialect='postgres')[:60]!r} is not supported"
+        )
+
+    def _children(self, node: exp.Expression, scope: Scope) -> list[SqlType]:
+        return [self.expr(child, scope)[1] for child in list(node.iter_expressions())]
+
+    def coerce(self, node: exp.Expression, target: SqlType, scope: Scope | None = None,
+               assignment: bool = False) -> exp.Expression:
+        """Give an unknown-typed literal or parameter the type ``target``
+        (converting literals to their storage form now)."""
+        inner = node
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if is_unknown_literal(inner):
+            value = codecs.text_decoder(target.oid, target.typmod, self.settings)(inner.this)
+            replacement = StorageLiteral(this=value)
+            inner.replace(replacement)
+            return replacement if inner is node else node
+        if isinstance(inner, exp.Parameter | exp.Placeholder):
+            index = self._param_index(inner)
+            if self.params[index].is_unknown:
+                self.params[index] = target
+        return node
+
+    def convert(self, node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:
+        """Wrap ``node`` (of type ``source``) so it yields a ``target`` value."""
+        if source.oid == target.oid and (target.typmod < 0 or source.typmod == target.typmod):
+            return node
+        if target.oid in (t.FLOAT4, t.FLOAT8) and source.oid in _INT_TYPES | {t.NUMERIC}:
+            return exp.Cast(this=node, to=exp.DataType.build("REAL"))
+        if target.oid == t.NUMERIC and target.typmod < 0 and source.oid in (
+            *_INT_TYPES, t.FLOAT4, t.FLOAT8
+        ):
+            return exp.Cast(this=node, to=exp.DataType.build("REAL"))
+        if target.oid in _INT_TYPES and source.oid in _INT_TYPES and (
+            t.TYPES[target.oid].length >= t.TYPES[source.oid].length
+        ):
+            return node
+        if is_string(target) and is_string(source) and target.typmod < 0:
+            return node
+        if target.oid == t.BOOL and source.oid in _INT_TYPES:
+            return exp.NEQ(this=exp.Paren(this=node), expression=exp.Literal.number(0))
+        return exp.Anonymous(this="sqlext_convert", expressions=[
+            node, exp.Literal.number(source.oid), exp.Literal.number(source.typmod),
+            exp.Literal.number(target.oid), exp.Literal.number(target.typmod),
+        ])
+
+    def assign(self, node: exp.Expression, node_type: SqlType, target: SqlType,
+               column: str) -> exp.Expression:
+        """Convert a value stored into a column of type ``target`` (PostgreSQL's
+        assignment casts), raising 42804 where PostgreSQL would."""
+        if node_type.is_unknown or isinstance(node, exp.Null):
+            return self.coerce(node, target)
+        if isinstance(node, StorageLiteral):
+            return node
+        number = _number_literal(node)
+        if number is not None and (is_numeric(target) or is_string(target)):
+            # Constants are converted now, as PostgreSQL folds them while
+            # planning: an out-of-range value fails before anything runs.
+            value = codecs.text_decoder(target.oid, target.typmod, self.settings)(number)
+            replacement = StorageLiteral(this=value)
+            node.replace(replacement)
+            return replacement
+        allowed = (
+            node_type.oid == target.oid
+            or (is_numeric(node_type) and is_numeric(target))
+            or is_string(target)
+            or (node_type.oid in DATETIME_OIDS and target.oid in DATETIME_OIDS)
+            or (is_string(node_type) and target.oid in (t.VARCHAR, t.BPCHAR, t.TEXT, t.NAME))
+            or (node_type.oid == t.JSON and target.oid == t.JSONB)
+            or (node_type.oid == t.JSONB and target.oid == t.JSON)
+            or (t.element_of(node_type.oid) and t.element_of(target.oid))
+        )
+        if not allowed:
+            raise errors.DatatypeMismatch(
+                f'column "{column}" is of type {t.format_type(target.oid, target.typmod)} but '
+                f"expression is of type {t.format_type(node_type.oid, node_type.typmod)}",
+                hint="You will need to rewrite or cast the expression.",
+            )
+        if node_type.oid in (t.FLOAT4, t.FLOAT8, t.NUMERIC) and target.oid in _INT_TYPES:
+            return exp.Anonymous(this="sqlext_convert", expressions=[
+                node, exp.Literal.number(node_type.oid), exp.Literal.number(node_type.typmod),
+                exp.Literal.number(target.oid), exp.Literal.number(-1)])
+        if target.oid in (t.VARCHAR, t.BPCHAR) and target.typmod >= 0:
+            return exp.Anonymous(this="sqlext_assign_char", expressions=[
+                self.convert(node, node_type, TEXT), exp.Literal.number(target.oid),
+                exp.Literal.number(target.typmod)])
+        return self.convert(node, node_type, target)
+
+    def _reg_literal(self, text: str, target: SqlType) -> int | str:
+        """'name'::regclass and friends: resolved now, against the catalog.
+        regproc values are kept as function names (we have no pg_proc OIDs)."""
+        name = text.strip()
+        if name.isdigit():
+            return int(name)
+        if target.oid == t.REGPROC:
+            return name.rpartition(".")[2]
+        if target.oid == t.REGTYPE:
+            return t.lookup_name(name).oid
+        if target.oid == t.REGNAMESPACE:
+            oid = self.catalog.schemas.get(name.strip('"'))
+            if oid is None:
+                raise errors.InvalidSchemaName(f'schema "{name}" does not exist')
+            return oid
+        schema, _, bare = name.rpartition(".")
+        bare = bare.strip('"')
+        relation = self.catalog.find_relation(bare, schema.strip('"') or None, self.search_path)
+        if relation is not None:
+            return relation.oid
+        sequence = self.catalog.find_sequence(bare, schema.strip('"') or None, self.search_path)
+        if sequence is not None:
+            return sequence.oid
+        if target.oid == t.OID:
+            raise errors.InvalidTextRepresentation(
+                f'invalid input syntax for type oid: "{text}"')
+        raise errors.UndefinedTable(f'relation "{name}" does not exist')
+
+    def _literal(self, node: exp.Literal, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        if node.is_string:
+            return node, UNKNOWN
+        text = node.this
+        if any(ch in text for ch in "eE"):
+            return node, NUMERIC
+        if "." in text:
+            return node, SqlType(t.NUMERIC, -1, len(text.partition(".")[2]))
+        value = int(text)
+        if -(2**31) <= value < 2**31:
+            return node, INT4
+        if -(2**63) <= value < 2**63:
+            return node, INT8
+        replacement = StorageLiteral(this=float(value))
+        node.replace(replacement)
+        return replacement, NUMERIC
+
+    def _byte_string(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        replacement = exp.Literal.string(node.this)
+        node.replace(replacement)
+        return replacement, UNKNOWN
+
+    def _null(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        return node, UNKNOWN
+
+    def _boolean(self, node: exp.Boolean, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        replacement = StorageLiteral(this=1 if node.this else 0)
+        node.replace(replacement)
+        return replacement, BOOL
+
+    def _storage_literal(self, node: exp.Expression,
+                         scope: Scope) -> tuple[exp.Expression, SqlType]:
+        return node, UNKNOWN
+
+    def _parameter(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        index = self._param_index(node)
+        if isinstance(node, exp.Placeholder):
+            replacement = exp.Parameter(this=exp.Literal.number(index + 1))
+            node.replace(replacement)
+            node = replacement
+        return node, self.params[index]
+
+    def _column(self, node: exp.Column, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        table = node.table or None
+        located = scope.locate(node.name, table)
+        if located is None:
+            if table is not None and scope.source(table) is None:
+                raise errors.UndefinedTable(f'missing FROM-clause entry for table "{table}"')
+            shown = f"{table}.{node.name}" if table else node.name
+            raise errors.UndefinedColumn(f'column "{shown}" does not exist',
+                                         position=source_position(node.this))
+        source, found = located
+        node.set("db", None)
+        node.set("catalog", None)
+        node.this.set("quoted", True)
+        if table is None and not scope.joined_later(source, node.name):
+            # Qualified, so sources the translation adds (json_each...) never
+            # make a name ambiguous for SQLite.
+            table = source.alias
+        if table:
+            node.set("table", exp.to_identifier(table, quoted=True))
+        return node, found.type
+
+    def _alias(self, node: exp.Alias, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        _, sql_type = self.expr(node.this, scope)
+        return node, sql_type
+
+    def _paren(self, node: exp.Paren, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        _, sql_type = self.expr(node.this, scope)
+        return node, sql_type
+
+    def _collate(self, node: exp.Collate, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        inner, sql_type = self.expr(node.this, scope)
+        node.replace(inner)
+        return inner, sql_type
+
+    def _cast(self, node: exp.Cast, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        target = resolve_type(node.args["to"])
+        inner, source = self.expr(node.this, scope)
+        bare = inner
+        while isinstance(bare, exp.Paren):
+            bare = bare.this
+        if is_unknown_literal(bare) and target.oid in _OID_TYPES:
+            replacement = StorageLiteral(this=self._reg_literal(bare.this, target))
+            inner.replace(replacement)
+        elif is_unknown_literal(bare) or (
+            isinstance(bare, exp.Parameter) and source.is_unknown
+        ):
+            if target.oid == t.NUMERIC and target.typmod < 0 and is_unknown_literal(bare):
+                target = SqlType(t.NUMERIC, -1, _literal_scale(bare.this))
+            replacement = self.coerce(inner, target)
+        elif source.oid in REG_TYPES and is_string(target):
+            replacement = reg_name(inner, source)
+        elif isinstance(bare, exp.Null) or (
+            target.oid in _OID_TYPES and source.oid in (*_INT_TYPES, *_OID_TYPES)
+        ):
+            replacement = inner
+        else:
+            replacement = self.convert(inner, source, target)
+        node.replace(replacement)
+        return replacement, target
+
+    def _comparison(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        left, left_type = self.expr(node.this, scope)
+        right_any = node.expression
+        if isinstance(right_any, exp.Any | exp.All):
+            return self._quantified(node, left, left_type, right_any, scope)
+        right, right_type = self.expr(right_any, scope)
+        self._unify(left, left_type, right, right_type)
+        return node, BOOL
+
+    def _unify(self, left: exp.Expression, left_type: SqlType, right: exp.Expression,
+               right_type: SqlType) -> SqlType:
+        if left_type.is_unknown and not right_type.is_unknown:
+            self.coerce(left, right_type)
+            return right_type
+        if right_type.is_unknown and not left_type.is_unknown:
+            self.coerce(right, left_type)
+            return left_type
+        if left_type.is_unknown and right_type.is_unknown:
+            self.coerce(left, TEXT)
+            self.coerce(right, TEXT)
+            return TEXT
+        return left_type
+
+    def _quantified(self, node: exp.Binary, left: exp.Expression, left_type: SqlType,
+                    quantified: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        target = quantified.this
+        while isinstance(target, exp.Paren):
+            target = target.this
+        is_all = isinstance(quantified, exp.All)
+        if isinstance(target, exp.Query | exp.Subquery):
+            columns = self.query(target, scope)
+            if columns:
+                self._unify(left, left_type, exp.Null(), columns[0].type)
+            return node, BOOL
+        if not isinstance(node, exp.EQ | exp.NEQ):
+            raise errors.FeatureNotSupported("only = ANY/ALL and <> ANY/ALL over arrays are "
+                                             "supported")
+        array, array_type = self.expr(target, scope)
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        if left_type.is_unknown:
+            self.coerce(left, element)
+        elements = exp.select(exp.column("value")).from_(exp.Table(
+            this=exp.Anonymous(this="json_each", expressions=[array.copy()])))
+        membership: exp.Expression = exp.In(this=left.copy(), query=exp.Subquery(this=elements))
+        if isinstance(node, exp.EQ) and is_all:
+            raise errors.FeatureNotSupported("= ALL over arrays is not supported")
+        if isinstance(node, exp.NEQ):
+            if not is_all:
+                raise errors.FeatureNotSupported("<> ANY over arrays is not supported")
+            membership = exp.Not(this=membership)
+        node.replace(membership)
+        return membership, BOOL
+
+    def _logical(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        for child in list(node.iter_expressions()):
+            child_node, child_type = self.expr(child, scope)
+            if child_type.is_unknown:
+                self.coerce(child_node, BOOL)
+        return node, BOOL
+
+    def _like(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        left, left_type = self.expr(node.this, scope)
+        right, right_type = self.expr(node.expression, scope)
+        self.coerce(left, TEXT) if left_type.is_unknown else None
+        self.coerce(right, TEXT) if right_type.is_unknown else None
+        if isinstance(node, exp.ILike):
+            replacement = exp.Like(this=exp.Lower(this=left.copy()),
+                                   expression=exp.Lower(this=right.copy()))
+            node.replace(replacement)
+            return replacement, BOOL
+        return node, BOOL
+
+    def _escape(self, node: exp.Escape, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        self._like(node.this, scope) if isinstance(node.this, exp.Like | exp.ILike) else None
+        escape, escape_type = self.expr(node.expression, scope)
+        if escape_type.is_unknown:
+            self.coerce(escape, TEXT)
+        return node, BOOL
+
+    def _regex(self, node: exp.Expression, scope: Scope, operator: str) -> tuple[
+            exp.Expression, SqlType]:
+        left, left_type = self.expr(node.this, scope)
+        right, right_type = self.expr(node.expression, scope)
+        for part, part_type in ((left, left_type), (right, right_type)):
+            if part_type.is_unknown:
+                self.coerce(part, TEXT)
+        insensitive, negated = _REGEX_OPERATORS[operator]
+        call: exp.Expression = exp.Anonymous(this="sqlext_regex_match", expressions=[
+            left.copy(), right.copy(), exp.Literal.number(1 if insensitive else 0)])
+        if negated:
+            call = exp.Not(this=call)
+        node.replace(call)
+        return call, BOOL
+
+    def _regexp_like(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        return self._regex(node, scope, "~*" if isinstance(node, exp.RegexpILike) else "~")
+
+    def _operator(self, node: exp.Operator, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        operator = str(node.args.get("operator", "")).split(".")[-1].strip()
+        if operator in _REGEX_OPERATORS:
+            return self._regex(node, scope, operator)
+        raise errors.UndefinedFunction(f"operator does not exist: {operator}")
+
+    def _not(self, node: exp.Not, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        inner, inner_type = self.expr(node.this, scope)
+        if inner_type.is_unknown:
+            self.coerce(inner, BOOL)
+        return node, BOOL
+
+    def _is(self, node: exp.Is, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        inner, inner_type = self.expr(node.this, scope)
+        if inner_type.is_unknown and not isinstance(inner, exp.Null):
+            self.coerce(inner, TEXT)
+        target = node.expression
+        if isinstance(target, exp.Boolean):
+            node.set("expression", exp.Boolean(this=target.this))
+        return node, BOOL
+
+    def _in(self, node: exp.In, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        left, left_type = self.expr(node.this, scope)
+        query = node.args.get("query")
+        if query is not None:
+            columns = self.query(query, scope)
+            if left_type.is_unknown and columns:
+                self.coerce(left, columns[0].type)
+            return node, BOOL
+        items = list(node.expressions)
+        item_types = [self.expr(item, scope)[1] for item in items]
+        target = left_type if not left_type.is_unknown else common_type(item_types)
+        if target.is_unknown:
+            target = TEXT
+        self.coerce(left, target)
+        for item in list(node.expressions):
+            self.coerce(item, target)
+        return node, BOOL
+
+    def _between(self, node: exp.Between, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        parts = [node.this, node.args["low"], node.args["high"]]
+        part_types = [self.expr(part, scope)[1] for part in parts]
+        target = common_type(part_types)
+        for part in [node.this, node.args["low"], node.args["high"]]:
+            self.coerce(part, TEXT if target.is_unknown else target)
+        return node, BOOL
+
+    def _arithmetic(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        left, left_type = self.expr(node.this, scope)
+        right, right_type = self.expr(node.expression, scope)
+        if left_type.oid in DATETIME_OIDS or right_type.oid in DATETIME_OIDS:
+            return self._datetime_arithmetic(node, left, left_type, right, right_type)
+        if left_type.is_unknown and right_type.is_unknown:
+            left_type = right_type = NUMERIC
+        if left_type.is_unknown:
+            self.coerce(left, right_type)
+            left_type = right_type
+        if right_type.is_unknown:
+            self.coerce(right, left_type)
+            right_type = left_type
+        result = arithmetic_type(left_type, right_type)
+        if result.oid == t.NUMERIC:
+            operator = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}.get(type(node), "/")
+            result = SqlType(t.NUMERIC, -1, arithmetic_scale(operator, left_type, right_type))
+        if isinstance(node, exp.Div | exp.Mod) and not _nonzero_constant(node.expression):
+            function = "sqlext_div" if isinstance(node, exp.Div) else "sqlext_mod"
+            integer = result.oid in _INT_TYPES
+            call = exp.Anonymous(this=function, expressions=[
+                node.this.copy(), node.expression.copy(), exp.Literal.number(int(integer))])
+            node.replace(call)
+            return call, result
+        if isinstance(node, exp.Div) and result.oid not in _INT_TYPES and (
+            left_type.oid in _INT_TYPES and right_type.oid in _INT_TYPES
+        ):
+            return node, result
+        return node, result
+
+    def _datetime_arithmetic(self, node: exp.Binary, left: exp.Expression, left_type: SqlType,
+                             right: exp.Expression, right_type: SqlType) -> tuple[
+                                 exp.Expression, SqlType]:
+        operator = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}.get(type(node))
+        if operator is None:
+            raise errors.UndefinedFunction("operator does not exist for date/time values")
+        if left_type.is_unknown:
+            left_type = right_type
+            self.coerce(left, left_type)
+        if right_type.is_unknown:
+            right_type = INTERVAL if left_type.oid in (t.TIMESTAMP, t.TIMESTAMPTZ, t.TIME) \
+                else (INT4 if left_type.oid == t.DATE else left_type)
+            self.coerce(right, right_type)
+        result = _datetime_result(operator, left_type, right_type)
+        call = exp.Anonymous(this="sqlext_datetime_arith", expressions=[
+            exp.Literal.string(operator), node.this.copy(), exp.Literal.number(left_type.oid),
+            node.expression.copy(), exp.Literal.number(right_type.oid)])
+        node.replace(call)
+        return call, result
+
+    def _negative(self, node: exp.Neg, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        inner, inner_type = self.expr(node.this, scope)
+        if isinstance(inner, exp.Literal) and not inner.is_string:
+            return node, inner_type
+        if inner_type.is_unknown:
+            self.coerce(inner, NUMERIC)
+            return node, NUMERIC
+        if inner_type.oid == t.INTERVAL:
+            call = exp.Anonymous(this="sqlext_datetime_arith", expressions=[
+                exp.Literal.string("*"), inner.copy(), exp.Literal.number(t.INTERVAL),
+                exp.Literal.number(-1), exp.Literal.number(t.INT4)])
+            node.replace(call)
+            return call, INTERVAL
+        return node, inner_type
+
+    def _concat(self, node: exp.DPipe, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        left, left_type = self.expr(node.this, scope)
+        right, right_type = self.expr(node.expression, scope)
+        if left_type.is_unknown:
+            self.coerce(left, TEXT)
+        if right_type.is_unknown:
+            self.coerce(right, TEXT)
+        for part, part_type in ((left, left_type), (right, right_type)):
+            if not part_type.is_unknown and not is_string(part_type) and (
+                part_type.oid not in _INT_TYPES
+            ):
+                part.replace(self.convert(part.copy(), part_type, TEXT))
+        return node, TEXT
+
+    def _bitwise(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        types = self._children(node, scope)
+        for child in list(node.iter_expressions()):
+            self.coerce(child, INT8)
+        return node, arithmetic_type(*(types + types)[:2])
+
+    def _case(self, node: exp.Case, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        subject = node.this
+        subject_type = self.expr(subject, scope)[1] if subject is not None else None
+        results: list[exp.Expression] = []
+        result_types: list[SqlType] = []
+        for branch in node.args.get("ifs") or []:
+            condition, condition_type = self.expr(branch.this, scope)
+            if subject_type is not None:
+                self._unify(subject, subject_type, condition, condition_type)
+            elif condition_type.is_unknown:
+                self.coerce(condition, BOOL)
+            result, result_type = self.expr(branch.args["true"], scope)
+            results.append(result)
+            result_types.append(result_type)
+        default = node.args.get("default")
+        if default is not None:
+            result, result_type = self.expr(default, scope)
+            results.append(result)
+            result_types.append(result_type)
+        target = common_type(result_types)
+        if target.is_unknown:
+            target = TEXT
+        for branch in node.args.get("ifs") or []:
+            self.coerce(branch.args["true"], target)
+        if node.args.get("default") is not None:
+            self.coerce(node.args["default"], target)
+        return node, target
+
+    def _variadic_common(self, node: exp.Expression, scope: Scope) -> tuple[
+            exp.Expression, SqlType]:
+        children = list(node.iter_expressions())
+        found = [self.expr(child, scope)[1] for child in children]
+        target = common_type(found)
+        target = TEXT if target.is_unknown else target
+        for child in list(node.iter_expressions()):
+            self.coerce(child, target)
+        return node, target
+
+    def _tuple(self, node: exp.Tuple, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """A row value, e.g. ``(a, b) = (1, 'x')``; its fields are compared
+        pairwise, so unknown literals take the type of their partner."""
+        found = self._children(node, scope)
+        other = node.parent.expression if isinstance(node.parent, _COMPARISONS) and (
+            node.parent.this is node) else None
+        if isinstance(other, exp.Tuple) and len(other.expressions) == len(found):
+            partner_types = [self.expr(child, scope)[1] for child in list(other.expressions)]
+            for mine, theirs, mine_type, their_type in zip(
+                list(node.expressions), list(other.expressions), found, partner_types,
+                strict=True,
+            ):
+                self._unify(mine, mine_type, theirs, their_type)
+        return node, UNKNOWN
+
+    def _power(self, node: exp.Pow, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        left, left_type = self.expr(node.this, scope)
+        right, right_type = self.expr(node.expression, scope)
+        numeric = t.NUMERIC in (left_type.oid, right_type.oid)
+        target = NUMERIC if numeric else FLOAT8
+        for part, part_type in ((left, left_type), (right, right_type)):
+            if part_type.is_unknown:
+                self.coerce(part, target)
+        call = exp.Anonymous(this="power", expressions=[node.this.copy(),
+                                                        node.expression.copy()])
+        node.replace(call)
+        return call, target
+
+    def _subquery(self, node: exp.Subquery, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        columns = self.query(node.this, scope)
+        if len(columns) != 1:
+            raise errors.SqlSyntaxError("subquery must return only one column")
+        return node, columns[0].type
+
+    def _query_value(self, node: exp.Query, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """A query used as a value (e.g. the operand of IN or a scalar subquery)."""
+        columns = self.query(node, scope)
+        return node, columns[0].type if columns else UNKNOWN
+
+    def _exists(self, node: exp.Exists, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        self.query(node.this, scope)
+        return node, BOOL
+
+    def _array(self, node: exp.Array, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        items = list(node.expressions)
+        if len(items) == 1 and isinstance(items[0], exp.Query):
+            columns = self.query(items[0], scope)
+            element = columns[0].type if columns else TEXT
+            name = columns[0].name if columns else "?column?"
+            replacement = exp.Subquery(this=exp.select(exp.Anonymous(
+                this="json_group_array", expressions=[exp.column(name, quoted=True)])).from_(
+                    exp.Subquery(this=items[0].copy(), alias=exp.TableAlias(
+                        this=exp.to_identifier("_array")))))
+            node.replace(replacement)
+            return replacement, SqlType(t.array_of(element.oid) or t.array_of(t.TEXT))
+        found = [self.expr(item, scope)[1] for item in items]
+        element = common_type(found)
+        element = TEXT if element.is_unknown else element
+        for item in list(node.expressions):
+            self.coerce(item, element)
+        replacement = exp.Anonymous(this="json_array", expressions=[
+            item.copy() for item in node.expressions])
+        node.replace(replacement)
+        return replacement, SqlType(t.array_of(element.oid) or t.array_of(t.TEXT))
+
+    def _bracket(self, node: exp.Bracket, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        array, array_type = self.expr(node.this, scope)
+        if len(node.expressions) != 1 or isinstance(node.expressions[0], exp.Slice):
+            raise errors.FeatureNotSupported("array slices are not supported")
+        index, index_type = self.expr(node.expressions[0], scope)
+        if index_type.is_unknown:
+            self.coerce(index, INT4)
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        position = node.expressions[0].copy()
+        if not isinstance(position, exp.Literal):
+            # sqlglot makes constant subscripts 0-based already; others are 1-based.
+            position = exp.Paren(this=exp.Sub(this=exp.Paren(this=position),
+                                              expression=exp.Literal.number(1)))
+        path = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("$["), expression=position),
+                         expression=exp.Literal.string("]"))
+        replacement = exp.Anonymous(this="json_extract", expressions=[array.copy(), path])
+        node.replace(replacement)
+        return replacement, element
+
+    def _interval(self, node: exp.Interval, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        value = node.this
+        unit = node.args.get("unit")
+        text = value.this if isinstance(value, exp.Literal) else value.sql()
+        if unit is not None:
+            text = f"{text} {unit.sql()}"
+        replacement = StorageLiteral(
+            this=codecs.text_decoder(t.INTERVAL, -1, self.settings)(str(text)))
+        node.replace(replacement)
+        return replacement, INTERVAL
+
+    def _dot(self, node: exp.Dot, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``pg_catalog.f(...)`` (a schema-qualified call) or ``(record).field``."""
+        function = node.expression
+        if isinstance(function, exp.Anonymous) and node.this.name in (PG_CATALOG,
+                                                                      INFORMATION_SCHEMA):
+            node.replace(function)
+            return self.expr(function, scope)
+        if isinstance(function, exp.Identifier):
+            record, record_type = self.expr(node.this, scope)
+            field_type = record_field(record_type, function.name)
+            replacement = exp.Anonymous(this="json_extract", expressions=[
+                record.copy(), exp.Literal.string(f"$.{function.name}")])
+            node.replace(replacement)
+            return replacement, field_type
+        raise errors.FeatureNotSupported(
+            f"expression {node.sql(dialect='postgres')[:60]!r} is not supported")
+
+    @abstractmethod
+    def query(self, node: exp.Expression, parent: Scope | None = None) -> list[ColumnInfo]:
+        """Translate a query in place; returns its result columns."""
+
+    HANDLERS: ClassVar[dict[type, Handler]] = {
+        exp.Literal: _literal,
+        exp.ByteString: _byte_string,
+        exp.Null: _null,
+        exp.Boolean: _boolean,
+        StorageLiteral: _storage_literal,
+        exp.Parameter: _parameter,
+        exp.Placeholder: _parameter,
+        exp.Column: _column,
+        exp.Alias: _alias,
+        exp.Paren: _paren,
+        exp.Collate: _collate,
+        exp.Cast: _cast,
+        exp.TryCast: _cast,
+        exp.And: _logical,
+        exp.Or: _logical,
+        exp.Not: _not,
+        exp.Is: _is,
+        exp.In: _in,
+        exp.Between: _between,
+        exp.Like: _like,
+        exp.ILike: _like,
+        exp.Escape: _escape,
+        exp.RegexpLike: _regexp_like,
+        exp.RegexpILike: _regexp_like,
+        exp.Operator: _operator,
+        exp.Neg: _negative,
+        exp.DPipe: _concat,
+        exp.Case: _case,
+        exp.Coalesce: _variadic_common,
+        exp.Subquery: _subquery,
+        exp.Exists: _exists,
+        exp.Array: _array,
+        exp.Bracket: _bracket,
+        exp.Interval: _interval,
+        exp.Tuple: _tuple,
+        exp.Dot: _dot,
+        exp.Pow: _power,
+        **dict.fromkeys(_COMPARISONS, _comparison),
+        **dict.fromkeys(_ARITHMETIC, _arithmetic),
+        **dict.fromkeys((exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor,
+                         exp.BitwiseLeftShift, exp.BitwiseRightShift), _bitwise),
+    }
+    """The rule for each expression class (subclasses add theirs)."""
+def is_unknown_literal(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Literal) and node.is_string
+
+
+def reg_name(node: exp.Expression, source: SqlType) -> exp.Expression:
+    """The name a regclass/regtype/... value stands for (its text output)."""
+    return exp.Anonymous(this="sqlext_reg_name", expressions=[
+        node, exp.Literal.number(source.oid)])
+
+
+def _number_literal(node: exp.Expression) -> str | None:
+    """The text of a (possibly negated) number literal."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return str(node.this)
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and (
+        not node.this.is_string
+    ):
+        return f"-{node.this.this}"
+    return None
+
+
+def _literal_scale(text: str) -> int | None:
+    """Digits after the decimal point of a numeric literal ('3.50' -> 2)."""
+    mantissa = text.strip().lower()
+    if "e" in mantissa or not mantissa.replace(".", "", 1).lstrip("+-").isdigit():
+        return None
+    return len(mantissa.partition(".")[2])
+
+
+def unalias(node: exp.Expression) -> exp.Expression:
+    return node.this if isinstance(node, exp.Alias) else node
+
+
+def _nonzero_constant(node: exp.Expression) -> bool:
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return float(node.this) != 0
+        except ValueError:
+            return False
+    return False
+
+
+def _datetime_result(operator: str, left: SqlType, right: SqlType) -> SqlType:
+    pair = (left.oid, right.oid)
+    if operator == "-" and left.oid == right.oid == t.DATE:
+        return INT4
+    if operator == "-" and left.oid == right.oid and left.oid in (t.TIMESTAMP, t.TIMESTAMPTZ,
+                                                                   t.TIME):
+        return INTERVAL
+    if left.oid == t.DATE and right.oid in _INT_TYPES:
+        return DATE
+    if pair == (t.DATE, t.INTERVAL) or pair == (t.INTERVAL, t.DATE):
+        return TIMESTAMP
+    if t.INTERVAL in pair and (t.TIMESTAMPTZ in pair):
+        return TIMESTAMPTZ
+    if t.INTERVAL in pair and (t.TIMESTAMP in pair):
+        return TIMESTAMP
+    if t.INTERVAL in pair and t.TIME in pair:
+        return SqlType(t.TIME)
+    if left.oid == t.INTERVAL or right.oid == t.INTERVAL:
+        return INTERVAL
+    raise errors.UndefinedFunction(
+        f"operator does not exist: {t.format_type(left.oid)} {operator} "
+        f"{t.format_type(right.oid)}")

@@ -1,0 +1,232 @@
+"""Function calls: PostgreSQL's functions, aggregates and window functions,
+the SQL-standard special forms (EXTRACT, SUBSTRING, TRIM...), and
+set-returning functions in select lists."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog import types as t
+from catalog.schema import PG_CATALOG
+from sqlext import functions
+from sqlext.catalog_functions import CATALOG_FUNCTIONS
+from sqlext.expression_rules import ExpressionTranslator, Handler
+from sqlext.records import record_type
+from sqlext.scope import Scope
+from sqlext.sqltypes import DATE, INT4, TEXT, TIMESTAMP, TIMESTAMPTZ, UNKNOWN, SqlType
+from sqlext.target import StorageLiteral
+
+FUNCTIONS = {**functions.FUNCTIONS, **CATALOG_FUNCTIONS}
+"""Every function sqlext knows, by PostgreSQL name."""
+
+_CURRENT_FUNCTIONS: dict[type[exp.Expression], tuple[str, SqlType]] = {
+    exp.CurrentTimestamp: ("sqlext_now", TIMESTAMPTZ),
+    exp.CurrentDate: ("sqlext_current_date", DATE),
+    exp.CurrentUser: ("sqlext_current_user", SqlType(t.NAME)),
+    exp.SessionUser: ("sqlext_current_user", SqlType(t.NAME)),
+    exp.CurrentSchema: ("sqlext_current_schema", SqlType(t.NAME)),
+    exp.CurrentCatalog: ("sqlext_current_database", SqlType(t.NAME)),
+    exp.Localtimestamp: ("sqlext_localtimestamp", TIMESTAMP),
+    exp.CurrentTime: ("sqlext_current_time", SqlType(t.TIME)),
+    exp.Localtime: ("sqlext_current_time", SqlType(t.TIME)),
+}
+
+
+class FunctionRules(ExpressionTranslator):
+    """Translates function calls."""
+
+    def _current(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        name, sql_type = _CURRENT_FUNCTIONS[type(node)]
+        replacement = exp.Anonymous(this=name, expressions=[])
+        node.replace(replacement)
+        return replacement, sql_type
+
+    def _set_returning_call(self, node: exp.Anonymous, name: str,
+                            scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """unnest() / _pg_expandarray() in a select list: each element becomes
+        a row, through a json_each() source joined to the query."""
+        if not self._set_returning or len(node.expressions) != 1:
+            raise errors.FeatureNotSupported(
+                f"{name}() is supported in FROM and in the select list only")
+        array, array_type = self.expr(node.expressions[0], scope)
+        if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
+            # stored as PostgreSQL prints them: '1 2 3'
+            array = exp.Concat(expressions=[
+                exp.Literal.string("["),
+                exp.Anonymous(this="replace", expressions=[
+                    exp.Anonymous(this="trim", expressions=[array.copy()]),
+                    exp.Literal.string(" "), exp.Literal.string(",")]),
+                exp.Literal.string("]")])
+        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
+        self._set_returning[-1].append(exp.Table(
+            this=exp.Anonymous(this="json_each", expressions=[array.copy()]),
+            alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        value = exp.column("value", alias)
+        if name == "unnest":
+            node.replace(value)
+            return value, element
+        ordinal = exp.Add(this=exp.column("key", alias), expression=exp.Literal.number(1))
+        record = exp.Anonymous(this="json_object", expressions=[
+            exp.Literal.string("x"), value, exp.Literal.string("n"), ordinal])
+        node.replace(record)
+        return record, record_type((("x", element), ("n", INT4)))
+
+    def _anonymous(self, node: exp.Anonymous, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        name = node.name.lower()
+        if name in ("unnest", "_pg_expandarray"):
+            return self._set_returning_call(node, name, scope)
+        if name == "array" and len(node.expressions) == 1 and isinstance(
+            node.expressions[0], exp.Query
+        ):
+            array = exp.Array(expressions=[node.expressions[0]])
+            node.replace(array)
+            return self._array(array, scope)
+        if "." in name:
+            schema, _, name = name.rpartition(".")
+            if schema != PG_CATALOG:
+                raise errors.UndefinedFunction(f"function {node.name} does not exist")
+        args = list(node.expressions)
+        if name == "pg_typeof" and len(args) == 1:
+            _, arg_type = self.expr(args[0], scope)
+            replacement = StorageLiteral(this=(TEXT if arg_type.is_unknown else arg_type).oid)
+            node.replace(replacement)
+            return replacement, SqlType(t.REGTYPE)
+        definition = FUNCTIONS.get(name)
+        if definition is None:
+            raise errors.UndefinedFunction(
+                f"function {name}({', '.join('unknown' for _ in args)}) does not exist",
+                hint="No function matches the given name and argument types.",
+            )
+        if name in functions.WINDOW_ONLY and not isinstance(node.parent, exp.Window):
+            raise errors.SqlError(f"window function {name} requires an OVER clause")
+        star = len(args) == 1 and isinstance(args[0], exp.Star)
+        count = 0 if star else len(args)
+        if count < definition.min_args or (
+            definition.max_args is not None and count > definition.max_args
+        ):
+            raise errors.UndefinedFunction(
+                f"function {name} does not accept {count} argument(s)",
+                hint="No function matches the given name and argument types.",
+            )
+        arg_types: list[SqlType] = []
+        deferred: list[tuple[int, exp.Expression]] = []
+        if not star:
+            for index, arg in enumerate(args):
+                inner = arg.this if isinstance(arg, exp.Distinct) else arg
+                if isinstance(arg, exp.Distinct):
+                    for distinct_arg in list(arg.expressions):
+                        arg_types.append(self.expr(distinct_arg, scope)[1])
+                    continue
+                if isinstance(inner, exp.Order):
+                    raise errors.FeatureNotSupported("ORDER BY inside aggregates is not "
+                                                     "supported")
+                translated, arg_type = self.expr(arg, scope)
+                if arg_type.is_unknown:
+                    wanted = definition.arg_type(index)
+                    if wanted is None:
+                        deferred.append((len(arg_types), translated))
+                    else:
+                        self.coerce(translated, wanted)
+                        arg_type = wanted
+                arg_types.append(arg_type)
+        result = definition.result_type(arg_types)
+        for index, translated in deferred:
+            # Arguments of polymorphic functions (coalesce, greatest...) whose
+            # type is unknown take the type the other arguments decided.
+            wanted = TEXT if result.is_unknown else result
+            self.coerce(translated, wanted)
+            arg_types[index] = wanted
+        target = definition.target
+        if definition.numeric_target and arg_types and arg_types[0].oid in (
+            t.NUMERIC, t.INT8
+        ) and not isinstance(node.parent, exp.Window):
+            target = definition.numeric_target
+        node.set("this", target)
+        return node, definition.result_type(arg_types)
+
+    def _window(self, node: exp.Window, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        _, sql_type = self.expr(node.this, scope)
+        for item in node.args.get("partition_by") or []:
+            self.expr(item, scope)
+        order = node.args.get("order")
+        if order is not None:
+            for ordered in order.expressions:
+                self.expr(ordered.this, scope)
+        return node, sql_type
+
+    def _filter(self, node: exp.Filter, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        _, sql_type = self.expr(node.this, scope)
+        self.expr(node.expression.this if isinstance(node.expression, exp.Where)
+                  else node.expression, scope)
+        return node, sql_type
+
+    def _distinct(self, node: exp.Distinct, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        found = [self.expr(child, scope)[1] for child in list(node.expressions)]
+        return node, found[0] if found else UNKNOWN
+
+    def _group_concat(self, node: exp.GroupConcat, scope: Scope) -> tuple[
+            exp.Expression, SqlType]:
+        inner = node.this
+        if isinstance(inner, exp.Order):
+            raise errors.FeatureNotSupported("ORDER BY inside aggregates is not supported")
+        translated, inner_type = self.expr(inner, scope)
+        if inner_type.is_unknown:
+            self.coerce(translated, TEXT)
+        separator = node.args.get("separator")
+        if separator is not None:
+            separator_node, separator_type = self.expr(separator, scope)
+            if separator_type.is_unknown:
+                self.coerce(separator_node, TEXT)
+        return node, TEXT
+
+    def _substring(self, node: exp.Substring, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        for child in list(node.iter_expressions()):
+            child_node, child_type = self.expr(child, scope)
+            if child_type.is_unknown:
+                self.coerce(child_node, TEXT if child is node.this else INT4)
+        return node, TEXT
+
+    def _trim(self, node: exp.Trim, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        for child in list(node.iter_expressions()):
+            child_node, child_type = self.expr(child, scope)
+            if child_type.is_unknown:
+                self.coerce(child_node, TEXT)
+        return node, TEXT
+
+    def _position(self, node: exp.StrPosition, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        for child in list(node.iter_expressions()):
+            child_node, child_type = self.expr(child, scope)
+            if child_type.is_unknown:
+                self.coerce(child_node, TEXT)
+        return node, INT4
+
+    def _extract(self, node: exp.Extract, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        field = node.this.name.lower()
+        value, value_type = self.expr(node.expression, scope)
+        if value_type.is_unknown:
+            self.coerce(value, TIMESTAMPTZ)
+            value_type = TIMESTAMPTZ
+        call = exp.Anonymous(this="sqlext_extract", expressions=[
+            exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid)])
+        node.replace(call)
+        fractional = field in ("epoch", "second", "seconds") and value_type.oid != t.DATE
+        milliseconds = field in ("millisecond", "milliseconds") and value_type.oid != t.DATE
+        return call, SqlType(t.NUMERIC, -1, 6 if fractional else 3 if milliseconds else 0)
+
+    HANDLERS: ClassVar[dict[type, Handler]] = {
+        **ExpressionTranslator.HANDLERS,
+        exp.Anonymous: _anonymous,
+        exp.Window: _window,
+        exp.Filter: _filter,
+        exp.Distinct: _distinct,
+        exp.GroupConcat: _group_concat,
+        exp.Substring: _substring,
+        exp.Trim: _trim,
+        exp.StrPosition: _position,
+        exp.Extract: _extract,
+        **dict.fromkeys(_CURRENT_FUNCTIONS, _current),
+    }
