@@ -94,8 +94,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_connections=args.max_connections,
             auth=AuthConfig(args.auth, passwords),
         )
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(options))
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(serve(options))
+        except OSError as exc:
+            print(f"sqlext: could not listen on {args.host}:{args.port}: {exc.strerror}",
+                  file=sys.stderr)
+            return 1
         return 0
     return 2
 
