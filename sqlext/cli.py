@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import logging
 import sys
@@ -15,6 +14,11 @@ from sqlext.bench.harness import Variant, run_variants
 from sqlext.engine import AuthConfig
 from sqlext.server import ServerOptions, serve
 from sqlext.version import __version__
+
+try:
+    from uvloop import run  # a faster event loop, when installed
+except ImportError:
+    from asyncio import run
 
 BENCHMARKS: dict[str, tuple[str, Callable[[], list[Variant]]]] = {
     "wire": ("wire round trips, one psycopg connection", wire_bench.variants),
@@ -96,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         try:
             with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(serve(options))
+                run(serve(options))
         except OSError as exc:
             print(f"sqlext: could not listen on {args.host}:{args.port}: {exc.strerror}",
                   file=sys.stderr)

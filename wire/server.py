@@ -10,12 +10,14 @@ GSSENCRequest, CancelRequest) and hands every real session to the loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import selectors
 import socket
 import threading
 import time
 from dataclasses import dataclass
+from typing import cast
 
 from wire import messages
 from wire.backend import Backend
@@ -41,12 +43,13 @@ class _ClientProtocol(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # a socket transport (asyncio's own or uvloop's, which is not a subclass)
+        self.transport = cast(asyncio.Transport, transport)
         self.registry.add(self)
         sock = transport.get_extra_info("socket")
         if sock is not None:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.connection.flush_hook = self._flush
         self.connection.close_hook = self._after_processing
         self.connection.framer.feed(self.leftover)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import re
@@ -74,8 +75,9 @@ def machine_description() -> str:
                 break
     except OSError:
         pass
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}")
+            f"{platform.system()} {platform.release()}, server event loop: {loop}")
 
 
 def run_variants(title: str, variants: list[Variant], rounds: int, with_peer: bool,
@@ -98,7 +100,7 @@ def run_variants(title: str, variants: list[Variant], rounds: int, with_peer: bo
     print(table)
     if report is not None:
         with report.open("a", encoding="utf-8") as handle:
-            handle.write(f"\n## {title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
+            handle.write(f"\n### {title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
             handle.write(f"Machine: {machine_description()}. Rounds: {rounds}.\n\n")
             handle.write(table + "\n")
     return results
