@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from catalog import types
-from catalog.schema import PG_CATALOG, Column, Relation
+from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Column, Relation
 
 # name -> "column type, column type, ..." (types as pg_type names)
 SYSTEM_TABLES: Final[dict[str, str]] = {
@@ -176,10 +176,52 @@ def _columns(spec: str) -> tuple[Column, ...]:
     return tuple(columns)
 
 
+# information_schema, with its domains shown as their base types
+# (sql_identifier = name, character_data = varchar, cardinal_number = int4).
+INFORMATION_SCHEMA_TABLES: Final[dict[str, str]] = {
+    "schemata": "catalog_name name, schema_name name, schema_owner name",
+    "tables": (
+        "table_catalog name, table_schema name, table_name name, table_type varchar, "
+        "is_insertable_into varchar, is_typed varchar"
+    ),
+    "columns": (
+        "table_catalog name, table_schema name, table_name name, column_name name, "
+        "ordinal_position int4, column_default varchar, is_nullable varchar, "
+        "data_type varchar, character_maximum_length int4, numeric_precision int4, "
+        "numeric_scale int4, datetime_precision int4, udt_catalog name, udt_schema name, "
+        "udt_name name, is_identity varchar, is_generated varchar, is_updatable varchar"
+    ),
+    "views": (
+        "table_catalog name, table_schema name, table_name name, view_definition varchar, "
+        "is_updatable varchar"
+    ),
+    "table_constraints": (
+        "constraint_catalog name, constraint_schema name, constraint_name name, "
+        "table_catalog name, table_schema name, table_name name, constraint_type varchar, "
+        "is_deferrable varchar, initially_deferred varchar"
+    ),
+    "key_column_usage": (
+        "constraint_catalog name, constraint_schema name, constraint_name name, "
+        "table_catalog name, table_schema name, table_name name, column_name name, "
+        "ordinal_position int4"
+    ),
+    "sequences": (
+        "sequence_catalog name, sequence_schema name, sequence_name name, data_type varchar, "
+        "start_value varchar, increment varchar"
+    ),
+}
+_FIRST_INFORMATION_SCHEMA_OID: Final = 13100
+
+
 def system_relations() -> list[Relation]:
-    """Relations for the tables above, in schema pg_catalog."""
+    """Relations for the tables above, in schemas pg_catalog and
+    information_schema."""
     return [
         Relation(KNOWN_OIDS.get(name, _FIRST_VIEW_OID + number), PG_CATALOG, name, "r", name,
                  _columns(spec))
         for number, (name, spec) in enumerate(SYSTEM_TABLES.items())
+    ] + [
+        Relation(_FIRST_INFORMATION_SCHEMA_OID + number, INFORMATION_SCHEMA, name, "r", name,
+                 _columns(spec))
+        for number, (name, spec) in enumerate(INFORMATION_SCHEMA_TABLES.items())
     ]

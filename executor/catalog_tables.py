@@ -18,7 +18,8 @@ from catalog.schema import (
     Catalog,
     Relation,
 )
-from catalog.system import SYSTEM_TABLES
+from catalog.system import INFORMATION_SCHEMA_TABLES, SYSTEM_TABLES
+from executor.information_schema import information_schema_rows
 from storage.engine import Database
 
 Row = tuple[Any, ...]
@@ -33,12 +34,12 @@ class _Config(Protocol):
     pass
 
 
-def _create_statement(name: str, spec: str) -> str:
+def _create_statement(schema: str, name: str, spec: str) -> str:
     columns = []
     for part in spec.split(","):
         column, type_name = part.split()
         columns.append(f'"{column}" {t.BY_NAME[type_name].storage}')
-    return f'CREATE TABLE {PG_CATALOG}."{name}" ({", ".join(columns)})'
+    return f'CREATE TABLE {schema}."{name}" ({", ".join(columns)})'
 
 
 class CatalogTables:
@@ -49,20 +50,25 @@ class CatalogTables:
         self._static_done = False
 
     def create(self, database: Database) -> None:
-        for name, spec in SYSTEM_TABLES.items():
-            database.execute(_create_statement(name, spec))
+        for schema, tables in ((PG_CATALOG, SYSTEM_TABLES),
+                               (INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES)):
+            for name, spec in tables.items():
+                database.execute(_create_statement(schema, name, spec))
 
     def refresh(self, database: Database, catalog: Catalog) -> None:
         if not self._static_done:
             self._fill_static(database)
             self._static_done = True
-        for name, rows in self._dynamic_rows(catalog):
-            database.execute(f'DELETE FROM {PG_CATALOG}."{name}"')
-            if rows:
-                width = len(rows[0])
-                marks = ", ".join("?" * width)
-                database.executemany(f'INSERT INTO {PG_CATALOG}."{name}" VALUES ({marks})',
-                                     rows)
+        for schema, rows_by_table in (
+            (PG_CATALOG, self._dynamic_rows(catalog)),
+            (INFORMATION_SCHEMA, information_schema_rows(catalog)),
+        ):
+            for name, rows in rows_by_table:
+                database.execute(f'DELETE FROM {schema}."{name}"')
+                if rows:
+                    marks = ", ".join("?" * len(rows[0]))
+                    database.executemany(f'INSERT INTO {schema}."{name}" VALUES ({marks})',
+                                         rows)
 
     # --- rows ------------------------------------------------------------------------
 

@@ -118,6 +118,21 @@ SCRIPTS: dict[str, list[str]] = {
         "ROLLBACK TO SAVEPOINT missing",
         "ROLLBACK",
     ],
+    "information_schema": [
+        "CREATE TABLE info (id serial PRIMARY KEY, name varchar(30) NOT NULL UNIQUE, "
+        "price numeric(8,2), seen timestamptz, tags text[])",
+        "CREATE VIEW info_v AS SELECT id, name FROM info",
+        "SELECT table_name, table_type FROM information_schema.tables "
+        "WHERE table_schema = current_schema() ORDER BY 1",
+        "SELECT column_name, ordinal_position, is_nullable, data_type, "
+        "character_maximum_length, numeric_precision, numeric_scale, udt_name "
+        "FROM information_schema.columns WHERE table_name = 'info' ORDER BY 2",
+        "SELECT constraint_type FROM information_schema.table_constraints "
+        "WHERE table_name = 'info' ORDER BY 1",
+        "SELECT column_name, ordinal_position FROM information_schema.key_column_usage "
+        "WHERE table_name = 'info' ORDER BY 1",
+        "SELECT count(*) FROM information_schema.schemata WHERE schema_name = current_schema()",
+    ],
     "settings": [
         "SHOW extra_float_digits",
         "SET extra_float_digits = 0",
