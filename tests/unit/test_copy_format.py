@@ -1,0 +1,63 @@
+"""COPY's text and CSV formats, parsed and printed as PostgreSQL does."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import errors
+from sqlext.copy import CsvParser, copy_format, format_rows, parse_text_line
+
+
+def test_text_format_escapes_and_nulls() -> None:
+    fmt = copy_format({})
+    assert parse_text_line("1\t\\N\tA\\tB\\\\C\\nD\\x41\\101", fmt) == [
+        "1", None, "A\tB\\C\nDAA"]
+
+
+def test_text_format_with_delimiter_and_null_string() -> None:
+    fmt = copy_format({"delimiter": "|", "null": "NULL"})
+    assert parse_text_line("a|NULL||b", fmt) == ["a", None, "", "b"]
+
+
+def test_csv_quoted_empty_is_a_string_unquoted_empty_is_null() -> None:
+    parser = CsvParser(copy_format({"format": "csv"}))
+    records, rest = parser.records('1,"",\n2,"a ""b"", c",x\n', final=True)
+    assert rest == ""
+    assert records == [[("1", False), ("", True), ("", False)],
+                       [("2", False), ('a "b", c', True), ("x", False)]]
+
+
+def test_csv_field_split_across_chunks_waits_for_the_rest() -> None:
+    parser = CsvParser(copy_format({"format": "csv"}))
+    records, rest = parser.records('1,"multi\nli', final=False)
+    assert records == [] and rest == '1,"multi\nli'
+    records, rest = parser.records(rest + 'ne"\n', final=True)
+    assert records == [[("1", False), ("multi\nline", True)]]
+
+
+def test_csv_escape_character() -> None:
+    parser = CsvParser(copy_format({"format": "csv", "escape": "\\"}))
+    records, _ = parser.records('"a\\"b"\n', final=True)
+    assert records == [[('a"b', True)]]
+
+
+def test_unterminated_quote_is_an_error() -> None:
+    parser = CsvParser(copy_format({"format": "csv"}))
+    with pytest.raises(errors.BadCopyFileFormat, match="unterminated CSV quoted field"):
+        parser.records('"never ends', final=True)
+
+
+def test_output_formats() -> None:
+    rows = [[b"1", None, b"tab\there"], [b"2", b"", b'q"uote, comma']]
+    text = b"".join(format_rows(iter(rows), ["a", "b", "c"], copy_format({})))
+    assert text == b"1\t\\N\ttab\\there\n2\t\tq\"uote, comma\n"
+    csv = b"".join(format_rows(iter(rows), ["a", "b", "c"],
+                               copy_format({"format": "csv", "header": "true"})))
+    assert csv == b'a,b,c\n1,,tab\there\n2,"","q""uote, comma"\n'
+
+
+def test_unsupported_options() -> None:
+    with pytest.raises(errors.FeatureNotSupported, match="BINARY"):
+        copy_format({"format": "binary"})
+    with pytest.raises(errors.FeatureNotSupported, match="single one-byte character"):
+        copy_format({"delimiter": "ab"})
