@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Final
 
 from catalog import types
-from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Column, Relation
+from catalog.schema import (
+    BOOTSTRAP_SUPERUSER_OID,
+    INFORMATION_SCHEMA,
+    NAMESPACE_OIDS,
+    PG_CATALOG,
+    PUBLIC,
+    Column,
+    Relation,
+)
 
 # name -> "column type, column type, ..." (types as pg_type names)
 SYSTEM_TABLES: Final[dict[str, str]] = {
@@ -74,9 +82,10 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "daticulocale text, datcollversion text, datacl _aclitem"
     ),
     "pg_roles": (
-        "oid oid, rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, "
+        "rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, "
         "rolcreatedb bool, rolcanlogin bool, rolreplication bool, rolconnlimit int4, "
-        "rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig _text"
+        "rolpassword text, rolvaliduntil timestamptz, rolbypassrls bool, rolconfig _text, "
+        "oid oid"
     ),
     "pg_authid": (
         "oid oid, rolname name, rolsuper bool, rolinherit bool, rolcreaterole bool, "
@@ -109,7 +118,8 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
     "pg_publication_namespace": "oid oid, pnpubid oid, pnnspid oid",
     "pg_collation": (
         "oid oid, collname name, collnamespace oid, collowner oid, collprovider char, "
-        "collisdeterministic bool, collencoding int4, collcollate text, collctype text"
+        "collisdeterministic bool, collencoding int4, collcollate text, collctype text, "
+        "colliculocale text, collversion text"
     ),
     "pg_tablespace": "oid oid, spcname name, spcowner oid, spcacl _aclitem, spcoptions _text",
     "pg_depend": (
@@ -130,6 +140,37 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "extversion text"
     ),
     "pg_enum": "oid oid, enumtypid oid, enumsortorder float4, enumlabel name",
+    "pg_language": (
+        "oid oid, lanname name, lanowner oid, lanispl bool, lanpltrusted bool, "
+        "lanplcallfoid oid, laninline oid, lanvalidator oid, lanacl _aclitem"
+    ),
+    "pg_event_trigger": (
+        "oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled char, "
+        "evttags _text"
+    ),
+    "pg_conversion": (
+        "oid oid, conname name, connamespace oid, conowner oid, conforencoding int4, "
+        "contoencoding int4, conproc regproc, condefault bool"
+    ),
+    "pg_largeobject_metadata": "oid oid, lomowner oid, lomacl _aclitem",
+    "pg_foreign_data_wrapper": (
+        "oid oid, fdwname name, fdwowner oid, fdwhandler oid, fdwvalidator oid, "
+        "fdwacl _aclitem, fdwoptions _text"
+    ),
+    "pg_foreign_server": (
+        "oid oid, srvname name, srvowner oid, srvfdw oid, srvtype text, srvversion text, "
+        "srvacl _aclitem, srvoptions _text"
+    ),
+    "pg_db_role_setting": "setdatabase oid, setrole oid, setconfig _text",
+    "pg_opclass": (
+        "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, "
+        "opcfamily oid, opcintype oid, opcdefault bool, opckeytype oid"
+    ),
+    "pg_opfamily": "oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid",
+    "pg_rewrite": (
+        "oid oid, rulename name, ev_class oid, ev_type char, ev_enabled char, "
+        "is_instead bool, ev_qual pg_node_tree, ev_action pg_node_tree"
+    ),
     "pg_range": "rngtypid oid, rngsubtype oid",
     "pg_settings": (
         "name text, setting text, unit text, category text, short_desc text, "
@@ -155,6 +196,17 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
 }
 
 
+DATABASE_OWNER_OID: Final = 6171
+ROLES: Final[dict[int, str]] = {BOOTSTRAP_SUPERUSER_OID: "postgres",
+                                DATABASE_OWNER_OID: "pg_database_owner"}
+"""Roles that own objects: the bootstrap superuser and, as in PostgreSQL 15,
+pg_database_owner, the owner of schema public."""
+
+def schema_owner(name: str) -> int:
+    """Who owns a schema: pg_database_owner owns public, as in PostgreSQL 15."""
+    return DATABASE_OWNER_OID if name == PUBLIC else BOOTSTRAP_SUPERUSER_OID
+
+
 # PostgreSQL's own OIDs for its catalog tables ('pg_class'::regclass = 1259).
 KNOWN_OIDS: Final[dict[str, int]] = {
     "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
@@ -164,8 +216,17 @@ KNOWN_OIDS: Final[dict[str, int]] = {
     "pg_trigger": 2620, "pg_sequence": 2224, "pg_extension": 3079, "pg_policy": 3256,
     "pg_statistic_ext": 3381, "pg_collation": 3456, "pg_enum": 3501, "pg_range": 3541,
     "pg_publication": 6104, "pg_publication_rel": 6106, "pg_publication_namespace": 6237,
+    "pg_language": 2612, "pg_event_trigger": 3466, "pg_conversion": 2607,
+    "pg_largeobject_metadata": 2995, "pg_foreign_data_wrapper": 2328,
+    "pg_foreign_server": 1417, "pg_db_role_setting": 2964, "pg_rewrite": 2618,
+    "pg_opclass": 2616, "pg_opfamily": 2753,
 }
 _FIRST_VIEW_OID: Final = 12000
+
+DESCRIPTIONS: Final[dict[tuple[int, int, int], str]] = {
+    (NAMESPACE_OIDS[PUBLIC], KNOWN_OIDS["pg_namespace"], 0): "standard public schema",
+}
+"""pg_description: (objoid, classoid, objsubid) -> comment."""
 
 
 def _columns(spec: str) -> tuple[Column, ...]:
@@ -213,15 +274,21 @@ INFORMATION_SCHEMA_TABLES: Final[dict[str, str]] = {
 _FIRST_INFORMATION_SCHEMA_OID: Final = 13100
 
 
+SYSTEM_VIEWS: Final = frozenset({"pg_roles", "pg_user", "pg_settings", "pg_tables",
+                                 "pg_views", "pg_indexes", "pg_stat_activity"})
+"""The pg_catalog relations PostgreSQL defines as views (relkind 'v'), like
+every relation of information_schema."""
+
+
 def system_relations() -> list[Relation]:
     """Relations for the tables above, in schemas pg_catalog and
     information_schema."""
     return [
-        Relation(KNOWN_OIDS.get(name, _FIRST_VIEW_OID + number), PG_CATALOG, name, "r", name,
-                 _columns(spec))
+        Relation(KNOWN_OIDS.get(name, _FIRST_VIEW_OID + number), PG_CATALOG, name,
+                 "v" if name in SYSTEM_VIEWS else "r", name, _columns(spec))
         for number, (name, spec) in enumerate(SYSTEM_TABLES.items())
     ] + [
-        Relation(_FIRST_INFORMATION_SCHEMA_OID + number, INFORMATION_SCHEMA, name, "r", name,
+        Relation(_FIRST_INFORMATION_SCHEMA_OID + number, INFORMATION_SCHEMA, name, "v", name,
                  _columns(spec))
         for number, (name, spec) in enumerate(INFORMATION_SCHEMA_TABLES.items())
     ]

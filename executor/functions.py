@@ -25,6 +25,7 @@ from catalog import types as t
 from executor import codecs, conversions
 from executor.catalog_functions import catalog_functions
 from executor.core import Executor
+from executor.json_functions import json_functions
 from storage.engine import Database
 
 
@@ -371,6 +372,8 @@ def register_functions(database: Database, executor: Executor, version: str) -> 
             return None
         if oid == t.REGPROC or isinstance(value, str):
             return str(value)
+        if int(value) == 0:
+            return "-"  # as PostgreSQL prints InvalidOid
         catalog = context().catalog
         if oid == t.REGTYPE:
             return t.format_type(int(value)) if int(value) in t.TYPES else str(value)
@@ -453,6 +456,7 @@ def register_functions(database: Database, executor: Executor, version: str) -> 
         "sqlext_setval": (-1, setval),
     }
     scalar.update(catalog_functions(context))
+    scalar.update(json_functions())
     for name, (arg_count, function) in scalar.items():
         database.create_function(name, arg_count, _guard(executor, function))
     for name, aggregate in (("sqlext_numeric_sum", _NumericSum),

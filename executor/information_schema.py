@@ -11,6 +11,8 @@ from typing import Any
 
 from catalog import types as t
 from catalog.schema import Catalog, Relation
+from catalog.system import ROLES, schema_owner
+from executor.catalog_functions import sequence_type, view_definition
 
 Row = tuple[Any, ...]
 CATALOG_NAME = "postgres"
@@ -53,11 +55,12 @@ def _column_rows(relation: Relation) -> Iterator[Row]:
 def information_schema_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     """(table name, rows) for every information_schema table."""
     relations = [r for r in catalog.relations.values() if r.kind in ("r", "v")]
-    yield "schemata", [(CATALOG_NAME, name, "postgres") for name in catalog.schemas]
+    yield "schemata", [(CATALOG_NAME, name, ROLES[schema_owner(name)])
+                       for name in catalog.schemas]
     yield "tables", [(CATALOG_NAME, r.schema, r.name, _TABLE_TYPES[r.kind],
                       _yes(r.kind == "r"), "NO") for r in relations]
     yield "columns", [row for r in relations for row in _column_rows(r)]
-    yield "views", [(CATALOG_NAME, r.schema, r.name, r.definition, "NO")
+    yield "views", [(CATALOG_NAME, r.schema, r.name, view_definition(r), "NO")
                     for r in relations if r.kind == "v"]
     yield "table_constraints", [
         (CATALOG_NAME, r.schema, c.name, CATALOG_NAME, r.schema, r.name,
@@ -73,5 +76,6 @@ def information_schema_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]
         (CATALOG_NAME, r.schema, c.name, CATALOG_NAME, r.schema, r.name, column, position)
         for r in relations for c in r.constraints if c.kind in ("p", "u", "f")
         for position, column in enumerate(c.columns, start=1)]
-    yield "sequences", [(CATALOG_NAME, s.schema, s.name, "bigint", str(s.start),
+    yield "sequences", [(CATALOG_NAME, s.schema, s.name,
+                         t.TYPES[sequence_type(s, catalog)].sql_name, str(s.start),
                          str(s.increment)) for s in catalog.sequences.values()]

@@ -145,6 +145,10 @@ class ExpressionTranslator:
             return node
         if target.oid == t.BOOL and source.oid in _INT_TYPES:
             return exp.NEQ(this=exp.Paren(this=node), expression=exp.Literal.number(0))
+        if source.oid in (t.INT2VECTOR, t.OIDVECTOR) and (
+            t.element_of(target.oid) == t.element_of(source.oid)
+        ):
+            return vector_as_array(node)
         return exp.Anonymous(this="sqlext_convert", expressions=[
             node, exp.Literal.number(source.oid), exp.Literal.number(source.typmod),
             exp.Literal.number(target.oid), exp.Literal.number(target.typmod),
@@ -264,6 +268,12 @@ class ExpressionTranslator:
 
     def _column(self, node: exp.Column, scope: Scope) -> tuple[exp.Expression, SqlType]:
         table = node.table or None
+        if node.name == "tableoid":
+            # a system column: PostgreSQL reserves the name
+            found = _table_oid(scope, table)
+            if found is not None:
+                node.replace(found)
+                return found, SqlType(t.OID)
         located = scope.locate(node.name, table)
         if located is None:
             if table is not None and scope.source(table) is None:
@@ -363,6 +373,8 @@ class ExpressionTranslator:
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
         if left_type.is_unknown:
             self.coerce(left, element)
+        if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
+            array = vector_as_array(array)
         elements = exp.select(exp.column("value")).from_(exp.Table(
             this=exp.Anonymous(this="json_each", expressions=[array.copy()])))
         membership: exp.Expression = exp.In(this=left.copy(), query=exp.Subquery(this=elements))
@@ -534,6 +546,8 @@ class ExpressionTranslator:
     def _concat(self, node: exp.DPipe, scope: Scope) -> tuple[exp.Expression, SqlType]:
         left, left_type = self.expr(node.this, scope)
         right, right_type = self.expr(node.expression, scope)
+        if t.element_of(left_type.oid) or t.element_of(right_type.oid):
+            return self._array_concat(node, left, left_type, right, right_type)
         if left_type.is_unknown:
             self.coerce(left, TEXT)
         if right_type.is_unknown:
@@ -544,6 +558,73 @@ class ExpressionTranslator:
             ):
                 part.replace(self.convert(part.copy(), part_type, TEXT))
         return node, TEXT
+
+    def _array_concat(self, node: exp.DPipe, left: exp.Expression, left_type: SqlType,
+                      right: exp.Expression, right_type: SqlType) -> tuple[
+                          exp.Expression, SqlType]:
+        """array || array, array || element, element || array."""
+        array_type = left_type if t.element_of(left_type.oid) else right_type
+        element = SqlType(t.element_of(array_type.oid))
+        for part, part_type in ((left, left_type), (right, right_type)):
+            if part_type.is_unknown:
+                # PostgreSQL resolves anyarray || unknown as array || array
+                self.coerce(part, array_type if is_unknown_literal(part) else element)
+        call = exp.Anonymous(this="sqlext_array_cat", expressions=[
+            node.this.copy(), node.expression.copy(),
+            exp.Literal.number(int(bool(t.element_of(left_type.oid)) or (
+                _is_array_literal(node.this)))),
+            exp.Literal.number(int(bool(t.element_of(right_type.oid)) or (
+                _is_array_literal(node.expression))))])
+        node.replace(call)
+        return call, array_type
+
+    def _json_access(self, node: exp.Expression, scope: Scope) -> tuple[
+            exp.Expression, SqlType]:
+        """-> and ->> (key or index), #> and #>> (path) on json and jsonb."""
+        document, document_type = self.expr(node.this, scope)
+        if document_type.is_unknown:
+            self.coerce(document, SqlType(t.JSONB))
+            document_type = SqlType(t.JSONB)
+        selector = node.expression
+        if isinstance(selector, exp.JSONPath):
+            path: exp.Expression = exp.Literal.string(_sqlite_json_path(selector))
+        elif isinstance(node, exp.JSONBExtract | exp.JSONBExtractScalar) and isinstance(
+            selector, exp.Literal
+        ):
+            path = exp.Literal.string(_path_from_array(selector.this))
+        else:
+            path, path_type = self.expr(selector, scope)
+            if path_type.is_unknown:
+                self.coerce(path, TEXT)
+        scalar = isinstance(node, exp.JSONExtractScalar | exp.JSONBExtractScalar)
+        call = exp.Anonymous(this="sqlext_json_get", expressions=[
+            document.copy(), path.copy(), exp.Literal.number(int(scalar)),
+            exp.Literal.number(int(document_type.oid == t.JSONB))])
+        node.replace(call)
+        return call, TEXT if scalar else SqlType(document_type.oid)
+
+    def _containment(self, node: exp.Expression, scope: Scope) -> tuple[
+            exp.Expression, SqlType]:
+        """@> and <@ on jsonb and arrays; ? (key exists) on jsonb."""
+        left, left_type = self.expr(node.this, scope)
+        right, right_type = self.expr(node.expression, scope)
+        operand = left_type if not left_type.is_unknown else right_type
+        if operand.is_unknown:
+            operand = SqlType(t.JSONB)
+        if isinstance(node, exp.JSONBContainsTopKey):
+            self.coerce(right, TEXT)
+            call = exp.Anonymous(this="sqlext_json_has_key", expressions=[
+                left.copy(), right.copy()])
+        else:
+            for part, part_type in ((left, left_type), (right, right_type)):
+                if part_type.is_unknown:
+                    self.coerce(part, operand)
+            outer, inner = (left, right) if isinstance(node, exp.ArrayContainsAll) else (
+                right, left)
+            call = exp.Anonymous(this="sqlext_json_contains", expressions=[
+                outer.copy(), inner.copy()])
+        node.replace(call)
+        return call, BOOL
 
     def _bitwise(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
         types = self._children(node, scope)
@@ -662,11 +743,15 @@ class ExpressionTranslator:
         if index_type.is_unknown:
             self.coerce(index, INT4)
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
-        position = node.expressions[0].copy()
-        if not isinstance(position, exp.Literal):
-            # sqlglot makes constant subscripts 0-based already; others are 1-based.
-            position = exp.Paren(this=exp.Sub(this=exp.Paren(this=position),
-                                              expression=exp.Literal.number(1)))
+        position: exp.Expression = exp.Paren(this=node.expressions[0].copy())
+        # sqlglot makes constant subscripts 0-based already (arrays start at 1);
+        # int2vector and oidvector start at 0.
+        vector = array_type.oid in (t.INT2VECTOR, t.OIDVECTOR)
+        if vector:
+            array = vector_as_array(array)
+        if position.this.is_int == vector:
+            position = exp.Paren(this=(exp.Add if vector else exp.Sub)(
+                this=position, expression=exp.Literal.number(1)))
         path = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("$["), expression=position),
                          expression=exp.Literal.string("]"))
         replacement = exp.Anonymous(this="json_extract", expressions=[array.copy(), path])
@@ -742,6 +827,10 @@ class ExpressionTranslator:
         exp.Interval: _interval,
         exp.Tuple: _tuple,
         exp.Dot: _dot,
+        **dict.fromkeys((exp.JSONExtract, exp.JSONExtractScalar, exp.JSONBExtract,
+                         exp.JSONBExtractScalar), _json_access),
+        **dict.fromkeys((exp.ArrayContainsAll, exp.ArrayContainedBy, exp.JSONBContainsTopKey),
+                        _containment),
         exp.Pow: _power,
         **dict.fromkeys(_COMPARISONS, _comparison),
         **dict.fromkeys(_ARITHMETIC, _arithmetic),
@@ -751,6 +840,58 @@ class ExpressionTranslator:
     """The rule for each expression class (subclasses add theirs)."""
 def is_unknown_literal(node: exp.Expression) -> bool:
     return isinstance(node, exp.Literal) and node.is_string
+
+
+def _is_array_literal(node: exp.Expression) -> bool:
+    return isinstance(node, StorageLiteral) and isinstance(node.value, str) and (
+        node.value.startswith("["))
+
+
+def _json_key(key: str) -> str:
+    return key if key.isidentifier() else '"' + key.replace('"', '\\"') + '"'
+
+
+def _sqlite_json_path(path: exp.JSONPath) -> str:
+    """sqlglot's parsed path of -> / ->> as a SQLite JSON path."""
+    text = "$"
+    for part in path.expressions:
+        if isinstance(part, exp.JSONPathKey):
+            text += "." + _json_key(str(part.this))
+        elif isinstance(part, exp.JSONPathSubscript):
+            text += f"[{part.this}]"
+    return text
+
+
+def _path_from_array(text: str) -> str:
+    """#> '{a,0,b}': numeric steps index arrays, others name keys."""
+    steps = [step.strip().strip('"') for step in text.strip("{}").split(",") if step.strip()]
+    return "$" + "".join(f"[{step}]" if step.lstrip("-").isdigit() else "." + _json_key(step)
+                         for step in steps)
+
+
+def _table_oid(scope: Scope, table: str | None) -> exp.Expression | None:
+    """The ``tableoid`` system column: the OID of the table a row comes from."""
+    if table is not None:
+        source = scope.source(table)
+    else:
+        tables = [candidate for candidate in scope.sources if candidate.relation_oid]
+        if len(tables) > 1:
+            raise errors.AmbiguousColumn('column reference "tableoid" is ambiguous')
+        source = tables[0] if tables else None
+    if source is None or not source.relation_oid:
+        return None
+    return StorageLiteral(this=source.relation_oid)
+
+
+def vector_as_array(node: exp.Expression) -> exp.Expression:
+    """An int2vector/oidvector (stored as PostgreSQL prints it, '1 2 3') as the
+    JSON array other arrays are stored as."""
+    return exp.Concat(expressions=[
+        exp.Literal.string("["),
+        exp.Anonymous(this="replace", expressions=[
+            exp.Anonymous(this="trim", expressions=[node.copy()]),
+            exp.Literal.string(" "), exp.Literal.string(",")]),
+        exp.Literal.string("]")])
 
 
 def reg_name(node: exp.Expression, source: SqlType) -> exp.Expression:

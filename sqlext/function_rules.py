@@ -13,7 +13,7 @@ from catalog import types as t
 from catalog.schema import PG_CATALOG
 from sqlext import functions
 from sqlext.catalog_functions import CATALOG_FUNCTIONS
-from sqlext.expression_rules import ExpressionTranslator, Handler
+from sqlext.expression_rules import ExpressionTranslator, Handler, vector_as_array
 from sqlext.records import record_type
 from sqlext.scope import Scope
 from sqlext.sqltypes import DATE, INT4, TEXT, TIMESTAMP, TIMESTAMPTZ, UNKNOWN, SqlType
@@ -53,13 +53,7 @@ class FunctionRules(ExpressionTranslator):
                 f"{name}() is supported in FROM and in the select list only")
         array, array_type = self.expr(node.expressions[0], scope)
         if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
-            # stored as PostgreSQL prints them: '1 2 3'
-            array = exp.Concat(expressions=[
-                exp.Literal.string("["),
-                exp.Anonymous(this="replace", expressions=[
-                    exp.Anonymous(this="trim", expressions=[array.copy()]),
-                    exp.Literal.string(" "), exp.Literal.string(",")]),
-                exp.Literal.string("]")])
+            array = vector_as_array(array)
         alias = f"_srf{sum(len(found) for found in self._set_returning)}"
         self._set_returning[-1].append(exp.Table(
             this=exp.Anonymous(this="json_each", expressions=[array.copy()]),
@@ -138,6 +132,8 @@ class FunctionRules(ExpressionTranslator):
             # Arguments of polymorphic functions (coalesce, greatest...) whose
             # type is unknown take the type the other arguments decided.
             wanted = TEXT if result.is_unknown else result
+            if definition.element_args and index > 0:
+                wanted = SqlType(t.element_of(arg_types[0].oid) or t.TEXT)
             self.coerce(translated, wanted)
             arg_types[index] = wanted
         target = definition.target

@@ -45,6 +45,9 @@ class FunctionDef:
     numeric_target: str | None = None
     """Used instead of ``target`` when the first argument is numeric (exact
     decimal arithmetic instead of SQLite's floating point)."""
+    element_args: bool = False
+    """anyarray, anyelement: arguments of unknown type after the first take
+    the element type of the first (an array)."""
 
     def result_type(self, arg_types: list[SqlType]) -> SqlType:
         if isinstance(self.result, SqlType):
@@ -213,6 +216,17 @@ FUNCTIONS: Final[dict[str, FunctionDef]] = {
     "array_lower": _f(INT4, "sqlext_array_lower", None, INT4, min_args=2, max_args=2),
     "array_length": _f(INT4, "sqlext_array_upper", None, INT4, min_args=2, max_args=2),
     "cardinality": _f(INT4, "sqlext_cardinality", None, min_args=1, max_args=1),
+    "array_position": FunctionDef(INT4, "sqlext_array_position", (None,), 2, 2,
+                                  element_args=True),
+    "array_remove": FunctionDef(_first, "sqlext_array_remove", (None,), 2, 2,
+                                element_args=True),
+    "string_to_array": _f(TEXT_ARRAY, "sqlext_string_to_array", TEXT, min_args=2,
+                          max_args=3),
+    # json and binary strings
+    "json_typeof": _f(TEXT, "sqlext_json_typeof", SqlType(t.JSON), min_args=1, max_args=1),
+    "jsonb_typeof": _f(TEXT, "sqlext_json_typeof", SqlType(t.JSONB), min_args=1, max_args=1),
+    "encode": _f(TEXT, "sqlext_encode", SqlType(t.BYTEA), TEXT, min_args=2, max_args=2),
+    "decode": _f(SqlType(t.BYTEA), "sqlext_decode", TEXT, min_args=2, max_args=2),
     # sequences
     "nextval": _f(INT8, "sqlext_nextval", TEXT, min_args=1, max_args=1),
     "currval": _f(INT8, "sqlext_currval", TEXT, min_args=1, max_args=1),

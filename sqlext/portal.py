@@ -64,8 +64,8 @@ class Portal:
 def fields(columns: tuple[OutputColumn, ...] | None) -> list[Field] | None:
     if columns is None:
         return None
-    return [Field(c.name, c.type_oid, t.type_size(c.type_oid), c.typmod, 0, 0)
-            for c in columns]
+    return [Field(c.name, c.type_oid, t.type_size(c.type_oid), c.typmod, c.table_oid,
+                  c.column_number) for c in columns]
 
 
 def expand_formats(codes: Sequence[int], count: int, what: str) -> list[int]:

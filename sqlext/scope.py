@@ -31,6 +31,8 @@ class Source:
     merged: set[str] = field(default_factory=set)
     """Columns a USING join already shows from an earlier source (``*``
     lists them once)."""
+    relation_oid: int = 0
+    """Tables and views: their OID, the value of the ``tableoid`` system column."""
 
     def find(self, name: str) -> ColumnInfo | None:
         for column in self.columns:

@@ -154,6 +154,7 @@ PARAMETERS: Final[dict[str, Parameter]] = {
     "transaction_read_only": Parameter("off", _boolean),
     "bytea_output": Parameter("hex", _only("hex")),
     "max_identifier_length": Parameter("63", _any, read_only=True),
+    "max_index_keys": Parameter("32", _any, read_only=True),
     "lc_collate": Parameter("C.UTF-8", _any, read_only=True),
     "lc_ctype": Parameter("C.UTF-8", _any, read_only=True),
     "lc_messages": Parameter("C.UTF-8", _any),

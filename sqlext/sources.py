@@ -156,7 +156,8 @@ class SourceTranslator(FunctionRules):
         elif alias_columns:
             item.set("alias", exp.TableAlias(this=exp.to_identifier(visible, quoted=True)))
             self._wrap_renamed(item, relation, alias_columns)
-        source = Source(visible, self._rename(columns, alias_columns))
+        source = Source(visible, self._rename(columns, alias_columns),
+                        relation_oid=relation.oid)
         scope.add(source)
         return source
 

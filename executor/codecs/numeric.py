@@ -7,8 +7,8 @@ parsed and rounded exactly (decimal.Decimal) before the single conversion to
 float, so numeric(10,2) input 1.005 is stored as 1.01 exactly as PostgreSQL
 rounds it. An int storage value (SQLite's integer arithmetic) is printed and
 sent exactly. With a typmod, output always shows the column's scale; without
-one, it is the shortest decimal that reads back as the stored float, never in
-exponent notation.
+one, the stored float is printed with at most 15 significant digits (what it
+holds exactly), never in exponent notation.
 """
 
 from __future__ import annotations
@@ -131,8 +131,9 @@ def _exact(value: object) -> Decimal | str:
         return NAN
     if number in (_INF, -_INF):
         return "Infinity" if number > 0 else "-Infinity"
-    text = repr(number + 0.0)
-    return Decimal(text[:-2] if text.endswith(".0") else text)
+    # Storage keeps ~15 significant digits; printing more would show binary
+    # rounding noise (0.1 + 0.2 is 0.3 in numeric, not 0.30000000000000004).
+    return Decimal(f"{number + 0.0:.15g}")
 
 
 def _text_in(typmod: int, _settings: Settings) -> Decoder:

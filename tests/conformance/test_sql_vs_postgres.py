@@ -75,6 +75,20 @@ QUERIES = [
     "array_length(ARRAY[1,2,3], 1), cardinality(ARRAY[1,2])",
     "SELECT 3 = ANY(ARRAY[1, 2, 3]), 4 = ANY(ARRAY[1, 2, 3]), "
     "array_to_string(ARRAY['a', NULL, 'c'], ',')",
+    "SELECT ARRAY[1, 2] || ARRAY[3], ARRAY[1] || 2, 0 || ARRAY[1], tags || 'z' FROM emp "
+    "ORDER BY id",
+    "SELECT array_position(ARRAY['a', 'b', 'c'], 'b'), array_remove(ARRAY[1, 2, 1], 1), "
+    "string_to_array('a,b,,c', ','), string_to_array('a-x-b', '-', 'x')",
+    "SELECT ARRAY[1, 2, 3] @> ARRAY[2], ARRAY[1] <@ ARRAY[2, 3], tags @> ARRAY['b'] "
+    "FROM emp ORDER BY id",
+    "SELECT '{\"a\": {\"b\": [1, 2]}}'::jsonb -> 'a', '{\"a\": 1}'::json ->> 'a', "
+    "'[10, 20]'::jsonb -> 1, '{\"a\": {\"b\": [1, 2]}}'::jsonb #> '{a,b,1}', "
+    "'{\"a\": {\"b\": \"x\"}}'::jsonb #>> '{a,b}', '{\"a\": 1}'::jsonb -> 'missing'",
+    "SELECT '{\"a\": 1, \"b\": [1, 2]}'::jsonb @> '{\"b\": [2]}', "
+    "'{\"a\": 1}'::jsonb ? 'a', '[\"x\"]'::jsonb ? 'y', jsonb_typeof('[1]'), "
+    "json_typeof('{\"k\": true}'), jsonb_typeof('null')",
+    "SELECT encode('\\x00ff41'::bytea, 'hex'), encode('hello'::bytea, 'base64'), "
+    "decode('aGVsbG8=', 'base64'), decode('00ff', 'hex')",
     "SELECT * FROM emp ORDER BY id",
     "SELECT id, name FROM emp WHERE dept = 'eng' ORDER BY name DESC",
     "SELECT name FROM emp WHERE dept IS NULL OR salary IS NULL ORDER BY 1",
