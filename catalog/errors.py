@@ -265,6 +265,14 @@ class DuplicateSchema(SqlError):
     sqlstate = "42P06"
 
 
+class DuplicateFunction(SqlError):
+    sqlstate = "42723"
+
+
+class InvalidFunctionDefinition(SqlError):
+    sqlstate = "42P13"
+
+
 class AmbiguousColumn(SqlError):
     sqlstate = "42702"
 

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Final
 
 from catalog import errors
+from catalog.dataflow import Procedure, StreamOptions, Trigger
 
 PG_CATALOG: Final = "pg_catalog"
 PUBLIC: Final = "public"
@@ -81,6 +82,8 @@ class Relation:
     unique: bool = False
     primary: bool = False
     owner: str = "postgres"
+    stream: StreamOptions | None = None
+    """Set for streams (stored like tables, with a hidden batch_id column)."""
 
     def column(self, name: str) -> Column:
         for column in self.columns:
@@ -127,6 +130,12 @@ class Catalog:
         default_factory=lambda: MappingProxyType({})
     )
     sequences: Mapping[tuple[str, str], Sequence] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    procedures: Mapping[tuple[str, str], Procedure] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    triggers: Mapping[tuple[str, str], Trigger] = field(
         default_factory=lambda: MappingProxyType({})
     )
     next_oid: int = FIRST_USER_OID
@@ -176,6 +185,20 @@ class Catalog:
                     and candidate.index_table == relation.name):
                 yield candidate
 
+    def find_procedure(self, name: str, schema: str | None = None,
+                       search_path: Iterable[str] = (PUBLIC,)) -> Procedure | None:
+        for candidate in (schema,) if schema else search_path:
+            procedure = self.procedures.get((candidate, name))
+            if procedure is not None:
+                return procedure
+        return None
+
+    def triggers_on(self, relation: Relation) -> list[Trigger]:
+        """Triggers firing on ``relation``, in name order (the order they run)."""
+        key = (relation.schema, relation.name)
+        return sorted((t for t in self.triggers.values() if t.target == key),
+                      key=lambda t: t.name)
+
     def user_relations(self) -> Iterator[Relation]:
         return (r for r in self.relations.values() if r.schema != PG_CATALOG
                 and r.schema != INFORMATION_SCHEMA)
@@ -187,38 +210,50 @@ class Catalog:
         return replace(self, next_oid=self.next_oid + count,
                        version=next(_VERSIONS)), self.next_oid
 
+    def _changed(self, field_name: str, put: Mapping[object, object] = MappingProxyType({}),
+                 remove: Iterable[object] = ()) -> Catalog:
+        """A copy with entries put into and removed from one of the maps."""
+        entries = dict(getattr(self, field_name))
+        entries.update(put)
+        for key in remove:
+            entries.pop(key, None)
+        return replace(self, **{field_name: MappingProxyType(entries)},  # type: ignore[arg-type]
+                       version=next(_VERSIONS))
+
     def with_relation(self, relation: Relation) -> Catalog:
-        relations = dict(self.relations)
-        relations[(relation.schema, relation.name)] = relation
-        return replace(self, relations=MappingProxyType(relations), version=next(_VERSIONS))
+        return self.with_relations([relation])
 
     def with_relations(self, added: Iterable[Relation]) -> Catalog:
-        relations = dict(self.relations)
-        for relation in added:
-            relations[(relation.schema, relation.name)] = relation
-        return replace(self, relations=MappingProxyType(relations), version=next(_VERSIONS))
+        return self._changed("relations", {(r.schema, r.name): r for r in added})
 
     def without_relation(self, schema: str, name: str) -> Catalog:
-        relations = dict(self.relations)
-        relations.pop((schema, name), None)
-        return replace(self, relations=MappingProxyType(relations), version=next(_VERSIONS))
+        return self._changed("relations", remove=[(schema, name)])
 
     def with_sequence(self, sequence: Sequence) -> Catalog:
-        sequences = dict(self.sequences)
-        sequences[(sequence.schema, sequence.name)] = sequence
-        return replace(self, sequences=MappingProxyType(sequences), version=next(_VERSIONS))
+        return self._changed("sequences", {(sequence.schema, sequence.name): sequence})
 
     def without_sequence(self, schema: str, name: str) -> Catalog:
-        sequences = dict(self.sequences)
-        sequences.pop((schema, name), None)
-        return replace(self, sequences=MappingProxyType(sequences), version=next(_VERSIONS))
+        return self._changed("sequences", remove=[(schema, name)])
+
+    def with_procedure(self, procedure: Procedure) -> Catalog:
+        return self._changed("procedures", {(procedure.schema, procedure.name): procedure})
+
+    def without_procedure(self, schema: str, name: str) -> Catalog:
+        return self._changed("procedures", remove=[(schema, name)])
+
+    def with_trigger(self, trigger: Trigger) -> Catalog:
+        return self._changed("triggers", {(trigger.schema, trigger.name): trigger})
+
+    def without_trigger(self, schema: str, name: str) -> Catalog:
+        return self._changed("triggers", remove=[(schema, name)])
+
+    def without_triggers_on(self, relation: Relation) -> Catalog:
+        """``relation`` is dropped: its triggers go with it."""
+        return self._changed("triggers", remove=[(t.schema, t.name)
+                                                 for t in self.triggers_on(relation)])
 
     def with_schema(self, name: str, oid: int) -> Catalog:
-        schemas = dict(self.schemas)
-        schemas[name] = oid
-        return replace(self, schemas=MappingProxyType(schemas), version=next(_VERSIONS))
+        return self._changed("schemas", {name: oid})
 
     def without_schema(self, name: str) -> Catalog:
-        schemas = dict(self.schemas)
-        schemas.pop(name, None)
-        return replace(self, schemas=MappingProxyType(schemas), version=next(_VERSIONS))
+        return self._changed("schemas", remove=[name])

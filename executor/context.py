@@ -29,6 +29,8 @@ class StatementContext:
     catalog: Catalog = field(default_factory=Catalog)
     search_path: tuple[str, ...] = (PUBLIC,)
     error: errors.SqlError | None = None
+    notices: list[str] = field(default_factory=list)
+    """NOTICE messages functions raised while the statement ran."""
 
     def setting(self, name: str) -> str | None:
         return self.settings.get(name.lower())

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 from catalog import errors
 from catalog.schema import Catalog
 from executor import errors as error_map
+from executor.batches import BatchLedger
 from executor.context import StatementContext
 from storage import engine
 
@@ -145,6 +146,14 @@ class Executor:
         self._running: Token | None = None
         self._deadline = 0.0
         self._timed_out = False
+        self.batches = BatchLedger()
+        self.on_batches: Callable[[dict[int, int]], None] | None = None
+        """Called with the batches (stream OID -> batch id) of every commit
+        that created some, before anyone else may run (the scheduler)."""
+        self.bound_batches: dict[int, int] = {}
+        """Stream OID -> batch id: what a stream's name denotes inside the
+        running transaction execution (set by the scheduler)."""
+        self._reserved: Token | None = None
         database.set_progress_handler(self._progress, PROGRESS_STEPS)
 
     # --- ownership ------------------------------------------------------------
@@ -165,8 +174,20 @@ class Executor:
     def check_readable(self, token: Token) -> None:
         """A read by ``token`` may run now (raises WouldBlock otherwise)."""
         owner = self.owner
-        if owner is not None and owner is not token:
+        if (owner is not None and owner is not token) or (
+            self._reserved is not None and self._reserved is not token
+        ):
             raise self._wait(token, exclusive=False)
+
+    def reserve(self, token: Token) -> None:
+        """Keep everyone but ``token`` waiting once the current transaction
+        ends: triggered work runs ahead of queued client work."""
+        self._reserved = token
+
+    def unreserve(self) -> None:
+        self._reserved = None
+        if self._transaction is None:
+            self._wake_waiters()
 
     def acquire(self, token: Token) -> bool:
         """Make ``token`` the owner, opening its SQLite transaction.
@@ -177,7 +198,10 @@ class Executor:
             if self._transaction.owner is token:
                 return False
             raise self._wait(token, exclusive=True)
-        if self._waiters:
+        if self._reserved is not None:
+            if self._reserved is not token:
+                raise self._wait(token, exclusive=True)
+        elif self._waiters:
             if self._waiters[0].token is not token:
                 raise self._wait(token, exclusive=True)
             self._waiters.popleft()
@@ -196,7 +220,7 @@ class Executor:
         """The executor is free: wake every waiting reader up to the first
         waiting writer, and that writer, which keeps its place at the head of
         the queue until it acquires."""
-        while self._waiters:
+        while self._waiters and self._reserved is None:
             waiter = self._waiters[0]
             if not waiter.wakeup.done():
                 waiter.wakeup.set_result(None)
@@ -237,9 +261,13 @@ class Executor:
         except engine.Error as exc:
             if self.database.in_transaction:
                 self.database.execute("ROLLBACK")
+            self.batches.rollback()
             self._release()
             raise error_map.translate(exc, transaction.catalog) from exc
         self.catalog = transaction.catalog
+        created = self.batches.commit()
+        if created and self.on_batches is not None:
+            self.on_batches(created)
         self._release()
 
     def rollback(self, token: Token) -> None:
@@ -249,6 +277,7 @@ class Executor:
             cursor.materialize()
         if self.database.in_transaction:
             self.database.execute("ROLLBACK")
+        self.batches.rollback()
         self._release()
 
     def savepoint(self, token: Token, name: str) -> None:

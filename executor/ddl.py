@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from catalog import errors
 from catalog import types as t
+from catalog.dataflow import BATCH_ID, StreamOptions
 from catalog.schema import PUBLIC, Catalog, Column, Constraint, Relation, Sequence
 from storage.engine import Database
 
@@ -50,6 +51,8 @@ class CreateTable:
     columns: tuple[ColumnSpec, ...]
     constraints: tuple[ConstraintSpec, ...] = ()
     if_not_exists: bool = False
+    stream: StreamOptions | None = None
+    """CREATE STREAM: the stream's options."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +212,8 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     for name in names:
         if names.count(name) > 1:
             raise errors.DuplicateColumn(f'column "{name}" specified more than once')
+    if spec.stream is not None:
+        _check_stream_columns(spec)
     primary = next((c for c in spec.constraints if c.kind == "p"), None)
     if sum(1 for c in spec.constraints if c.kind == "p") > 1:
         raise errors.InvalidTableDefinition(
@@ -259,13 +264,58 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
                 primary=constraint.kind == "p"))
             next_oid += 1
         clauses.append(_sqlite_constraint(constraint, name, catalog))
+    if spec.stream is not None:
+        clauses.insert(len(spec.columns), _batch_id_column(oid, spec.stream))
     database.execute(f"CREATE TABLE {_quote(physical)} ({', '.join(clauses)})")
+    if spec.stream is not None:
+        _create_stream_storage(physical, oid, spec.stream, database)
     relation = Relation(oid, spec.schema, spec.name, "r", physical, tuple(columns),
-                        tuple(constraints))
+                        tuple(constraints), stream=spec.stream)
     catalog = catalog.with_relations([relation, *indexes])
     for sequence in sequences:
         catalog = catalog.with_sequence(sequence)
-    return DdlResult(catalog, "CREATE TABLE")
+    return DdlResult(catalog, "CREATE STREAM" if spec.stream else "CREATE TABLE")
+
+
+def _check_stream_columns(spec: CreateTable) -> None:
+    if any(c.name == BATCH_ID for c in spec.columns):
+        raise errors.DuplicateColumn(
+            f'column name "{BATCH_ID}" conflicts with a system column name',
+            hint="Every stream has a batch_id column; give the batch column another name "
+                 "and name it in WITH (batch_column = '...').")
+    assert spec.stream is not None
+    batch_column = spec.stream.batch_column
+    if batch_column is None:
+        return
+    column = next((c for c in spec.columns if c.name == batch_column), None)
+    if column is None:
+        raise errors.UndefinedColumn(f'batch column "{batch_column}" does not exist')
+    if column.type_oid not in (t.INT2, t.INT4, t.INT8):
+        raise errors.DatatypeMismatch(
+            f'batch column "{batch_column}" must be an integer column, not '
+            f"{t.format_type(column.type_oid, column.typmod)}")
+
+
+def _batch_id_column(oid: int, options: StreamOptions) -> str:
+    """A stream's batch_id: numbered by the engine, or (client-assigned ids)
+    the batch column itself."""
+    if options.batch_column is not None:
+        return (f"{_quote(BATCH_ID)} INTEGER GENERATED ALWAYS AS "
+                f"({_quote(options.batch_column)}) VIRTUAL")
+    return f"{_quote(BATCH_ID)} INTEGER NOT NULL DEFAULT (sqlext_batch_of({oid}))"
+
+
+def _create_stream_storage(physical: str, oid: int, options: StreamOptions,
+                           database: Database) -> None:
+    """The batch index, and for client-assigned ids the trigger that
+    accepts each batch or skips a re-delivered one."""
+    database.execute(f"CREATE INDEX {_quote(physical + '__batch')} ON {_quote(physical)} "
+                     f"({_quote(BATCH_ID)})")
+    if options.batch_column is not None:
+        database.execute(
+            f"CREATE TRIGGER {_quote(physical + '__accept')} BEFORE INSERT ON "
+            f"{_quote(physical)} FOR EACH ROW WHEN sqlext_accept_batch({oid}, "
+            f"NEW.{_quote(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
 
 
 def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
@@ -382,11 +432,14 @@ def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
                 raise errors.UndefinedTable(f'{kind} "{name}" does not exist')
             notices.append(f'{spec.kind} "{name}" does not exist, skipping')
             continue
+        if relation.stream is not None and spec.kind == "table":
+            raise errors.WrongObjectType(f'"{name}" is not a table',
+                                         hint="Use DROP STREAM to remove a stream.")
         if relation.kind != relkind:
             raise errors.WrongObjectType(f'"{name}" is not a {spec.kind}',
                                          hint=f"Use DROP {_kind_word(relation.kind)} to "
                                               "remove it.")
-        catalog = _drop_relation(relation, catalog, database, spec.cascade, notices)
+        catalog = drop_relation(relation, catalog, database, spec.cascade, notices)
     return DdlResult(catalog, tag, notices)
 
 
@@ -394,7 +447,7 @@ def _kind_word(relkind: str) -> str:
     return {"r": "TABLE", "v": "VIEW", "i": "INDEX", "S": "SEQUENCE"}.get(relkind, "TABLE")
 
 
-def _drop_relation(relation: Relation, catalog: Catalog, database: Database, cascade: bool,
+def drop_relation(relation: Relation, catalog: Catalog, database: Database, cascade: bool,
                    notices: list[str]) -> Catalog:
     if relation.kind == "r":
         dependents = _dependents(catalog, relation)
@@ -417,6 +470,7 @@ def _drop_relation(relation: Relation, catalog: Catalog, database: Database, cas
             ):
                 catalog = catalog.without_sequence(sequence.schema, sequence.name)
         database.execute(f"DROP TABLE {_quote(relation.physical)}")
+        catalog = catalog.without_triggers_on(relation)
     elif relation.kind == "v":
         database.execute(f"DROP VIEW {_quote(relation.physical)}")
     elif relation.kind == "i":

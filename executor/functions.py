@@ -26,6 +26,8 @@ from executor import codecs, conversions
 from executor.catalog_functions import catalog_functions
 from executor.core import Executor
 from executor.json_functions import json_functions
+from executor.scheduler import Scheduler
+from executor.stream_functions import stream_functions
 from storage.engine import Database
 
 
@@ -318,7 +320,8 @@ class _VarPop(_Deviation):
     root = False
 
 
-def register_functions(database: Database, executor: Executor, version: str) -> None:
+def register_functions(database: Database, executor: Executor, scheduler: Scheduler,
+                       version: str) -> None:
     """Register every ``sqlext_*`` function on the executor's database;
     ``version`` is what version() returns."""
     context = lambda: executor.context  # noqa: E731 - read at call time
@@ -457,6 +460,7 @@ def register_functions(database: Database, executor: Executor, version: str) -> 
     }
     scalar.update(catalog_functions(context))
     scalar.update(json_functions())
+    scalar.update(stream_functions(executor, scheduler))
     for name, (arg_count, function) in scalar.items():
         database.create_function(name, arg_count, _guard(executor, function))
     for name, aggregate in (("sqlext_numeric_sum", _NumericSum),

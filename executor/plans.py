@@ -48,6 +48,9 @@ class SqlPlan:
     """The table a DML statement changes (for constraint error messages)."""
     prepare: Callable[[Any], None] | None = None
     """Work to do before the SQL (e.g. advancing sequences), given the executor."""
+    triggers: tuple[tuple[str, str], ...] = ()
+    """INSERT: the EE triggers (schema, name) to run after it in the same
+    transaction, in order."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,19 +9,25 @@ of them, so a hot statement is translated once and then reused.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 from sqlglot import exp
 
+from catalog import errors
 from catalog import types as t
+from catalog.dataflow import Parameter, Procedure
 from catalog.schema import Catalog
 from executor import codecs, ddl
+from executor import dataflow_ddl as dataflow_specs
 from executor.plans import OutputColumn, ParamType, SqlPlan
 from sqlext import expressions as x
 from sqlext import settings as config
+from sqlext.dataflow_ddl import DataflowCompiler
 from sqlext.ddl import DdlCompiler
 from sqlext.dml import translate_delete, translate_insert, translate_update
+from sqlext.parse import parse
 from sqlext.scope import ColumnInfo
 from sqlext.sqltypes import SqlType
 from sqlext.target import to_sqlite
@@ -39,8 +45,10 @@ class Compiled:
     params: tuple[ParamType, ...]
     columns: tuple[OutputColumn, ...] | None
     plan: SqlPlan | None = None
-    ddl: ddl.DdlSpec | None = None
+    ddl: ddl.DdlSpec | dataflow_specs.DataflowSpec | None = None
     utility: x.UtilityStatement | None = None
+    call: CallPlan | None = None
+    """CALL (a utility): the procedure and how its arguments are computed."""
 
     @property
     def writes(self) -> bool:
@@ -48,10 +56,22 @@ class Compiled:
 
 
 @dataclass(frozen=True, slots=True)
+class CallPlan:
+    procedure: Procedure
+    arguments: SqlPlan | None
+    """A one-row query yielding the arguments, converted to the parameter types
+    (None when the procedure takes none)."""
+
+
+@dataclass(frozen=True, slots=True)
 class CompileContext:
     catalog: Catalog
     search_path: tuple[str, ...]
     settings: codecs.Settings
+    param_names: tuple[tuple[str, int], ...] = ()
+    """Procedure bodies: (parameter name, number) pairs."""
+    batch_streams: frozenset[int] = frozenset()
+    """Transaction executions: streams whose name denotes the current batch."""
 
 
 def _output(columns: list[ColumnInfo] | None,
@@ -88,7 +108,7 @@ def compile_statement(statement: exp.Expression, context: CompileContext,
     key = None
     if source is not None:
         key = (source, param_oids, context.catalog.version, context.search_path,
-               context.settings)
+               context.settings, context.param_names, context.batch_streams)
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
@@ -104,11 +124,18 @@ def compile_statement(statement: exp.Expression, context: CompileContext,
 def _compile(statement: exp.Expression, context: CompileContext,
              param_oids: tuple[int, ...]) -> Compiled:
     translator = Translator(context.catalog, context.search_path, param_oids, context.settings)
+    translator.param_names = dict(context.param_names)
+    translator.batch_streams = context.batch_streams
     if isinstance(statement, x.DeclareCursor):
         inner = _compile(statement.expression, context, param_oids)
         return Compiled(statement, inner.params, None, utility=statement)
+    if isinstance(statement, x.Call):
+        return _call(statement, translator)
     if isinstance(statement, x.UtilityStatement):
         return _utility(statement, translator)
+    if isinstance(statement, x.DataflowDdl):
+        compiler = DataflowCompiler(DdlCompiler(translator), _body_check(context))
+        return Compiled(statement, (), None, ddl=compiler.compile(statement))
     tree = statement.copy()
     if isinstance(tree, exp.Query | exp.Values):
         columns = translator.query(tree)
@@ -127,7 +154,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
             returning, target = translate_delete(translator, tree)
             verb = "DELETE"
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
-                       target)
+                       target, triggers=_ee_triggers(translator, verb))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
@@ -142,3 +169,65 @@ def _utility(statement: x.UtilityStatement, translator: Translator) -> Compiled:
         else:
             columns = (OutputColumn(config.display_name(statement.name), t.TEXT),)
     return Compiled(statement, _params(translator), columns, utility=statement)
+
+
+def _ee_triggers(translator: Translator, verb: str) -> tuple[tuple[str, str], ...]:
+    relation = translator.target_relation
+    if verb != "INSERT" or relation is None:
+        return ()
+    return tuple((t.schema, t.name) for t in translator.catalog.triggers_on(relation)
+                 if t.event == "insert" and t.body is not None)
+
+
+def _body_check(context: CompileContext) -> Callable[[exp.Expression, tuple[Parameter, ...]],
+                                                      None]:
+    """Compiles a procedure or trigger body statement to find its errors now."""
+
+    def check(statement: exp.Expression, params: tuple[Parameter, ...]) -> None:
+        names = tuple((p.name, number) for number, p in enumerate(params, start=1) if p.name)
+        inner = CompileContext(context.catalog, context.search_path, context.settings, names)
+        _compile(statement, inner, tuple(p.type_oid for p in params))
+
+    return check
+
+
+def procedure_context(context: CompileContext, procedure: Procedure,
+                      batch_streams: frozenset[int] = frozenset()) -> CompileContext:
+    """How the statements of ``procedure`` compile."""
+    names = tuple((p.name, number) for number, p in enumerate(procedure.params, start=1)
+                  if p.name)
+    return CompileContext(context.catalog, context.search_path, context.settings, names,
+                          batch_streams)
+
+
+def _call(statement: x.Call, translator: Translator) -> Compiled:
+    """CALL p(args): the arguments become one SELECT, each cast to its
+    parameter's type; missing trailing arguments take their defaults."""
+    target = statement.this
+    procedure = translator.catalog.find_procedure(target.name, target.db or None,
+                                                  translator.search_path)
+    args = list(statement.expressions)
+    if procedure is None:
+        raise errors.UndefinedFunction(
+            f"procedure {target.name}({', '.join('unknown' for _ in args)}) does not exist",
+            hint="No procedure matches the given name and argument types.")
+    if not procedure.required_params <= len(args) <= len(procedure.params):
+        raise errors.UndefinedFunction(
+            f"procedure {procedure.name} takes {len(procedure.params)} argument(s), "
+            f"not {len(args)}",
+            hint="No procedure matches the given name and argument types.")
+    values: list[exp.Expression] = []
+    for position, parameter in enumerate(procedure.params):
+        value = args[position].copy() if position < len(args) else parse(
+            f"SELECT {parameter.default}").statements[0].expressions[0].copy()
+        declared = exp.DataType.build(t.format_type(parameter.type_oid, parameter.typmod),
+                                      dialect="postgres")
+        values.append(exp.alias_(exp.Cast(this=value, to=declared), f"a{position}"))
+    arguments: SqlPlan | None = None
+    if values:
+        query = exp.select(*values)
+        columns = translator.query(query)
+        arguments = SqlPlan(to_sqlite(query), _params(translator), _output(columns), "SELECT",
+                            translator.writes)
+    return Compiled(statement, _params(translator), None, utility=statement,
+                    call=CallPlan(procedure, arguments))

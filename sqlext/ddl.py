@@ -21,12 +21,12 @@ from sqlext.target import to_sqlite
 from sqlext.translate import Translator
 
 
-def _pg_sql(node: exp.Expression) -> str:
+def pg_sql(node: exp.Expression) -> str:
     """PostgreSQL text of an expression, function names as written."""
     return node.sql(dialect="postgres", normalize_functions=False)
 
 
-def _creation_schema(table: exp.Table, catalog: Catalog, search_path: tuple[str, ...]) -> str:
+def creation_schema(table: exp.Table, catalog: Catalog, search_path: tuple[str, ...]) -> str:
     """Where CREATE puts an object: its schema, or the first schema of the
     search path that exists (as in PostgreSQL)."""
     if table.db:
@@ -115,7 +115,7 @@ class DdlCompiler:
         if not isinstance(schema_node, exp.Schema):
             raise errors.SqlSyntaxError("CREATE TABLE needs a column list")
         table = schema_node.this
-        schema = _creation_schema(table, self.catalog, self.search_path)
+        schema = creation_schema(table, self.catalog, self.search_path)
         columns: list[ddl.ColumnSpec] = []
         constraints: list[ddl.ConstraintSpec] = []
         for item in schema_node.expressions:
@@ -161,13 +161,13 @@ class DdlCompiler:
                 serial = True
             else:
                 raise errors.FeatureNotSupported(
-                    f"column constraint {_pg_sql(constraint)} is not supported")
+                    f"column constraint {pg_sql(constraint)} is not supported")
         return ddl.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial)
 
     def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
         """Check the default translates, and keep it as PostgreSQL text."""
         self._translated_default(expression, target, column)
-        return _pg_sql(expression)
+        return pg_sql(expression)
 
     def _translated_default(self, expression: exp.Expression, target: SqlType,
                             column: str) -> str:
@@ -202,7 +202,7 @@ class DdlCompiler:
             return ddl.ConstraintSpec("f", _names(item.expressions), name, ref_table=target,
                                       ref_columns=ref_columns, on_delete=on_delete,
                                       on_update=on_update)
-        raise errors.FeatureNotSupported(f"table constraint {_pg_sql(item)} is not supported")
+        raise errors.FeatureNotSupported(f"table constraint {pg_sql(item)} is not supported")
 
     def _finish_checks(self, spec: ddl.CreateTable) -> ddl.CreateTable:
         """Translate CHECK conditions now that all column types are known."""
@@ -234,7 +234,7 @@ class DdlCompiler:
             if not isinstance(target, exp.Column):
                 raise errors.FeatureNotSupported("indexes on expressions are not supported")
             columns.append((target.name, bool(ordered.args.get("desc"))))
-        schema = _creation_schema(table, self.catalog, self.search_path)
+        schema = creation_schema(table, self.catalog, self.search_path)
         relation = self.catalog.relation(table.name, table.db or None, self.search_path)
         return ddl.CreateIndex(relation.schema if not table.db else schema,
                                index.name or None, relation.name, tuple(columns),
@@ -247,7 +247,7 @@ class DdlCompiler:
             columns_override = list(_names(table.expressions))
             table = table.this
         query = node.expression
-        definition = _pg_sql(query)
+        definition = pg_sql(query)
         translated = query.copy()
         produced = self.translator.query(translated)
         if self.translator.writes:
@@ -259,7 +259,7 @@ class DdlCompiler:
                 projection.replace(exp.alias_(target.copy(), name, quoted=True))
         columns = tuple(Column(name, info.type.oid, info.type.typmod)
                         for name, info in zip(names, produced, strict=False))
-        schema = _creation_schema(table, self.catalog, self.search_path)
+        schema = creation_schema(table, self.catalog, self.search_path)
         return ddl.CreateView(schema, table.name, definition,
                               to_sqlite(translated), columns, bool(node.args.get("replace")))
 
@@ -273,7 +273,7 @@ class DdlCompiler:
                 if prop.args.get("increment") is not None:
                     increment = int(prop.args["increment"].name)
         table = node.this
-        schema = _creation_schema(table, self.catalog, self.search_path)
+        schema = creation_schema(table, self.catalog, self.search_path)
         return ddl.CreateSequence(schema, table.name, start,
                                   increment, bool(node.args.get("exists")))
 
@@ -330,7 +330,7 @@ class DdlCompiler:
                 rename_column = (action.this.name, action.args["to"].name)
             else:
                 raise errors.FeatureNotSupported(
-                    f"ALTER TABLE {_pg_sql(action)} is not supported")
+                    f"ALTER TABLE {pg_sql(action)} is not supported")
         schema, name = self._resolved(table)
         return ddl.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
                               rename_column, bool(node.args.get("exists")))
@@ -338,7 +338,7 @@ class DdlCompiler:
 
 def _check(condition: exp.Expression, name: str | None) -> ddl.ConstraintSpec:
     """A CHECK constraint, translated for SQLite once the table is complete."""
-    return ddl.ConstraintSpec("c", (), name, check_sql=_pg_sql(condition))
+    return ddl.ConstraintSpec("c", (), name, check_sql=pg_sql(condition))
 
 
 def _parse_condition(text: str) -> exp.Expression:

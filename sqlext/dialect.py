@@ -1,8 +1,10 @@
 """The sqlext SQL dialect: sqlglot's PostgreSQL dialect plus the statements it
 does not parse the way PostgreSQL does (session and transaction control,
-cursors, prepared statements, COPY).
+cursors, prepared statements, COPY, CALL) and the dataflow statements
+(CREATE/DROP STREAM, WINDOW, TRIGGER, PROCEDURE).
 
-Utility statements are recognised by their first word (``UTILITY_PARSERS``)
+Utility statements are recognised by their first word (``UTILITY_PARSERS``),
+dataflow statements by their verb and object kind (``DATAFLOW_PARSERS``),
 before sqlglot's own statement parsing; everything else is PostgreSQL as
 sqlglot understands it. Nothing falls back to an unparsed ``Command``: the
 parse entry point (``sqlext.parse``) rejects those.
@@ -10,8 +12,9 @@ parse entry point (``sqlext.parse``) rejects those.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+import re
+from collections.abc import Callable, Sequence
+from typing import ClassVar, NoReturn, TypeVar, cast
 
 from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
@@ -36,10 +39,32 @@ _COPY_VALUE_OPTIONS = {"DELIMITER": "delimiter", "NULL": "null", "QUOTE": "quote
 
 
 _UNSUPPORTED_STATEMENTS = frozenset({
-    "LISTEN", "NOTIFY", "UNLISTEN", "CALL", "DO", "EXPLAIN", "LOCK", "COMMENT", "REFRESH",
+    "LISTEN", "NOTIFY", "UNLISTEN", "DO", "EXPLAIN", "LOCK", "COMMENT", "REFRESH",
     "REINDEX", "CLUSTER", "CHECKPOINT", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
     "GRANT", "REVOKE",
 })
+
+_TRIGGER_EVENTS = frozenset({"INSERT", "SLIDE"})
+_UNSUPPORTED_TRIGGER_EVENTS = frozenset({"UPDATE", "DELETE", "TRUNCATE"})
+
+E = TypeVar("E", bound=exp.Expr)
+
+
+def atomic_body_end(tokens: Sequence[Token], start: int) -> int | None:
+    """The index of the END closing a ``BEGIN ATOMIC`` body that starts at
+    ``tokens[start]``: the first END outside ``CASE ... END`` that is followed
+    by a semicolon or by nothing. None when the body is not closed."""
+    depth = 0
+    for index in range(start, len(tokens)):
+        token_type = tokens[index].token_type
+        if token_type == TokenType.CASE:
+            depth += 1
+        elif token_type == TokenType.END:
+            last = index + 1 == len(tokens)
+            if depth == 0 and (last or tokens[index + 1].token_type == TokenType.SEMICOLON):
+                return index
+            depth = max(depth - 1, 0)
+    return None
 
 
 class SqlExtTokenizer(Postgres.Tokenizer):
@@ -50,6 +75,10 @@ class SqlExtTokenizer(Postgres.Tokenizer):
 
 class SqlExtParser(PostgresParser):
     UTILITY_PARSERS: ClassVar[dict[str, Callable[[SqlExtParser], exp.Expr]]] = {}
+    DATAFLOW_PARSERS: ClassVar[
+        dict[tuple[str, str], Callable[[SqlExtParser], exp.Expr | None]]
+    ] = {}
+    """By (verb, object kind); a parser returning None leaves the statement to sqlglot."""
 
     # Every name(args) call stays an ``exp.Anonymous`` with its PostgreSQL name
     # and argument order; sqlext.functions gives each one its meaning. Only
@@ -83,14 +112,61 @@ class SqlExtParser(PostgresParser):
                 self._advance()
                 return handler(self)
             if current.text.upper() in _UNSUPPORTED_STATEMENTS:
-                raise errors.FeatureNotSupported(
-                    f"{current.text.upper()} is not supported", position=current.start + 1
-                )
+                self._unsupported(f"{current.text.upper()} is not supported", current)
             if current.token_type == TokenType.VAR:
                 self.raise_error("Not a statement", current)
+            if current.token_type in (TokenType.CREATE, TokenType.DROP, TokenType.ALTER):
+                statement = self._parse_dataflow_statement()
+                if statement is not None:
+                    return statement
         return super()._parse_statement()
 
+    def _parse_dataflow_statement(self) -> exp.Expr | None:
+        """CREATE/DROP/ALTER of a stream, window, trigger or procedure; None,
+        having consumed nothing, for the other objects (sqlglot parses those)."""
+        start = self._index
+        verb = self._word()
+        replace = verb == "CREATE" and self._match_pair(TokenType.OR, TokenType.REPLACE)
+        kind = self._curr
+        handler = self.DATAFLOW_PARSERS.get((verb or "", kind.text.upper()))
+        if handler is not None and kind.token_type not in self.TEXT_MATCH_EXCLUDED_TOKENS:
+            if replace and kind.token_type != TokenType.PROCEDURE:
+                self._unsupported(f"CREATE OR REPLACE {kind.text.upper()} is not supported",
+                                  kind)
+            self._advance()
+            statement = handler(self)
+            if statement is not None:
+                if replace:
+                    statement.set("replace", True)
+                return statement
+        self._retreat(start)
+        return None
+
     # --- helpers --------------------------------------------------------------
+
+    @staticmethod
+    def _unsupported(message: str, token: Token) -> NoReturn:
+        raise errors.FeatureNotSupported(message, position=token.start + 1)
+
+    def _required(self, node: E | None, what: str) -> E:
+        """``node``, or a syntax error saying that ``what`` was expected."""
+        if node is None:
+            self.raise_error(f"Expected {what}")
+        return cast(E, node)
+
+    def _expect(self, *words: str) -> None:
+        """Consume ``words`` or fail with a syntax error."""
+        if not self._match_text_seq(*words):
+            self.raise_error(f"Expected {' '.join(words)}")
+
+    def _identifier(self) -> str:
+        """A simple (unqualified) name, folded to lower case unless quoted."""
+        identifier = self._required(self._parse_id_var(any_token=False), "a name")
+        return identifier.name if identifier.quoted else identifier.name.lower()
+
+    def _object_name(self) -> exp.Expr:
+        """A possibly schema-qualified object name (an ``exp.Table``)."""
+        return self._required(self._parse_table_parts(schema=True), "a name")
 
     def _word(self) -> str | None:
         """The next token as an upper-case word (and consume it)."""
@@ -424,6 +500,195 @@ class SqlExtParser(PostgresParser):
                 self.raise_error("Unexpected COPY option", self._prev)
         return options
 
+    # --- dataflow statements ----------------------------------------------------
+
+    def _parse_create_stream(self) -> exp.Expr:
+        exists = self._parse_exists(not_=True)
+        schema = self._parse_schema(this=self._object_name())
+        if not isinstance(schema, exp.Schema):
+            self.raise_error("Expected a column list")
+        return x.CreateStream(this=schema, options=self._stream_options(), exists=exists)
+
+    def _stream_options(self) -> dict[str, str]:
+        """WITH (name [= value], ...); a name alone means 'true', as in PostgreSQL."""
+        options: dict[str, str] = {}
+        if not self._match(TokenType.WITH):
+            return options
+        self._match_l_paren()
+        while True:
+            key = self._identifier()
+            options[key] = self._setting_value() if self._match(TokenType.EQ) else "true"
+            if not self._match(TokenType.COMMA):
+                break
+        self._match_r_paren()
+        return options
+
+    def _parse_create_window(self) -> exp.Expr:
+        name = self._object_name()
+        self._expect("ON")
+        stream = self._object_name()
+        rows = self._match(TokenType.ROWS)
+        if not rows and not self._match(TokenType.RANGE):
+            self.raise_error("Expected ROWS or RANGE")
+        size = self._required(self._parse_bitwise(), "a window size")
+        slide = (self._required(self._parse_bitwise(), "a slide")
+                 if self._match_text_seq("SLIDE") else None)
+        partition = None
+        if self._match(TokenType.PARTITION_BY):
+            if not rows:
+                self.raise_error("PARTITION BY is only valid for ROWS windows", self._prev)
+            partition = self._identifier()
+        column = None
+        if not rows:
+            self._expect("ON")
+            column = self._identifier()
+        return x.CreateWindow(this=name, stream=stream, rows=rows, size=size, slide=slide,
+                              column=column, partition=partition)
+
+    def _parse_create_procedure(self) -> exp.Expr:
+        name = self._object_name()
+        self._match_l_paren()
+        params = self._procedure_params()
+        language: str | None = None
+        body: str | None = None
+        atomic = False
+        # LANGUAGE may come before or after the body, as in PostgreSQL.
+        while True:
+            if language is None and self._match_text_seq("LANGUAGE"):
+                language = self._identifier()
+            elif body is None and self._match(TokenType.ALIAS):
+                body = self._quoted_body()
+            elif body is None and self._match_text_seq("BEGIN", "ATOMIC"):
+                body = self._atomic_body()
+                atomic = True
+            else:
+                break
+        if body is None:
+            self.raise_error("Expected AS or BEGIN ATOMIC")
+        if atomic and language not in (None, "sql"):
+            raise errors.InvalidFunctionDefinition(
+                "inline SQL function body only valid for language SQL")
+        if language is None and not atomic:
+            raise errors.InvalidFunctionDefinition("no language specified")
+        return x.CreateProcedure(this=name, expressions=params, language=language or "sql",
+                                 body=body, atomic=atomic)
+
+    def _closed_list(self, item: Callable[[], E | None], what: str) -> list[E]:
+        """The items of a list after its opening parenthesis, and the closing
+        parenthesis: no items, or ``what`` at each comma."""
+        if self._match(TokenType.R_PAREN):
+            return []
+        items = self._parse_csv(lambda: self._required(item(), what))
+        self._match_r_paren()
+        return items
+
+    def _procedure_params(self) -> list[exp.Expr]:
+        return self._closed_list(self._procedure_param, "a parameter")
+
+    def _procedure_param(self) -> exp.Expr:
+        mode = self._curr
+        if self._match_texts(("OUT", "INOUT", "VARIADIC")):
+            self._unsupported(f"{mode.text.upper()} parameters are not supported", mode)
+        self._match(TokenType.IN)
+        # "[name] type": a type alone is followed by the end of the parameter,
+        # otherwise what was read as a (user-defined) type was the name.
+        start = self._index
+        name: str | None = None
+        kind = self._parse_types()
+        if self._curr.token_type not in (TokenType.COMMA, TokenType.R_PAREN, TokenType.DEFAULT,
+                                         TokenType.EQ):
+            self._retreat(start)
+            name = self._identifier()
+            kind = self._parse_types()
+        default = (self._parse_assignment()
+                   if self._match(TokenType.DEFAULT) or self._match(TokenType.EQ) else None)
+        return x.ProcedureParam(this=name, kind=self._required(kind, "a type"), default=default)
+
+    def _quoted_body(self) -> str:
+        """The statements of a procedure or trigger as a string literal."""
+        if not self._match_set((TokenType.STRING, TokenType.HEREDOC_STRING)):
+            self.raise_error("Expected a string")
+        return self._prev.text
+
+    def _atomic_body(self) -> str:
+        """The source text between ATOMIC and the END that closes the body
+        (consumed here), without the surrounding whitespace. sqlext.parse keeps
+        the semicolons inside from splitting the statement."""
+        atomic = self._prev
+        end = atomic_body_end(self._tokens, self._index)
+        if end is None:
+            self._advance(self._tokens_size - self._index)
+            self.raise_error("Expected END")
+            return ""
+        self._advance(end + 1 - self._index)
+        return self.sql[atomic.end + 1:self._prev.start].strip()
+
+    def _parse_create_trigger(self) -> exp.Expr:
+        name = self._identifier()
+        timing = self._curr
+        if self._match_texts(("BEFORE", "INSTEAD")):
+            self._unsupported(f"{timing.text.upper()} triggers are not supported", timing)
+        self._expect("AFTER")
+        event = self._curr
+        if self._match_texts(_UNSUPPORTED_TRIGGER_EVENTS):
+            self._unsupported(f"{event.text.upper()} triggers are not supported", event)
+        if not self._match_texts(_TRIGGER_EVENTS):
+            self.raise_error("Expected INSERT or SLIDE")
+        if self._curr.token_type == TokenType.OR:
+            self._unsupported("triggers on several events are not supported", self._curr)
+        self._expect("ON")
+        target = self._object_name()
+        if self._match_text_seq("FOR"):
+            self._match_text_seq("EACH")
+            level = self._curr
+            if self._match(TokenType.ROW):
+                self._unsupported("FOR EACH ROW triggers are not supported", level)
+            self._expect("STATEMENT")
+        trigger = x.CreateTrigger(this=name, event=event.text.lower(), target=target)
+        if self._match(TokenType.EXECUTE):
+            if not self._match_set((TokenType.PROCEDURE, TokenType.FUNCTION)):
+                self.raise_error("Expected PROCEDURE or FUNCTION")
+            trigger.set("procedure", self._object_name())
+            self._match_l_paren()
+            if self._curr and self._curr.token_type != TokenType.R_PAREN:
+                self._unsupported("trigger procedure arguments are not supported", self._curr)
+            self._match_r_paren()
+        elif self._match(TokenType.ALIAS):
+            trigger.set("body", self._quoted_body())
+        else:
+            self.raise_error("Expected EXECUTE PROCEDURE or AS")
+        return trigger
+
+    def _parse_drop_dataflow(self) -> exp.Expr:
+        kind = self._prev.text.lower()
+        exists = self._parse_exists()
+
+        def target() -> exp.Expr:
+            name = self._object_name()
+            # Accepted and ignored: procedure names are not overloaded and
+            # trigger names are unique, so neither is needed to find the object.
+            if kind == "procedure" and self._match(TokenType.L_PAREN):
+                self._procedure_params()
+            elif kind == "trigger" and self._match(TokenType.ON):
+                self._object_name()
+            return name
+
+        names = self._parse_csv(target)
+        cascade = self._match_text_seq("CASCADE")
+        if not cascade:
+            self._match_text_seq("RESTRICT")
+        return x.DropDataflow(kind=kind, expressions=names, exists=exists, cascade=cascade)
+
+    def _parse_alter_procedure(self) -> exp.Expr | None:
+        name = self._object_name()
+        return x.ResumeProcedure(this=name) if self._match_text_seq("RESUME") else None
+
+    def _parse_call_statement(self) -> exp.Expr:
+        name = self._object_name()
+        self._match_l_paren()
+        args = self._closed_list(self._parse_assignment, "an argument")
+        return x.Call(this=name, expressions=args)
+
 
 SqlExtParser.UTILITY_PARSERS = {
     "SHOW": SqlExtParser._parse_show_statement,
@@ -448,6 +713,17 @@ SqlExtParser.UTILITY_PARSERS = {
     "COPY": SqlExtParser._parse_copy_statement,
     "VACUUM": SqlExtParser._parse_maintenance_statement,
     "ANALYZE": SqlExtParser._parse_maintenance_statement,
+    "CALL": SqlExtParser._parse_call_statement,
+}
+
+SqlExtParser.DATAFLOW_PARSERS = {
+    ("CREATE", "STREAM"): SqlExtParser._parse_create_stream,
+    ("CREATE", "WINDOW"): SqlExtParser._parse_create_window,
+    ("CREATE", "PROCEDURE"): SqlExtParser._parse_create_procedure,
+    ("CREATE", "TRIGGER"): SqlExtParser._parse_create_trigger,
+    **{("DROP", kind): SqlExtParser._parse_drop_dataflow
+       for kind in ("STREAM", "WINDOW", "PROCEDURE", "TRIGGER")},
+    ("ALTER", "PROCEDURE"): SqlExtParser._parse_alter_procedure,
 }
 
 
@@ -455,8 +731,24 @@ def _words(*parts: object) -> str:
     return " ".join(str(part) for part in parts if part not in (None, "", False))
 
 
+_PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
 def _quote_name(name: str) -> str:
-    return exp.to_identifier(name).sql(dialect="postgres")
+    """``name`` as SQL that reads back as ``name``: unquoted only when it is a
+    lower-case word and no keyword (unquoted names fold to lower case)."""
+    quoted = not _PLAIN_NAME.fullmatch(name) or name.upper() in SqlExtTokenizer.KEYWORDS
+    return exp.to_identifier(name, quoted=quoted).sql(dialect="postgres")
+
+
+def _dollar_quote(body: str) -> str:
+    """``body`` as a dollar-quoted string, with a tag that cannot end it early."""
+    tag = "$$"
+    number = 0
+    while (body + tag).find(tag) != len(body):
+        number += 1
+        tag = f"$body{number}$"
+    return f"{tag}{body}{tag}"
 
 
 def _modes(node: exp.Expression) -> str:
@@ -495,6 +787,61 @@ def _copy_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
     return _words("COPY", shown, where, endpoint, f"WITH ({rendered})" if rendered else None)
 
 
+def _create_stream_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    options = node.args.get("options") or {}
+    rendered = ", ".join(f"{_quote_name(key)} = {exp.Literal.string(value).sql()}"
+                         for key, value in options.items())
+    return _words("CREATE STREAM", "IF NOT EXISTS" if node.args.get("exists") else None,
+                  generator.sql(node, "this"), f"WITH ({rendered})" if rendered else None)
+
+
+def _create_window_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    slide = node.args.get("slide")
+    partition = node.args.get("partition")
+    column = node.args.get("column")
+    return _words(
+        "CREATE WINDOW", generator.sql(node, "this"), "ON", generator.sql(node, "stream"),
+        "ROWS" if node.args.get("rows") else "RANGE", generator.sql(node, "size"),
+        f"SLIDE {generator.sql(slide)}" if slide is not None else None,
+        f"PARTITION BY {_quote_name(partition)}" if partition else None,
+        f"ON {_quote_name(column)}" if column else None)
+
+
+def _procedure_param_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    default = node.args.get("default")
+    return _words(_quote_name(node.name) if node.this else None, generator.sql(node, "kind"),
+                  f"DEFAULT {generator.sql(default)}" if default is not None else None)
+
+
+def _create_procedure_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    body = node.args["body"]
+    # A body ending in a -- comment would swallow an END on the same line.
+    gap = "\n" if "--" in body else " "
+    return _words(
+        "CREATE", "OR REPLACE" if node.args.get("replace") else None, "PROCEDURE",
+        f"{generator.sql(node, 'this')}({generator.expressions(node, flat=True)})",
+        "LANGUAGE", _quote_name(node.args["language"]),
+        gap.join(part for part in ("BEGIN ATOMIC", body, "END") if part)
+        if node.args.get("atomic")
+        else f"AS {_dollar_quote(body)}")
+
+
+def _create_trigger_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    procedure = node.args.get("procedure")
+    return _words(
+        "CREATE TRIGGER", _quote_name(node.name), "AFTER", node.args["event"].upper(), "ON",
+        generator.sql(node, "target"),
+        f"EXECUTE PROCEDURE {generator.sql(procedure)}()" if procedure
+        else f"AS {_dollar_quote(node.args['body'])}")
+
+
+def _drop_dataflow_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    return _words("DROP", node.args["kind"].upper(),
+                  "IF EXISTS" if node.args.get("exists") else None,
+                  generator.expressions(node, flat=True),
+                  "CASCADE" if node.args.get("cascade") else None)
+
+
 class SqlExtGenerator(PostgresGenerator):
     TRANSFORMS = {
         **PostgresGenerator.TRANSFORMS,
@@ -529,6 +876,14 @@ class SqlExtGenerator(PostgresGenerator):
         x.Deallocate: lambda _, e: f"DEALLOCATE {_quote_name(e.name) if e.this else 'ALL'}",
         x.CopyStatement: _copy_sql,
         x.Maintenance: lambda _, e: str(e.this),
+        x.CreateStream: _create_stream_sql,
+        x.CreateWindow: _create_window_sql,
+        x.ProcedureParam: _procedure_param_sql,
+        x.CreateProcedure: _create_procedure_sql,
+        x.CreateTrigger: _create_trigger_sql,
+        x.DropDataflow: _drop_dataflow_sql,
+        x.Call: lambda g, e: f"CALL {g.sql(e, 'this')}({g.expressions(e, flat=True)})",
+        x.ResumeProcedure: lambda g, e: f"ALTER PROCEDURE {g.sql(e, 'this')} RESUME",
     }
 
 

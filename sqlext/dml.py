@@ -8,18 +8,22 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog import errors
+from catalog.dataflow import BATCH_ID
 from catalog.schema import Column, Relation
 from sqlext.parse import parse
 from sqlext.scope import ColumnInfo, Scope, Source
-from sqlext.sqltypes import SqlType
+from sqlext.sqltypes import INT8, SqlType
 from sqlext.translate import Translator, output_name, physical_table
 
 
 def _target_source(relation: Relation, alias: str) -> Source:
-    return Source(alias, [
+    source = Source(alias, [
         ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number, not c.not_null)
         for number, c in enumerate(relation.columns, start=1)
     ])
+    if relation.stream is not None:
+        source.system_columns.append(ColumnInfo(BATCH_ID, INT8, relation.oid))
+    return source
 
 
 def _writable(translator: Translator, table: exp.Table) -> Relation:
@@ -31,6 +35,7 @@ def _writable(translator: Translator, table: exp.Table) -> Relation:
     if relation.schema == "pg_catalog":
         raise errors.InsufficientPrivilege(
             f'permission denied: "{relation.name}" is a system catalog')
+    translator.target_relation = relation
     return relation
 
 
@@ -192,6 +197,9 @@ def _insert_query(translator: Translator, node: exp.Insert, query: exp.Expressio
         projection.replace(exp.alias_(target.copy(), f"_c{index}", quoted=True))
     wrapped = exp.select(*projections).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("_src"))))
+    if node.args.get("conflict") is not None:
+        # SQLite reads "FROM x ON CONFLICT" as a join constraint without a WHERE.
+        wrapped = wrapped.where(exp.true())
     node.set("expression", wrapped)
 
 
@@ -237,6 +245,9 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
         list[ColumnInfo] | None, str]:
     table = node.this
     relation, alias, scope = _target(translator, table)
+    if relation.stream is not None:
+        raise errors.WrongObjectType(f'cannot update stream "{relation.name}"',
+                                     detail="Streams are append-only.")
     from_ = node.args.get("from_") or node.args.get("from")
     if from_ is not None:
         translator._from_item(from_.this, scope)

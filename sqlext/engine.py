@@ -19,7 +19,9 @@ from catalog.system import system_relations
 from executor.catalog_tables import CatalogTables
 from executor.core import Executor
 from executor.functions import register_functions
+from executor.scheduler import Scheduler
 from sqlext.copy import run_copy
+from sqlext.dataflow import DataflowRuntime
 from sqlext.session import EngineSession
 from sqlext.settings import SERVER_VERSION
 from sqlext.utilities import Utilities
@@ -57,10 +59,13 @@ class Engine:
         self.database = Database()
         catalog = Catalog().with_relations(system_relations())
         self.executor = Executor(self.database, catalog, loop.create_future)
+        self.dataflow = DataflowRuntime(self.executor)
+        self.scheduler = Scheduler(self.executor, self.dataflow.run_task,
+                                   lambda: loop.call_soon(self.scheduler.run))
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
-        register_functions(self.database, self.executor, VERSION)
+        register_functions(self.database, self.executor, self.scheduler, VERSION)
         self.utilities = Utilities(run_copy)
         self.sessions: dict[int, EngineSession] = {}
         self._process_ids = itertools.count(1000)

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog import types as t
-from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Catalog
+from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Catalog, Relation
 from executor import codecs
 from sqlext.naming import source_position
 from sqlext.records import record_field
@@ -74,6 +74,13 @@ class ExpressionTranslator:
             SqlType(oid) if oid else UNKNOWN for oid in param_types
         ]
         self.settings = settings
+        self.param_names: dict[str, int] = {}
+        """Procedure bodies: parameter name -> number; a name no column
+        claims refers to the parameter (as in PostgreSQL SQL functions)."""
+        self.batch_streams: frozenset[int] = frozenset()
+        """Streams (OIDs) whose name denotes only the batch being processed."""
+        self.target_relation: Relation | None = None
+        """INSERT, UPDATE, DELETE: the relation changed."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
         self._set_returning: list[list[exp.Expression]] = []
@@ -275,6 +282,10 @@ class ExpressionTranslator:
                 node.replace(found)
                 return found, SqlType(t.OID)
         located = scope.locate(node.name, table)
+        if located is None and table is None and node.name in self.param_names:
+            parameter = exp.Parameter(this=exp.Literal.number(self.param_names[node.name]))
+            node.replace(parameter)
+            return self.expr(parameter, scope)
         if located is None:
             if table is not None and scope.source(table) is None:
                 raise errors.UndefinedTable(f'missing FROM-clause entry for table "{table}"')

@@ -104,3 +104,86 @@ class Maintenance(UtilityStatement):
     """VACUUM / ANALYZE: accepted and ignored (SQLite needs neither)."""
 
     arg_types = {"this": True}
+
+
+# --- dataflow statements (streams, windows, procedures, triggers) -------------------
+
+
+class DataflowDdl(exp.Expression):
+    """Base of the schema changes that define dataflows."""
+
+
+class CreateStream(DataflowDdl):
+    """CREATE STREAM [IF NOT EXISTS] name (columns and constraints as in CREATE
+    TABLE) [WITH (option = 'value', ...)]; ``this`` is an ``exp.Schema`` and
+    ``options`` a dict (empty without WITH) of option names, folded unless
+    quoted, to string values (an option without a value is 'true')."""
+
+    arg_types = {"this": True, "options": False, "exists": False}
+
+
+class CreateWindow(DataflowDdl):
+    """CREATE WINDOW name ON stream ROWS n [SLIDE m] [PARTITION BY column]
+    | CREATE WINDOW name ON stream RANGE n [SLIDE m] ON column.
+
+    ``this`` and ``stream`` are ``exp.Table``; ``rows`` is True for ROWS;
+    ``size`` and ``slide`` are expressions (integer literals, or INTERVAL
+    literals for RANGE windows on timestamps); ``slide`` None means 1;
+    ``column`` is the RANGE column and ``partition`` the PARTITION BY column
+    (names, folded to lower case unless quoted)."""
+
+    arg_types = {"this": True, "stream": True, "rows": True, "size": True, "slide": False,
+                 "column": False, "partition": False}
+
+
+class ProcedureParam(exp.Expression):
+    """[IN] [name] type [DEFAULT expr | = expr]; ``this`` is the name (str,
+    folded unless quoted) or None, ``kind`` an ``exp.DataType``."""
+
+    arg_types = {"this": False, "kind": True, "default": False}
+
+
+class CreateProcedure(DataflowDdl):
+    """CREATE [OR REPLACE] PROCEDURE name ([params]) LANGUAGE lang AS 'body'
+    | ... BEGIN ATOMIC statements END. ``body`` is the source text of the
+    statements (between the quotes, or between BEGIN ATOMIC and END without
+    the surrounding whitespace); ``atomic`` says which form was used;
+    ``language`` is the lower-case name ("sql" when BEGIN ATOMIC has none)."""
+
+    arg_types = {"this": True, "expressions": False, "language": True, "body": True,
+                 "atomic": False, "replace": False}
+
+
+class CreateTrigger(DataflowDdl):
+    """CREATE TRIGGER name AFTER INSERT|SLIDE ON relation
+    (EXECUTE PROCEDURE|FUNCTION proc() | AS 'statements').
+
+    ``this`` is the trigger name (str, folded unless quoted); ``event`` is
+    "insert" or "slide"; ``target`` an ``exp.Table``; exactly one
+    of ``procedure`` (an ``exp.Table``: a PE trigger) and ``body`` (SQL text: an
+    EE trigger) is set."""
+
+    arg_types = {"this": True, "event": True, "target": True, "procedure": False,
+                 "body": False}
+
+
+class DropDataflow(DataflowDdl):
+    """DROP STREAM|WINDOW|TRIGGER|PROCEDURE [IF EXISTS] name[, ...]
+    [CASCADE|RESTRICT]; ``kind`` is the lower-case object kind, ``expressions``
+    the names as ``exp.Table``."""
+
+    arg_types = {"kind": True, "expressions": True, "exists": False, "cascade": False}
+
+
+class Call(UtilityStatement):
+    """CALL name(args); ``this`` is an ``exp.Table``, ``expressions`` the
+    argument expressions."""
+
+    arg_types = {"this": True, "expressions": False}
+
+
+class ResumeProcedure(UtilityStatement):
+    """ALTER PROCEDURE name RESUME: a procedure stopped by a failed batch
+    runs again from that batch."""
+
+    arg_types = {"this": True}

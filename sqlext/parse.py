@@ -3,7 +3,8 @@
 Errors become PostgreSQL errors: 42601 with the 1-based character position
 of the offending token (psql draws its ``^`` there). Statements sqlglot
 cannot parse properly (``exp.Command`` fallbacks, bare expressions) are
-refused rather than passed on to SQLite.
+refused rather than passed on to SQLite. The semicolons inside a procedure's
+``BEGIN ATOMIC ... END`` body do not end the statement.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from typing import Final
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-from sqlglot.tokens import Token
+from sqlglot.tokens import Token, TokenType
 
 from catalog import errors
 from sqlext import expressions as x
-from sqlext.dialect import SqlExt, SqlExtParser
+from sqlext.dialect import SqlExt, SqlExtParser, atomic_body_end
 
 # sqlglot logs a warning for every Command fallback; we raise instead.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -29,7 +30,12 @@ CACHE_SIZE: Final = 2048
 
 STATEMENT_TYPES: Final = (
     exp.Query, exp.Values, exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alter,
-    exp.TruncateTable, x.UtilityStatement,
+    exp.TruncateTable, x.UtilityStatement, x.DataflowDdl,
+)
+
+_CREATE_PROCEDURE: Final = (
+    (TokenType.CREATE, TokenType.PROCEDURE),
+    (TokenType.CREATE, TokenType.OR, TokenType.REPLACE, TokenType.PROCEDURE),
 )
 
 
@@ -54,6 +60,39 @@ def _tokens(sql: str) -> list[Token]:
         if "Missing" in message or "Error tokenizing" in message:
             raise errors.SqlSyntaxError("unterminated quoted string", position=None) from exc
         raise errors.SqlSyntaxError(f"syntax error: {message}") from exc
+
+
+def _opens_atomic_body(tokens: list[Token], start: int, index: int) -> bool:
+    """Whether ``tokens[index]`` is the ATOMIC of ``BEGIN ATOMIC`` in a CREATE
+    PROCEDURE statement that starts at ``tokens[start]``."""
+    token = tokens[index]
+    if not (token.token_type == TokenType.VAR and token.text.upper() == "ATOMIC"
+            and index > start and tokens[index - 1].token_type == TokenType.BEGIN):
+        return False
+    return any(tuple(t.token_type for t in tokens[start:start + len(prefix)]) == prefix
+               for prefix in _CREATE_PROCEDURE)
+
+
+def _join_atomic_bodies(tokens: list[Token]) -> list[Token]:
+    """``tokens`` without the semicolons inside BEGIN ATOMIC bodies.
+
+    sqlglot splits the token list into statements at every semicolon before
+    parsing; the dialect takes a body's text from the source, not from its
+    tokens, so dropping these semicolons keeps the procedure one statement."""
+    kept: list[Token] = []
+    start = index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        kept.append(token)
+        index += 1
+        if token.token_type == TokenType.SEMICOLON:
+            start = index
+        elif _opens_atomic_body(tokens, start, index - 1):
+            end = atomic_body_end(tokens, index)
+            if end is not None:
+                kept.extend(t for t in tokens[index:end] if t.token_type != TokenType.SEMICOLON)
+                index = end
+    return kept
 
 
 def _syntax_error(sql: str, token: Token | None) -> errors.SqlError:
@@ -95,7 +134,7 @@ def parse(sql: str) -> Parsed:
     if cached is not None:
         _cache.move_to_end(sql)
         return cached
-    tokens = _tokens(sql)
+    tokens = _join_atomic_bodies(_tokens(sql))
     parser = SqlExtParser(dialect=_DIALECT)
     try:
         trees = parser.parse(tokens, sql)

@@ -33,9 +33,14 @@ class Source:
     lists them once)."""
     relation_oid: int = 0
     """Tables and views: their OID, the value of the ``tableoid`` system column."""
+    system_columns: list[ColumnInfo] = field(default_factory=list)
+    """Columns found by name but not listed by ``*`` (a stream's batch_id)."""
 
     def find(self, name: str) -> ColumnInfo | None:
         for column in self.columns:
+            if column.name == name:
+                return column
+        for column in self.system_columns:
             if column.name == name:
                 return column
         return None

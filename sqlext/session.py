@@ -34,6 +34,7 @@ from executor import codecs
 from executor import ddl as ddl_specs
 from executor.context import StatementContext
 from executor.core import LiveCursor, Token, WouldBlock
+from executor.dataflow_ddl import DATAFLOW_SPECS, DataflowSpec, apply_dataflow
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.compile import CompileContext, Compiled, compile_statement
@@ -480,7 +481,8 @@ class EngineSession:
         if not portal.started:
             self._access(plan.writes)
         executor = self.executor
-        executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)
+        context = self._context()
+        executor.begin_statement(self.token, context, self.statement_timeout_ms)
         count = 0
         rows: list[Any] | None = None
         try:
@@ -492,8 +494,15 @@ class EngineSession:
                 cursor = executor.query(plan.sql, portal.params)
                 if plan.columns is None:
                     count = cursor.rowcount
-                elif max_rows == 0:
+                    self.engine.dataflow.after_insert(plan, count, self.compile_context(),
+                                                      self.token)
+                elif max_rows == 0 or plan.triggers:
                     rows, exhausted = cursor.fetchall(), True
+                    self.engine.dataflow.after_insert(plan, len(rows), self.compile_context(),
+                                                      self.token)
+                    if max_rows:
+                        portal.cursor = LiveCursor(executor, cursor, rows)
+                        rows, exhausted = portal.cursor.fetch(max_rows)
                 else:
                     portal.cursor = LiveCursor(executor, cursor, [])
                     rows, exhausted = portal.cursor.fetch(max_rows)
@@ -501,6 +510,7 @@ class EngineSession:
             raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc
         finally:
             executor.end_statement()
+            self._take_notices(context)
         if rows is None:
             portal.done = True
             self._statement_done()
@@ -515,13 +525,36 @@ class EngineSession:
         self._statement_done()
         return Rows(encoded, _tag(verb, len(rows)))
 
-    def _run_ddl(self, spec: ddl_specs.DdlSpec) -> Outcome:
+    def _take_notices(self, context: StatementContext) -> None:
+        for message in context.notices:
+            self.notice(message)
+        context.notices.clear()
+
+    def call_procedure(self, portal: Portal) -> None:
+        """CALL: the procedure runs in this session's transaction."""
+        call = portal.compiled.call if portal.compiled else None
+        assert call is not None
+        self._access(True)
+        executor = self.executor
+        context = self._context()
+        executor.begin_statement(self.token, context, self.statement_timeout_ms)
+        try:
+            runtime = self.engine.dataflow
+            args = runtime.arguments(call.arguments, portal.params, self.token)
+            runtime.call(call.procedure, args, self.compile_context(), self.token)
+        finally:
+            executor.end_statement()
+            self._take_notices(context)
+        self._statement_done()
+
+    def _run_ddl(self, spec: ddl_specs.DdlSpec | DataflowSpec) -> Outcome:
         self._access(True)
         executor = self.executor
         executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)
         try:
             catalog = executor.working_catalog(self.token)
-            result = ddl_specs.apply(spec, catalog, executor.database)
+            result = apply_dataflow(spec, catalog, executor.database) if isinstance(
+                spec, DATAFLOW_SPECS) else ddl_specs.apply(spec, catalog, executor.database)
             executor.set_working_catalog(self.token, result.catalog)
             self.engine.catalog_tables.refresh(executor.database, result.catalog)
         except engine.Error as exc:

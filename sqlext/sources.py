@@ -7,6 +7,7 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog import types as t
+from catalog.dataflow import BATCH_ID
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, PUBLIC, Relation
 from sqlext.expression_rules import DATETIME_OIDS
 from sqlext.function_rules import FUNCTIONS, FunctionRules
@@ -158,8 +159,25 @@ class SourceTranslator(FunctionRules):
             self._wrap_renamed(item, relation, alias_columns)
         source = Source(visible, self._rename(columns, alias_columns),
                         relation_oid=relation.oid)
+        if relation.stream is not None:
+            source.system_columns.append(ColumnInfo(BATCH_ID, INT8, relation.oid))
+            if relation.oid in self.batch_streams:
+                self._bind_batch(item.parent if alias_columns else item, relation)
         scope.add(source)
         return source
+
+    @staticmethod
+    def _bind_batch(item: exp.Expression, relation: Relation) -> None:
+        """Inside a transaction execution the triggering stream's name
+        denotes exactly the batch being processed."""
+        if not isinstance(item, exp.Table):
+            raise errors.FeatureNotSupported(
+                f'column aliases on stream "{relation.name}" are not supported here')
+        batch = exp.Anonymous(this="sqlext_current_batch",
+                              expressions=[exp.Literal.number(relation.oid)])
+        rows = exp.select(exp.Star()).from_(physical_table(relation)).where(
+            exp.EQ(this=exp.column(BATCH_ID, quoted=True), expression=batch))
+        item.replace(exp.Subquery(this=rows, alias=item.args["alias"]))
 
     def _wrap_renamed(self, item: exp.Table, relation: Relation, names: list[str]) -> None:
         """``FROM t AS x(a, b)``: SQLite has no column aliases on tables."""

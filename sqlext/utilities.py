@@ -39,6 +39,22 @@ class Utilities:
             raise errors.FeatureNotSupported(f"{statement.key.upper()} is not supported")
         return handler(self, session, portal, statement, max_rows)
 
+    def _call(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+              max_rows: int) -> Outcome:
+        session.call_procedure(portal)
+        return Command("CALL")
+
+    def _resume(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                max_rows: int) -> Outcome:
+        target = node.this
+        catalog = session.executor.working_catalog(session.token)
+        procedure = catalog.find_procedure(target.name, target.db or None, session.search_path)
+        if procedure is None:
+            raise errors.UndefinedFunction(f"procedure {target.name}() does not exist")
+        if not session.engine.scheduler.resume((procedure.schema, procedure.name)):
+            session.notice(f"procedure {procedure.name} is not stopped")
+        return Command("ALTER PROCEDURE")
+
     def _begin(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                max_rows: int) -> Outcome:
         session.begin(node.args.get("isolation"), node.args.get("read_only"))
@@ -255,6 +271,8 @@ class Utilities:
 
 
 _HANDLERS: dict[type, Handler] = {
+    x.Call: Utilities._call,
+    x.ResumeProcedure: Utilities._resume,
     x.Begin: Utilities._begin,
     x.CommitTransaction: Utilities._commit,
     x.RollbackTransaction: Utilities._rollback,

@@ -1,0 +1,66 @@
+"""Dataflow objects: stream options, stored procedures and triggers.
+
+Pure data like the rest of the catalog. A stream is a ``Relation`` whose
+``stream`` field is set (it is stored and listed like a table); procedures
+and triggers live in their own maps of the ``Catalog``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+BATCH_ID: Final = "batch_id"
+"""The pseudo-column every stream has: the batch a tuple belongs to."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamOptions:
+    batch_column: str | None = None
+    """The column that carries client-assigned batch ids (None: the
+    engine numbers batches itself)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str | None
+    type_oid: int
+    typmod: int = -1
+    default: str | None = None
+    """The default as PostgreSQL SQL text."""
+
+
+@dataclass(frozen=True, slots=True)
+class Procedure:
+    oid: int
+    schema: str
+    name: str
+    params: tuple[Parameter, ...]
+    language: str
+    """'sql' or 'python'."""
+    body: str
+    """The source of the statements (SQL) or the function body (Python)."""
+    owner: str = "postgres"
+
+    @property
+    def required_params(self) -> int:
+        return sum(1 for p in self.params if p.default is None)
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    oid: int
+    schema: str
+    name: str
+    event: str
+    """'insert' or 'slide'."""
+    target: tuple[str, str]
+    """(schema, name) of the stream, table or window it fires on."""
+    procedure: tuple[str, str] | None = None
+    """PE trigger: the procedure started for each committed batch."""
+    body: str | None = None
+    """EE trigger: statements run inside the inserting transaction."""
+
+    @property
+    def is_pe(self) -> bool:
+        return self.procedure is not None

@@ -1,0 +1,97 @@
+"""Batch ids of streams.
+
+All rows one transaction inserts into a stream form one batch. The engine
+numbers batches itself (the highest id so far + 1), or, for a stream with a
+``batch_column``, takes the id the client put in that column: ids must
+increase, and a batch whose id is not above the highest accepted one is a
+re-delivery, skipped with a NOTICE (so a retried writer is harmless).
+
+The ledger is changed only by the transaction that owns the executor and is
+undone when that transaction rolls back, exactly like the rows themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from catalog import errors
+
+
+@dataclass
+class StreamCounters:
+    last_batch: int = 0
+    """The highest batch id committed (or accepted) on the stream."""
+    skipped: int = 0
+    """Re-delivered batches skipped (client-assigned ids)."""
+
+
+@dataclass
+class BatchLedger:
+    streams: dict[int, StreamCounters] = field(default_factory=dict)
+    """By stream OID."""
+    _open: dict[int, int] = field(default_factory=dict)
+    """Stream OID -> the batch the open transaction is writing."""
+    _skipping: dict[int, int] = field(default_factory=dict)
+    """Stream OID -> a re-delivered batch id the open transaction is skipping."""
+    _skipped_before: dict[int, int] = field(default_factory=dict)
+
+    def counters(self, stream_oid: int) -> StreamCounters:
+        found = self.streams.get(stream_oid)
+        if found is None:
+            found = self.streams[stream_oid] = StreamCounters()
+        return found
+
+    def batch_for(self, stream_oid: int) -> int:
+        """The batch id of the open transaction's rows in the stream (the
+        first row allocates it)."""
+        batch = self._open.get(stream_oid)
+        if batch is None:
+            batch = self._open[stream_oid] = self.counters(stream_oid).last_batch + 1
+        return batch
+
+    def accept(self, stream_oid: int, stream_name: str, batch: int | None) -> bool:
+        """A row with client-assigned batch id ``batch``: True to store it,
+        False to skip it as part of a re-delivered batch."""
+        if batch is None:
+            raise errors.NotNullViolation(
+                f'null value in batch column of stream "{stream_name}"')
+        current = self._open.get(stream_oid, self._skipping.get(stream_oid))
+        if current is not None and current != batch:
+            raise errors.InvalidParameterValue(
+                f'one transaction inserts one batch into stream "{stream_name}": '
+                f"batch id {batch} follows batch id {current}",
+                hint="Commit each batch in its own transaction.")
+        if current is not None:
+            return stream_oid in self._open
+        counters = self.counters(stream_oid)
+        if batch <= counters.last_batch:
+            self._skipping[stream_oid] = batch
+            self._skipped_before.setdefault(stream_oid, counters.skipped)
+            counters.skipped += 1
+            return False
+        self._open[stream_oid] = batch
+        return True
+
+    def skipped_batch(self, stream_oid: int) -> int | None:
+        return self._skipping.get(stream_oid)
+
+    def commit(self) -> dict[int, int]:
+        """The transaction committed: its batches (stream OID -> batch id)."""
+        created = self._open
+        for stream_oid, batch in created.items():
+            self.counters(stream_oid).last_batch = batch
+        self._open = {}
+        self._skipping.clear()
+        self._skipped_before.clear()
+        return created
+
+    def rollback(self) -> None:
+        for stream_oid, skipped in self._skipped_before.items():
+            self.counters(stream_oid).skipped = skipped
+        self._open.clear()
+        self._skipping.clear()
+        self._skipped_before.clear()
+
+    def forget(self, stream_oid: int) -> None:
+        """The stream was dropped."""
+        self.streams.pop(stream_oid, None)

@@ -1,0 +1,204 @@
+"""The streaming scheduler: transaction executions (TEs) of PE-triggered
+procedures, in dataflow order, ahead of client work.
+
+When a transaction commits batches into streams, every PE trigger on each
+stream yields one TE for that batch. The new TEs go to the head of the queue
+(S-Store §4.2), so a batch runs through the whole graph before the next
+client transaction starts: the executor stays reserved for the scheduler
+while anything is runnable. Each TE is its own ACID transaction; the batches
+it commits trigger the next procedures the same way, so for each batch TEs
+run in a topological order of the graph, and for each procedure batches run
+in batch-id order.
+
+A TE that fails rolls back entirely. Its procedure stops at that batch: the
+TE and every later one of that procedure wait (nothing is skipped) until
+``resume`` (ALTER PROCEDURE ... RESUME) puts them back at the head of the
+queue. A stream's tuples of one batch are deleted in the transaction of the
+last TE that consumes them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from catalog import errors
+from catalog.schema import Relation
+from executor.core import Executor, Token
+
+log = logging.getLogger("sqlext")
+
+ProcedureKey = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One TE: ``procedure`` runs for ``batch`` of the stream ``stream_oid``."""
+
+    procedure: ProcedureKey
+    stream_oid: int
+    batch: int
+
+
+@dataclass
+class Failure:
+    batch: int
+    stream: str
+    error: errors.SqlError
+
+
+@dataclass
+class ProcedureStats:
+    runs: int = 0
+    failures: int = 0
+
+
+@dataclass
+class Scheduler:
+    executor: Executor
+    run_task: Callable[[Task, Token], None]
+    """Runs a TE's statements inside the transaction the scheduler opened."""
+    request_run: Callable[[], None]
+    """Arrange for ``run`` to be called soon (on the executor's thread)."""
+    token: Token = field(default_factory=lambda: Token(0))
+    queue: deque[Task] = field(default_factory=deque)
+    held: dict[ProcedureKey, deque[Task]] = field(default_factory=dict)
+    """TEs of stopped procedures, in order, starting with the failed one."""
+    failures: dict[ProcedureKey, Failure] = field(default_factory=dict)
+    stats: dict[ProcedureKey, ProcedureStats] = field(default_factory=dict)
+    _consumers: dict[tuple[int, int], int] = field(default_factory=dict)
+    """(stream OID, batch) -> TEs still to run on it."""
+    _running: bool = False
+
+    def __post_init__(self) -> None:
+        self.executor.on_batches = self.batches_committed
+
+    # --- work arriving -------------------------------------------------------------
+
+    def batches_committed(self, created: dict[int, int]) -> None:
+        catalog = self.executor.catalog
+        tasks: list[Task] = []
+        for stream_oid, batch in created.items():
+            stream = catalog.relation_by_oid(stream_oid)
+            if stream is None:
+                continue
+            procedures = [t.procedure for t in catalog.triggers_on(stream)
+                          if t.procedure is not None]
+            if not procedures or not self._has_rows(stream, batch):
+                continue
+            self._consumers[(stream_oid, batch)] = len(procedures)
+            tasks.extend(Task(procedure, stream_oid, batch) for procedure in procedures)
+        if not tasks:
+            return
+        self.queue.extendleft(reversed(tasks))
+        self._start()
+
+    def _has_rows(self, stream: Relation, batch: int) -> bool:
+        """A batch whose rows were all rolled back to a savepoint triggers nothing."""
+        found = self.executor.database.execute(
+            f'SELECT 1 FROM "{stream.physical}" WHERE batch_id = ? LIMIT 1', (batch,))
+        return found.fetchone() is not None
+
+    def _start(self) -> None:
+        if not self._running and self.queue:
+            self.executor.reserve(self.token)
+            self._running = True
+            self.request_run()
+
+    # --- running -------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Run every runnable TE, including the ones they trigger."""
+        try:
+            while self.queue:
+                task = self.queue.popleft()
+                if task.procedure in self.failures:
+                    self.held.setdefault(task.procedure, deque()).append(task)
+                    continue
+                self._run_one(task)
+        finally:
+            self._running = False
+            self.executor.unreserve()
+
+    def _run_one(self, task: Task) -> None:
+        executor = self.executor
+        stats = self.stats.setdefault(task.procedure, ProcedureStats())
+        executor.acquire(self.token)
+        executor.bound_batches = {task.stream_oid: task.batch}
+        try:
+            self.run_task(task, self.token)
+            remaining = self._consumers.get((task.stream_oid, task.batch), 1) - 1
+            if remaining == 0:
+                self._collect(task)
+        except Exception as exc:
+            error = exc if isinstance(exc, errors.SqlError) else errors.InternalError(
+                f"{type(exc).__name__}: {exc}")
+            if not isinstance(exc, errors.SqlError):
+                log.exception("procedure %s failed", task.procedure[1])
+            executor.bound_batches = {}
+            executor.rollback(self.token)
+            stats.failures += 1
+            self._stop(task, error)
+            return
+        finally:
+            executor.bound_batches = {}
+        executor.commit(self.token)
+        stats.runs += 1
+        if remaining:
+            self._consumers[(task.stream_oid, task.batch)] = remaining
+        else:
+            self._consumers.pop((task.stream_oid, task.batch), None)
+
+    def _collect(self, task: Task) -> None:
+        """Every consumer has run: the batch's tuples go, in this TE's transaction."""
+        stream = self.executor.catalog.relation_by_oid(task.stream_oid)
+        if stream is not None:
+            self.executor.database.execute(
+                f'DELETE FROM "{stream.physical}" WHERE batch_id = ?', (task.batch,))
+
+    def _stop(self, task: Task, error: errors.SqlError) -> None:
+        stream = self.executor.catalog.relation_by_oid(task.stream_oid)
+        name = stream.name if stream is not None else str(task.stream_oid)
+        self.failures[task.procedure] = Failure(task.batch, name, error)
+        self.held.setdefault(task.procedure, deque()).appendleft(task)
+        log.error("procedure %s stopped at batch %d of stream %s: %s %s", task.procedure[1],
+                  task.batch, name, error.sqlstate, error.message)
+
+    # --- control -------------------------------------------------------------------
+
+    def resume(self, procedure: ProcedureKey) -> int:
+        """Run a stopped procedure again from its failed batch; returns how
+        many TEs were waiting."""
+        self.failures.pop(procedure, None)
+        waiting = self.held.pop(procedure, deque())
+        self.queue.extendleft(reversed(waiting))
+        self._start()
+        return len(waiting)
+
+    def forget(self, procedure: ProcedureKey) -> None:
+        """The procedure was dropped: its waiting TEs go, and the batches
+        they held are released for garbage collection by the others."""
+        self.failures.pop(procedure, None)
+        dropped = [t for t in self.queue if t.procedure == procedure]
+        dropped.extend(self.held.pop(procedure, ()))
+        self.queue = deque(t for t in self.queue if t.procedure != procedure)
+        for task in dropped:
+            key = (task.stream_oid, task.batch)
+            if key in self._consumers:
+                self._consumers[key] -= 1
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """sqlext_drain(): the executor is never free while runnable TEs
+        wait, so a caller finds them all done; what remains is a stopped
+        procedure, reported as an error rather than waited for."""
+        if timeout is not None and timeout < 0:
+            raise errors.InvalidParameterValue("sqlext_drain timeout must not be negative")
+        for procedure, failure in sorted(self.failures.items()):
+            raise errors.ObjectNotInPrerequisiteState(
+                f"procedure {procedure[1]} is stopped at batch {failure.batch} of stream "
+                f"{failure.stream}: {failure.error.message}",
+                hint=f"Fix it with CREATE OR REPLACE PROCEDURE, then run ALTER PROCEDURE "
+                     f"{procedure[1]} RESUME.")
+        return True

@@ -1,0 +1,152 @@
+"""Running procedure bodies and EE triggers.
+
+Used by sessions (CALL, and the EE triggers after an INSERT) and by the
+scheduler (a PE-triggered procedure's transaction execution). Everything
+runs inside the transaction that is already open: a procedure that CALLs
+another runs it in that same transaction, so the whole call tree commits or
+aborts as one. Statements compile once per body, catalog version and
+binding (the compile cache), never per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.dataflow import Procedure
+from executor.codecs import DEFAULT as DEFAULT_SETTINGS
+from executor.context import StatementContext
+from executor.core import Executor, Token
+from executor.plans import SqlPlan
+from executor.scheduler import Task
+from sqlext import expressions as x
+from sqlext.compile import CompileContext, compile_statement, procedure_context
+from sqlext.parse import parse
+from storage import engine
+
+MAX_DEPTH: Final = 32
+"""Nested CALLs and triggers firing triggers stop here (runaway recursion)."""
+
+
+class DataflowRuntime:
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+        self._depth = 0
+
+    # --- entry points -----------------------------------------------------------------
+
+    def call(self, procedure: Procedure, args: Sequence[Any], context: CompileContext,
+             token: Token) -> None:
+        """Run ``procedure`` with argument values (storage form) in the open
+        transaction."""
+        self._enter(f"procedure {procedure.name}")
+        try:
+            self._run_body(procedure.body, tuple(p.type_oid for p in procedure.params), args,
+                           procedure_context(context, procedure, context.batch_streams), token)
+        finally:
+            self._depth -= 1
+
+    def after_insert(self, plan: SqlPlan, count: int, context: CompileContext,
+                     token: Token) -> None:
+        """Run the EE triggers of an INSERT that stored ``count`` rows."""
+        if not plan.triggers or count == 0:
+            return
+        catalog = context.catalog
+        target: tuple[str, str] | None = None
+        for key in plan.triggers:
+            trigger = catalog.triggers.get(key)
+            if trigger is None or trigger.body is None:
+                continue
+            target = trigger.target
+            self._enter(f"trigger {trigger.name}")
+            try:
+                self._run_body(trigger.body, (), (), CompileContext(
+                    catalog, context.search_path, context.settings), token)
+            finally:
+                self._depth -= 1
+        relation = catalog.relations.get(target) if target is not None else None
+        if relation is not None and relation.stream is not None and not any(
+            t.procedure is not None for t in catalog.triggers_on(relation)
+        ):
+            # Only EE triggers consume this stream: its batch is gone once
+            # they have run (as in S-Store).
+            batch = self.executor.batches.batch_for(relation.oid)
+            self.executor.database.execute(
+                f'DELETE FROM "{relation.physical}" WHERE batch_id = ?', (batch,))
+
+    def run_task(self, task: Task, token: Token) -> None:
+        """The scheduler's TE: the procedure for one batch, its stream's name
+        bound to that batch."""
+        executor = self.executor
+        catalog = executor.catalog
+        procedure = catalog.procedures.get(task.procedure)
+        if procedure is None:
+            return  # dropped while the batch waited
+        now = datetime.now(UTC)
+        executor.begin_statement(token, StatementContext(
+            transaction_start=now, statement_start=now, catalog=catalog))
+        try:
+            context = CompileContext(catalog, ("public",), DEFAULT_SETTINGS,
+                                     batch_streams=frozenset({task.stream_oid}))
+            args: list[Any] = []
+            if procedure.params:
+                # parameters with defaults only (a trigger runs no other kind)
+                call = compile_statement(
+                    x.Call(this=exp.to_table(procedure.name, db=procedure.schema)), context,
+                    (), (procedure.body, -1, "defaults"))
+                assert call.call is not None
+                args = self.arguments(call.call.arguments, (), token)
+            self.call(procedure, args, context, token)
+        finally:
+            executor.end_statement()
+
+    # --- running statements -------------------------------------------------------------
+
+    def _enter(self, what: str) -> None:
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            self._depth = 0
+            raise errors.ProgramLimitExceeded(
+                f"{what} is nested more than {MAX_DEPTH} levels deep",
+                hint="A procedure or trigger probably calls or fires itself.")
+
+    def _run_body(self, body: str, param_oids: tuple[int, ...], args: Sequence[Any],
+                  context: CompileContext, token: Token) -> None:
+        for index, statement in enumerate(parse(body).statements):
+            compiled = compile_statement(statement, context, param_oids, (body, index, ""))
+            if compiled.call is not None:
+                values = self.arguments(compiled.call.arguments, args, token)
+                self.call(compiled.call.procedure, values, context, token)
+            elif compiled.plan is not None:
+                count = self._execute(compiled.plan, args, token)
+                self.after_insert(compiled.plan, count, context, token)
+            else:
+                raise errors.FeatureNotSupported(
+                    f"{statement.key.upper()} is not allowed in a procedure")
+
+    def _execute(self, plan: SqlPlan, args: Sequence[Any], token: Token) -> int:
+        executor = self.executor
+        try:
+            cursor = executor.query(plan.sql, args)
+            if plan.columns is not None:
+                rows = cursor.fetchall()
+                return len(rows)
+            return cursor.rowcount
+        except engine.Error as exc:
+            raise executor.translate_error(exc, token, plan.target, plan.tag) from exc
+
+    def arguments(self, plan: SqlPlan | None, args: Sequence[Any], token: Token) -> list[Any]:
+        """The values of a CALL's arguments (``args``: the values of the
+        parameters the argument expressions use)."""
+        if plan is None:
+            return []
+        executor = self.executor
+        try:
+            row = executor.query(plan.sql, args).fetchone()
+        except engine.Error as exc:
+            raise executor.translate_error(exc, token) from exc
+        return list(row)

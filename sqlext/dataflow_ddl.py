@@ -1,0 +1,154 @@
+"""CREATE STREAM / PROCEDURE / TRIGGER and DROP STREAM / PROCEDURE / TRIGGER
+trees to the executor's specs.
+
+Procedure and EE-trigger bodies are checked when they are created, as
+PostgreSQL checks SQL function bodies: every statement must parse, be one
+that a procedure may run (SELECT, INSERT, UPDATE, DELETE, CALL), and
+compile against the current catalog with the procedure's parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.dataflow import Parameter, StreamOptions
+from catalog.schema import Catalog
+from executor import dataflow_ddl as specs
+from executor import ddl
+from sqlext import expressions as x
+from sqlext.ddl import DdlCompiler, creation_schema, pg_sql
+from sqlext.parse import parse
+from sqlext.sqltypes import resolve_type
+
+BodyCheck = Callable[[exp.Expression, tuple[Parameter, ...]], None]
+"""Compiles one body statement against the catalog (raises on errors)."""
+
+BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call)
+_STREAM_OPTIONS = frozenset({"batch_column"})
+
+
+def body_statements(body: str, what: str) -> tuple[exp.Expression, ...]:
+    """The statements of a procedure or EE-trigger body."""
+    statements = parse(body).statements
+    for statement in statements:
+        if not isinstance(statement, BODY_STATEMENTS):
+            verb = statement.key.upper()
+            raise errors.FeatureNotSupported(
+                f"{verb} is not allowed in {what}",
+                hint="Procedures and triggers run SELECT, INSERT, UPDATE, DELETE and CALL.")
+    return statements
+
+
+class DataflowCompiler:
+    def __init__(self, tables: DdlCompiler, check_body: BodyCheck) -> None:
+        self.tables = tables
+        self.catalog: Catalog = tables.catalog
+        self.search_path = tables.search_path
+        self.check_body = check_body
+
+    def compile(self, node: x.DataflowDdl) -> ddl.DdlSpec | specs.DataflowSpec:
+        if isinstance(node, x.CreateStream):
+            return self._create_stream(node)
+        if isinstance(node, x.CreateProcedure):
+            return self._create_procedure(node)
+        if isinstance(node, x.CreateTrigger):
+            return self._create_trigger(node)
+        if isinstance(node, x.DropDataflow):
+            return self._drop(node)
+        raise errors.FeatureNotSupported(f"{node.key.upper()} is not supported yet")
+
+    def _create_stream(self, node: x.CreateStream) -> ddl.CreateTable:
+        options = dict(node.args.get("options") or {})
+        for name in options:
+            if name not in _STREAM_OPTIONS:
+                raise errors.InvalidParameterValue(f'unrecognized stream option "{name}"')
+        table = exp.Create(kind="TABLE", this=node.this.copy(), exists=node.args.get("exists"))
+        spec = self.tables.compile(table)
+        assert isinstance(spec, ddl.CreateTable)
+        batch_column = options.get("batch_column")
+        return replace(spec, stream=StreamOptions(str(batch_column) if batch_column else None))
+
+    def _create_procedure(self, node: x.CreateProcedure) -> specs.CreateProcedure:
+        target = node.this
+        schema = creation_schema(target, self.catalog, self.search_path)
+        params = tuple(self._parameter(p) for p in node.expressions)
+        language = str(node.args["language"]).lower()
+        body = str(node.args["body"])
+        if language != "sql":
+            raise errors.FeatureNotSupported(f'language "{language}" is not supported yet',
+                                             hint="Write the procedure in LANGUAGE sql.")
+        for statement in body_statements(body, "a procedure"):
+            self.check_body(statement, params)
+        return specs.CreateProcedure(schema, target.name, params, language, body,
+                                     bool(node.args.get("replace")))
+
+    def _parameter(self, node: x.ProcedureParam) -> Parameter:
+        sql_type = resolve_type(node.args["kind"])
+        default = node.args.get("default")
+        return Parameter(node.name or None, sql_type.oid, sql_type.typmod,
+                         pg_sql(default) if default is not None else None)
+
+    def _create_trigger(self, node: x.CreateTrigger) -> specs.CreateTrigger:
+        target_node = node.args["target"]
+        target = self.catalog.relation(target_node.name, target_node.db or None,
+                                       self.search_path)
+        event = str(node.args["event"])
+        if event == "slide":
+            raise errors.WrongObjectType(f'"{target.name}" is not a window',
+                                         hint="AFTER SLIDE triggers fire on windows.")
+        if target.kind != "r":
+            raise errors.WrongObjectType(f'"{target.name}" is not a table or stream')
+        procedure_node = node.args.get("procedure")
+        procedure_key: tuple[str, str] | None = None
+        body = node.args.get("body")
+        if procedure_node is not None:
+            if target.stream is None:
+                raise errors.WrongObjectType(
+                    f'"{target.name}" is not a stream',
+                    hint="EXECUTE PROCEDURE triggers fire for each batch of a stream; use "
+                         "AS $$ ... $$ for a trigger that runs inside the inserting "
+                         "transaction.")
+            procedure = self.catalog.find_procedure(procedure_node.name,
+                                                    procedure_node.db or None,
+                                                    self.search_path)
+            if procedure is None:
+                raise errors.UndefinedFunction(
+                    f"procedure {procedure_node.name}() does not exist")
+            if procedure.required_params:
+                raise errors.InvalidFunctionDefinition(
+                    f"procedure {procedure.name} needs arguments, so a trigger cannot run it",
+                    hint="A procedure run for each batch reads its input from the stream.")
+            procedure_key = (procedure.schema, procedure.name)
+        else:
+            for statement in body_statements(str(body), "a trigger"):
+                self.check_body(statement, ())
+        schema = target.schema
+        return specs.CreateTrigger(schema, str(node.name), event,
+                                   (target.schema, target.name), procedure_key,
+                                   None if body is None else str(body))
+
+    def _drop(self, node: x.DropDataflow) -> specs.DropDataflow:
+        kind = str(node.args["kind"])
+        if kind == "window":
+            raise errors.FeatureNotSupported("windows are not supported yet")
+        names = tuple(self._drop_target(kind, table) for table in node.expressions)
+        return specs.DropDataflow(kind, names, bool(node.args.get("exists")),
+                                  bool(node.args.get("cascade")))
+
+    def _drop_target(self, kind: str, table: exp.Table) -> tuple[str, str]:
+        """(schema, name) of the object, with schema '' when none is found."""
+        name, schema = table.name, table.db or None
+        if kind == "stream":
+            relation = self.catalog.find_relation(name, schema, self.search_path)
+            return (relation.schema if relation else ""), name
+        if kind == "procedure":
+            procedure = self.catalog.find_procedure(name, schema, self.search_path)
+            return (procedure.schema if procedure else ""), name
+        for candidate in (schema,) if schema else self.search_path:
+            if (candidate, name) in self.catalog.triggers:
+                return candidate, name
+        return "", name

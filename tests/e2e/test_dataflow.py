@@ -1,0 +1,315 @@
+"""Streams, procedures, PE and EE triggers and the scheduler, through the wire.
+
+Each test gets its own server (``dataflow``), since a stopped procedure is
+server-wide state.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+import psycopg
+import pytest
+
+from tests.fixtures.servers import ServerProcess
+
+
+@pytest.fixture
+def dataflow(server_factory: Callable[..., ServerProcess]) -> Iterator[psycopg.Connection]:
+    server = server_factory("--in-memory")
+    with server.connect(autocommit=True) as connection:
+        yield connection
+
+
+def _sqlstate(conn: psycopg.Connection, sql: str) -> str | None:
+    try:
+        conn.execute(sql)
+    except psycopg.Error as exc:
+        return exc.sqlstate
+    return None
+
+
+def test_each_transaction_is_one_batch(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("CREATE STREAM readings (sensor text NOT NULL, value int)")
+    with conn.transaction():
+        conn.execute("INSERT INTO readings VALUES ('a', 1), ('b', 2)")
+        conn.execute("INSERT INTO readings VALUES ('c', 3)")
+    conn.execute("BEGIN")
+    conn.execute("SELECT count(*) FROM readings")  # a read creates no batch
+    conn.execute("COMMIT")
+    conn.execute("INSERT INTO readings VALUES ('d', 4)")
+    rows = conn.execute("SELECT sensor, batch_id FROM readings ORDER BY sensor").fetchall()
+    assert rows == [("a", 1), ("b", 1), ("c", 1), ("d", 2)]
+    star = conn.execute("SELECT * FROM readings ORDER BY sensor LIMIT 1")
+    assert [c.name for c in star.description] == ["sensor", "value"]
+    assert _sqlstate(conn, "UPDATE readings SET value = 0") == "42809"
+    assert conn.execute("DELETE FROM readings WHERE batch_id = 1").rowcount == 3
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO readings VALUES ('e', 5)")
+    conn.execute("ROLLBACK")
+    conn.execute("INSERT INTO readings VALUES ('f', 6)")
+    assert conn.execute("SELECT max(batch_id) FROM readings").fetchone() == (3,)
+
+
+def test_client_assigned_batch_ids(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("CREATE STREAM events (bid bigint NOT NULL, v text) "
+                 "WITH (batch_column = 'bid')")
+    notices: list[str] = []
+    conn.add_notice_handler(lambda notice: notices.append(notice.message_primary or ""))
+    assert conn.execute("INSERT INTO events VALUES (10, 'x'), (10, 'y')").rowcount == 2
+    assert conn.execute("INSERT INTO events VALUES (10, 'x'), (10, 'y')").rowcount == 0
+    assert any("batch 10" in n and "skipping" in n for n in notices)
+    assert conn.execute("INSERT INTO events VALUES (7, 'old')").rowcount == 0
+    assert _sqlstate(conn, "INSERT INTO events VALUES (11, 'a'), (12, 'b')") == "22023"
+    assert conn.execute("INSERT INTO events VALUES (12, 'z')").rowcount == 1
+    rows = conn.execute("SELECT bid, batch_id, v FROM events ORDER BY v").fetchall()
+    assert rows == [(10, 10, "x"), (10, 10, "y"), (12, 12, "z")]
+    assert _sqlstate(conn, "CREATE STREAM bad (b text) WITH (batch_column = 'b')") == "42804"
+    assert _sqlstate(conn, "CREATE STREAM bad (a int) WITH (batch_column = 'b')") == "42703"
+    assert _sqlstate(conn, "CREATE STREAM bad (a int) WITH (colour = 'b')") == "22023"
+    assert _sqlstate(conn, "CREATE STREAM bad (batch_id int)") == "42701"
+
+
+PIPELINE = """
+CREATE STREAM orders (id int NOT NULL, amount int NOT NULL);
+CREATE STREAM large_orders (id int NOT NULL, amount int NOT NULL);
+CREATE TABLE totals (kind text PRIMARY KEY, n int NOT NULL, amount int NOT NULL);
+INSERT INTO totals VALUES ('all', 0, 0), ('large', 0, 0);
+CREATE TABLE seen (id int, batch int, step text);
+CREATE PROCEDURE classify() LANGUAGE sql AS $$
+    UPDATE totals SET n = n + (SELECT count(*) FROM orders),
+                      amount = amount + (SELECT coalesce(sum(amount), 0) FROM orders)
+        WHERE kind = 'all';
+    INSERT INTO seen SELECT id, batch_id, 'classify' FROM orders;
+    INSERT INTO large_orders SELECT id, amount FROM orders WHERE amount >= 100;
+$$;
+CREATE PROCEDURE record_large() BEGIN ATOMIC
+    UPDATE totals SET n = n + (SELECT count(*) FROM large_orders),
+                      amount = amount + (SELECT sum(amount) FROM large_orders)
+        WHERE kind = 'large';
+    INSERT INTO seen SELECT id, batch_id, 'large' FROM large_orders;
+END;
+CREATE TRIGGER classify_orders AFTER INSERT ON orders EXECUTE PROCEDURE classify();
+CREATE TRIGGER record_large_orders AFTER INSERT ON large_orders
+    EXECUTE PROCEDURE record_large();
+"""
+
+
+def test_pe_triggers_run_each_batch_through_the_graph(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute(PIPELINE)
+    with conn.transaction():
+        conn.execute("INSERT INTO orders VALUES (1, 50), (2, 150)")
+    conn.execute("INSERT INTO orders VALUES (3, 10)")
+    with conn.cursor() as cursor:
+        # one pipeline, one Sync: one implicit transaction, so one batch
+        cursor.executemany("INSERT INTO orders VALUES (%s, %s)",
+                           [(n, n * 10) for n in range(4, 24)])
+    assert conn.execute("SELECT sqlext_drain(5)").fetchone() == (True,)
+    totals = dict((k, (n, a)) for k, n, a in conn.execute("SELECT * FROM totals"))
+    amounts = [50, 150, 10] + [n * 10 for n in range(4, 24)]
+    assert totals["all"] == (len(amounts), sum(amounts))
+    large = [a for a in amounts if a >= 100]
+    assert totals["large"] == (len(large), sum(large))
+    # Consumed batches are garbage-collected; each order was seen exactly once per step.
+    assert conn.execute("SELECT count(*) FROM orders").fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM large_orders").fetchone() == (0,)
+    seen = conn.execute("SELECT step, count(*), count(DISTINCT id) FROM seen GROUP BY step "
+                        "ORDER BY step").fetchall()
+    assert seen == [("classify", len(amounts), len(amounts)), ("large", len(large), len(large))]
+    # Orders of one transaction share a batch.
+    assert conn.execute("SELECT DISTINCT batch FROM seen WHERE id IN (1, 2) "
+                        "AND step = 'classify'").fetchall() == [(1,)]
+
+
+def test_ee_triggers_run_inside_the_inserting_transaction(
+        dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("""
+        CREATE STREAM clicks (page text NOT NULL);
+        CREATE TABLE page_counts (page text PRIMARY KEY, n int NOT NULL);
+        CREATE TABLE audit (what text);
+        CREATE TRIGGER count_clicks AFTER INSERT ON clicks AS $$
+            INSERT INTO page_counts SELECT page, count(*) FROM clicks GROUP BY page
+                ON CONFLICT (page) DO UPDATE SET n = page_counts.n + excluded.n;
+        $$;
+        CREATE TRIGGER audit_counts AFTER INSERT ON page_counts AS $$
+            INSERT INTO audit VALUES ('counted');
+        $$;
+    """)
+    conn.execute("INSERT INTO clicks VALUES ('home'), ('home'), ('about')")
+    conn.execute("INSERT INTO clicks VALUES ('home')")
+    with pytest.raises(psycopg.errors.NotNullViolation), conn.transaction():
+        conn.execute("INSERT INTO clicks VALUES ('about')")
+        conn.execute("INSERT INTO clicks VALUES (NULL)")
+    assert conn.execute("SELECT * FROM page_counts ORDER BY page").fetchall() == [
+        ("about", 1), ("home", 3)]
+    assert conn.execute("SELECT count(*) FROM audit").fetchone() == (2,)
+    assert conn.execute("SELECT count(*) FROM clicks").fetchone() == (0,)
+
+
+def test_call_runs_procedures_atomically(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("""
+        CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL CHECK (balance >= 0));
+        INSERT INTO accounts VALUES (1, 100), (2, 0);
+        CREATE PROCEDURE withdraw(account int, amount int) LANGUAGE sql AS $$
+            UPDATE accounts SET balance = balance - amount WHERE id = account;
+        $$;
+        CREATE PROCEDURE deposit(int, int) LANGUAGE sql AS $$
+            UPDATE accounts SET balance = balance + $2 WHERE id = $1;
+        $$;
+        CREATE PROCEDURE transfer(source int, target int, amount int DEFAULT 10)
+        BEGIN ATOMIC
+            CALL deposit(target, amount);
+            CALL withdraw(source, amount);
+        END;
+    """)
+    conn.execute("CALL transfer(1, 2, 30)")
+    conn.execute("CALL transfer(1, 2)")
+    with conn.cursor() as cursor:
+        cursor.execute("CALL transfer(%s, %s, %s)", (1, 2, 5))
+    assert _sqlstate(conn, "CALL transfer(1, 2, 1000)") == "23514"
+    assert conn.execute("SELECT balance FROM accounts ORDER BY id").fetchall() == [(55,), (45,)]
+    assert _sqlstate(conn, "CALL transfer(1)") == "42883"
+    assert _sqlstate(conn, "CALL nothing_here()") == "42883"
+    assert _sqlstate(conn, "CREATE PROCEDURE broken() LANGUAGE sql AS $$ "
+                           "INSERT INTO missing VALUES (1) $$") == "42P01"
+    assert _sqlstate(conn, "CREATE PROCEDURE ddl() LANGUAGE sql AS $$ "
+                           "CREATE TABLE x (a int) $$") == "0A000"
+    assert _sqlstate(conn, "CREATE PROCEDURE deposit(int) LANGUAGE sql AS $$ "
+                           "SELECT 1 $$") == "42723"
+
+
+def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("""
+        CREATE STREAM numbers (n int NOT NULL);
+        CREATE TABLE results (n int, inverse numeric);
+        CREATE TABLE bystander (n int);
+        CREATE PROCEDURE invert() LANGUAGE sql AS $$
+            INSERT INTO results SELECT n, 12 / (n - 3) FROM numbers;
+        $$;
+        CREATE PROCEDURE count_numbers() LANGUAGE sql AS $$
+            INSERT INTO bystander SELECT n FROM numbers;
+        $$;
+        CREATE TRIGGER a_invert AFTER INSERT ON numbers EXECUTE PROCEDURE invert();
+        CREATE TRIGGER b_count AFTER INSERT ON numbers EXECUTE PROCEDURE count_numbers();
+    """)
+    for n in range(1, 7):
+        conn.execute("INSERT INTO numbers VALUES (%s)", (n,))
+    with pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState) as stopped:
+        conn.execute("SELECT sqlext_drain(1)")
+    assert "invert is stopped at batch 3" in str(stopped.value)
+    assert "division by zero" in str(stopped.value)
+    assert conn.execute("SELECT n FROM results ORDER BY n").fetchall() == [(1,), (2,)]
+    # The other consumer of the stream went on; the failed batches are kept.
+    assert conn.execute("SELECT count(*) FROM bystander").fetchone() == (6,)
+    assert conn.execute("SELECT n FROM numbers ORDER BY n").fetchall() == [
+        (3,), (4,), (5,), (6,)]
+    conn.execute("INSERT INTO numbers VALUES (7)")
+    conn.execute("""CREATE OR REPLACE PROCEDURE invert() LANGUAGE sql AS $$
+        INSERT INTO results SELECT n, CASE WHEN n = 3 THEN NULL ELSE 12 / (n - 3) END
+        FROM numbers;
+    $$""")
+    conn.execute("ALTER PROCEDURE invert RESUME")
+    assert conn.execute("SELECT sqlext_drain(5)").fetchone() == (True,)
+    assert conn.execute("SELECT n FROM results ORDER BY n").fetchall() == [
+        (n,) for n in range(1, 8)]
+    assert conn.execute("SELECT count(*) FROM numbers").fetchone() == (0,)
+
+
+def test_dataflow_order_with_a_concurrent_oltp_writer(server_factory: Callable[
+        ..., ServerProcess]) -> None:
+    """Three chained procedures log each step; an OLTP client hammers the same
+    log table. For every batch the three steps are adjacent in the log and in
+    dataflow order, and batches pass each procedure in batch-id order."""
+    server = server_factory("--in-memory")
+    with server.connect(autocommit=True) as conn:
+        conn.execute("""
+            CREATE TABLE log (seq integer PRIMARY KEY, who text, batch int);
+            CREATE SEQUENCE log_seq;
+            CREATE STREAM s1 (v int);
+            CREATE STREAM s2 (v int);
+            CREATE STREAM s3 (v int);
+            CREATE PROCEDURE p1() LANGUAGE sql AS $$
+                INSERT INTO log SELECT nextval('log_seq'), 'p1', max(v) FROM s1;
+                INSERT INTO s2 SELECT v FROM s1;
+            $$;
+            CREATE PROCEDURE p2() LANGUAGE sql AS $$
+                INSERT INTO log SELECT nextval('log_seq'), 'p2', max(v) FROM s2;
+                INSERT INTO s3 SELECT v FROM s2;
+            $$;
+            CREATE PROCEDURE p3() LANGUAGE sql AS $$
+                INSERT INTO log SELECT nextval('log_seq'), 'p3', max(v) FROM s3;
+            $$;
+            CREATE TRIGGER t1 AFTER INSERT ON s1 EXECUTE PROCEDURE p1();
+            CREATE TRIGGER t2 AFTER INSERT ON s2 EXECUTE PROCEDURE p2();
+            CREATE TRIGGER t3 AFTER INSERT ON s3 EXECUTE PROCEDURE p3();
+        """)
+        stop = threading.Event()
+
+        def oltp() -> None:
+            with server.connect(autocommit=True) as other:
+                while not stop.is_set():
+                    other.execute("INSERT INTO log VALUES (nextval('log_seq'), 'oltp', NULL)")
+
+        writer = threading.Thread(target=oltp)
+        writer.start()
+        try:
+            for n in range(1, 201):
+                conn.execute("INSERT INTO s1 VALUES (%s)", (n,))
+            conn.execute("SELECT sqlext_drain(10)")
+        finally:
+            stop.set()
+            writer.join()
+        log = conn.execute("SELECT who, batch FROM log ORDER BY seq").fetchall()
+    steps = [(who, batch) for who, batch in log if who != "oltp"]
+    assert len(steps) == 600
+    assert sum(1 for who, _ in log if who == "oltp") > 0
+    for position in range(0, 600, 3):
+        batch = steps[position][1]
+        assert steps[position:position + 3] == [("p1", batch), ("p2", batch), ("p3", batch)]
+    for procedure in ("p1", "p2", "p3"):
+        assert [b for who, b in steps if who == procedure] == list(range(1, 201))
+    chain = [who for who, _ in log]
+    for position, who in enumerate(chain):
+        if who == "p1":
+            assert chain[position:position + 3] == ["p1", "p2", "p3"]
+
+
+def test_dataflow_errors_and_dependencies(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("""
+        CREATE STREAM src (v int);
+        CREATE TABLE plain (v int);
+        CREATE PROCEDURE consume() LANGUAGE sql AS $$ INSERT INTO plain SELECT v FROM src $$;
+        CREATE PROCEDURE needs_args(x int) LANGUAGE sql AS $$ SELECT x $$;
+        CREATE TRIGGER consume_src AFTER INSERT ON src EXECUTE PROCEDURE consume();
+    """)
+    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON nowhere "
+                           "EXECUTE PROCEDURE consume()") == "42P01"
+    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON plain "
+                           "EXECUTE PROCEDURE consume()") == "42809"
+    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON src "
+                           "EXECUTE PROCEDURE needs_args()") == "42P13"
+    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON src "
+                           "EXECUTE PROCEDURE missing()") == "42883"
+    assert _sqlstate(conn, "CREATE TRIGGER consume_src AFTER INSERT ON src "
+                           "EXECUTE PROCEDURE consume()") == "42710"
+    assert _sqlstate(conn, "DROP PROCEDURE consume") == "2BP01"
+    assert _sqlstate(conn, "DROP TABLE src") == "42809"
+    assert _sqlstate(conn, "DROP STREAM plain") == "42809"
+    assert _sqlstate(conn, "DROP STREAM missing") == "42P01"
+    assert _sqlstate(conn, "DROP TRIGGER missing") == "42704"
+    conn.execute("DROP STREAM IF EXISTS missing")
+    conn.execute("DROP PROCEDURE consume CASCADE")
+    assert conn.execute("SELECT count(*) FROM pg_catalog.pg_class WHERE relname = 'src'"
+                        ).fetchone() == (1,)
+    conn.execute("INSERT INTO src VALUES (1)")
+    assert conn.execute("SELECT v FROM src").fetchall() == [(1,)]
+    conn.execute("DROP STREAM src")
+    assert _sqlstate(conn, "SELECT * FROM src") == "42P01"
