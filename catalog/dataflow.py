@@ -22,6 +22,22 @@ class StreamOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class WindowSpec:
+    """A window on a stream: ROWS (tuple counts) or RANGE (values of an
+    integer or timestamp column; sizes then in microseconds)."""
+
+    stream: tuple[str, str]
+    rows: bool
+    size: int
+    slide: int
+    column: str | None = None
+    """RANGE: the column whose values place tuples in windows."""
+    column_type: int = 0
+    partition: str | None = None
+    """ROWS: each value of this column has a window of its own."""
+
+
+@dataclass(frozen=True, slots=True)
 class Parameter:
     name: str | None
     type_oid: int

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Final
 
 from catalog import errors
-from catalog.dataflow import Procedure, StreamOptions, Trigger
+from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
 
 PG_CATALOG: Final = "pg_catalog"
 PUBLIC: Final = "public"
@@ -84,6 +84,8 @@ class Relation:
     owner: str = "postgres"
     stream: StreamOptions | None = None
     """Set for streams (stored like tables, with a hidden batch_id column)."""
+    window: WindowSpec | None = None
+    """Set for windows (filled from their stream, read-only to clients)."""
 
     def column(self, name: str) -> Column:
         for column in self.columns:
@@ -198,6 +200,12 @@ class Catalog:
         key = (relation.schema, relation.name)
         return sorted((t for t in self.triggers.values() if t.target == key),
                       key=lambda t: t.name)
+
+    def windows_on(self, stream: Relation) -> list[Relation]:
+        key = (stream.schema, stream.name)
+        return sorted((r for r in self.relations.values()
+                       if r.window is not None and r.window.stream == key),
+                      key=lambda r: r.name)
 
     def user_relations(self) -> Iterator[Relation]:
         return (r for r in self.relations.values() if r.schema != PG_CATALOG

@@ -6,17 +6,20 @@ a table). What depends on what:
 
 * a trigger belongs to the relation it fires on and goes with it;
 * a PE trigger depends on its procedure: DROP PROCEDURE fails with 2BP01
-  while one exists, unless CASCADE drops the trigger too.
+  while one exists, unless CASCADE drops the trigger too;
+* a window depends on its stream: DROP STREAM fails with 2BP01 while one
+  exists, unless CASCADE drops the window too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from catalog import errors
-from catalog.dataflow import Parameter, Procedure, Trigger
-from catalog.schema import Catalog
-from executor.ddl import DdlResult, drop_relation
+from catalog.dataflow import Parameter, Procedure, Trigger, WindowSpec
+from catalog.schema import Catalog, Relation
+from executor import windows
+from executor.ddl import DdlResult, drop_relation, storage_name
 from storage.engine import Database
 
 
@@ -28,6 +31,13 @@ class CreateProcedure:
     language: str
     body: str
     replace: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CreateWindow:
+    schema: str
+    name: str
+    spec: WindowSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +53,15 @@ class CreateTrigger:
 @dataclass(frozen=True, slots=True)
 class DropDataflow:
     kind: str
-    """'stream', 'procedure' or 'trigger'."""
+    """'stream', 'window', 'procedure' or 'trigger'."""
     names: tuple[tuple[str, str], ...]
     """(schema, name); the schema is '' when nothing by that name was found."""
     if_exists: bool = False
     cascade: bool = False
 
 
-DataflowSpec = CreateProcedure | CreateTrigger | DropDataflow
-DATAFLOW_SPECS = (CreateProcedure, CreateTrigger, DropDataflow)
+DataflowSpec = CreateProcedure | CreateWindow | CreateTrigger | DropDataflow
+DATAFLOW_SPECS = (CreateProcedure, CreateWindow, CreateTrigger, DropDataflow)
 
 
 def apply_dataflow(spec: DataflowSpec, catalog: Catalog, database: Database) -> DdlResult:
@@ -59,7 +69,21 @@ def apply_dataflow(spec: DataflowSpec, catalog: Catalog, database: Database) -> 
         return _create_procedure(spec, catalog)
     if isinstance(spec, CreateTrigger):
         return _create_trigger(spec, catalog)
+    if isinstance(spec, CreateWindow):
+        return _create_window(spec, catalog, database)
     return _drop(spec, catalog, database)
+
+
+def _create_window(spec: CreateWindow, catalog: Catalog, database: Database) -> DdlResult:
+    if catalog.find_relation(spec.name, spec.schema) is not None:
+        raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+    stream = catalog.relation(spec.spec.stream[1], spec.spec.stream[0])
+    catalog, oid = catalog.allocate_oids()
+    columns = tuple(replace(c, default=None) for c in stream.columns)
+    window = Relation(oid, spec.schema, spec.name, "r", storage_name(spec.schema, spec.name),
+                      columns, window=spec.spec)
+    windows.create_storage(database, window, stream)
+    return DdlResult(catalog.with_relation(window), "CREATE WINDOW")
 
 
 def _create_procedure(spec: CreateProcedure, catalog: Catalog) -> DdlResult:
@@ -99,7 +123,7 @@ def _pe_triggers_of(catalog: Catalog, procedure: Procedure) -> list[Trigger]:
 def _drop(spec: DropDataflow, catalog: Catalog, database: Database) -> DdlResult:
     notices: list[str] = []
     for schema, name in spec.names:
-        if spec.kind == "stream":
+        if spec.kind in ("stream", "window"):
             catalog = _drop_stream(spec, schema, name, catalog, database, notices)
         elif spec.kind == "procedure":
             catalog = _drop_procedure(spec, schema, name, catalog, notices)
@@ -115,7 +139,7 @@ def _drop(spec: DropDataflow, catalog: Catalog, database: Database) -> DdlResult
 def _missing(spec: DropDataflow, kind: str, name: str, notices: list[str]) -> None:
     if not spec.if_exists:
         error = errors.UndefinedFunction if kind == "procedure" else (
-            errors.UndefinedTable if kind == "stream" else errors.UndefinedObject)
+            errors.UndefinedTable if kind in ("stream", "window") else errors.UndefinedObject)
         raise error(f'{kind} "{name}" does not exist')
     notices.append(f'{kind} "{name}" does not exist, skipping')
 
@@ -124,11 +148,27 @@ def _drop_stream(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
                  database: Database, notices: list[str]) -> Catalog:
     relation = catalog.find_relation(name, schema) if schema else None
     if relation is None:
-        _missing(spec, "stream", name, notices)
+        _missing(spec, spec.kind, name, notices)
         return catalog
+    if spec.kind == "window":
+        if relation.window is None:
+            raise errors.WrongObjectType(f'"{name}" is not a window')
+        windows.drop_storage(database, relation)
+        return catalog.without_triggers_on(relation).without_relation(schema, name)
     if relation.stream is None:
         raise errors.WrongObjectType(f'"{name}" is not a stream',
                                      hint="Use DROP TABLE to remove a table.")
+    fed = catalog.windows_on(relation)
+    if fed and not spec.cascade:
+        raise errors.DependentObjectsStillExist(
+            f"cannot drop stream {name} because other objects depend on it",
+            detail="\n".join(f"window {w.name} depends on stream {name}" for w in fed),
+            hint="Use DROP ... CASCADE to drop the dependent objects too.")
+    for window in fed:
+        notices.append(f"drop cascades to window {window.name}")
+        windows.drop_storage(database, window)
+        catalog = catalog.without_triggers_on(window).without_relation(window.schema,
+                                                                       window.name)
     return drop_relation(relation, catalog, database, spec.cascade, notices)
 
 

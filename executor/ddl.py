@@ -132,7 +132,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _storage_name(schema: str, name: str) -> str:
+def storage_name(schema: str, name: str) -> str:
     return name if schema == PUBLIC else f"{schema}.{name}"
 
 
@@ -225,7 +225,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
                     f'column "{column}" named in key does not exist')
     catalog, oid = catalog.allocate_oids(2 + len(spec.constraints) * 2 + len(spec.columns))
     next_oid = oid + 1
-    physical = _storage_name(spec.schema, spec.name)
+    physical = storage_name(spec.schema, spec.name)
     columns: list[Column] = []
     sequences: list[Sequence] = []
     for column in spec.columns:
@@ -256,7 +256,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
         next_oid += 1
         if index_name is not None:
             indexes.append(Relation(
-                next_oid, spec.schema, index_name, "i", _storage_name(spec.schema, index_name),
+                next_oid, spec.schema, index_name, "i", storage_name(spec.schema, index_name),
                 definition=_index_definition(spec.schema, spec.name, index_name,
                                              [(c, False) for c in constraint.columns],
                                              unique=True),
@@ -340,7 +340,7 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
             return DdlResult(catalog, "CREATE INDEX", [_exists_notice("relation", name)])
         raise errors.DuplicateTable(f'relation "{name}" already exists')
     catalog, oid = catalog.allocate_oids()
-    physical = _storage_name(table.schema, name)
+    physical = storage_name(table.schema, name)
     columns = ", ".join(_quote(c) + (" DESC" if desc else "") for c, desc in spec.columns)
     unique = "UNIQUE " if spec.unique else ""
     database.execute(
@@ -355,7 +355,7 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
 
 def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlResult:
     existing = catalog.find_relation(spec.name, spec.schema)
-    physical = _storage_name(spec.schema, spec.name)
+    physical = storage_name(spec.schema, spec.name)
     if existing is not None:
         if not spec.replace or existing.kind != "v":
             raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
@@ -432,9 +432,10 @@ def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
                 raise errors.UndefinedTable(f'{kind} "{name}" does not exist')
             notices.append(f'{spec.kind} "{name}" does not exist, skipping')
             continue
-        if relation.stream is not None and spec.kind == "table":
+        if (relation.stream or relation.window) is not None and spec.kind == "table":
+            other = "STREAM" if relation.stream else "WINDOW"
             raise errors.WrongObjectType(f'"{name}" is not a table',
-                                         hint="Use DROP STREAM to remove a stream.")
+                                         hint=f"Use DROP {other} to remove it.")
         if relation.kind != relkind:
             raise errors.WrongObjectType(f'"{name}" is not a {spec.kind}',
                                          hint=f"Use DROP {_kind_word(relation.kind)} to "
@@ -609,7 +610,7 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
     if spec.rename_to is not None:
         if catalog.find_relation(spec.rename_to, relation.schema) is not None:
             raise errors.DuplicateTable(f'relation "{spec.rename_to}" already exists')
-        physical = _storage_name(relation.schema, spec.rename_to)
+        physical = storage_name(relation.schema, spec.rename_to)
         database.execute(f"ALTER TABLE {_quote(relation.physical)} RENAME TO {_quote(physical)}")
         catalog = catalog.without_relation(relation.schema, relation.name)
         relation = replace(relation, name=spec.rename_to, physical=physical)

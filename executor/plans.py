@@ -34,6 +34,19 @@ class ParamType:
 
 
 @dataclass(frozen=True, slots=True)
+class AfterInsert:
+    """What an INSERT sets off in its own transaction: the target stream's
+    windows place the new tuples (sliding and running AFTER SLIDE triggers),
+    then the target's EE triggers run; a stream consumed only by these has
+    its batch deleted afterwards (PE triggers consume it otherwise)."""
+
+    target: tuple[str, str]
+    windows: tuple[tuple[str, str], ...] = ()
+    triggers: tuple[tuple[str, str], ...] = ()
+    consumed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class SqlPlan:
     """A statement SQLite runs: a query, or DML with or without RETURNING."""
 
@@ -48,9 +61,8 @@ class SqlPlan:
     """The table a DML statement changes (for constraint error messages)."""
     prepare: Callable[[Any], None] | None = None
     """Work to do before the SQL (e.g. advancing sequences), given the executor."""
-    triggers: tuple[tuple[str, str], ...] = ()
-    """INSERT: the EE triggers (schema, name) to run after it in the same
-    transaction, in order."""
+    after_insert: AfterInsert | None = None
+    """INSERT: work that follows it in the same transaction."""
 
 
 @dataclass(frozen=True, slots=True)

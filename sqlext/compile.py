@@ -21,7 +21,7 @@ from catalog.dataflow import Parameter, Procedure
 from catalog.schema import Catalog
 from executor import codecs, ddl
 from executor import dataflow_ddl as dataflow_specs
-from executor.plans import OutputColumn, ParamType, SqlPlan
+from executor.plans import AfterInsert, OutputColumn, ParamType, SqlPlan
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.dataflow_ddl import DataflowCompiler
@@ -154,7 +154,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
             returning, target = translate_delete(translator, tree)
             verb = "DELETE"
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
-                       target, triggers=_ee_triggers(translator, verb))
+                       target, after_insert=_after_insert(translator, verb))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
@@ -171,12 +171,18 @@ def _utility(statement: x.UtilityStatement, translator: Translator) -> Compiled:
     return Compiled(statement, _params(translator), columns, utility=statement)
 
 
-def _ee_triggers(translator: Translator, verb: str) -> tuple[tuple[str, str], ...]:
+def _after_insert(translator: Translator, verb: str) -> AfterInsert | None:
     relation = translator.target_relation
     if verb != "INSERT" or relation is None:
-        return ()
-    return tuple((t.schema, t.name) for t in translator.catalog.triggers_on(relation)
-                 if t.event == "insert" and t.body is not None)
+        return None
+    catalog = translator.catalog
+    triggers = catalog.triggers_on(relation)
+    ee = tuple((t.schema, t.name) for t in triggers if t.event == "insert" and t.body)
+    windows = tuple((w.schema, w.name) for w in catalog.windows_on(relation))
+    if not ee and not windows:
+        return None
+    consumed = relation.stream is not None and not any(t.procedure for t in triggers)
+    return AfterInsert((relation.schema, relation.name), windows, ee, consumed)
 
 
 def _body_check(context: CompileContext) -> Callable[[exp.Expression, tuple[Parameter, ...]],

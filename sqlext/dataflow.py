@@ -17,12 +17,13 @@ from typing import Any, Final
 from sqlglot import exp
 
 from catalog import errors
-from catalog.dataflow import Procedure
+from catalog.dataflow import Procedure, Trigger
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.context import StatementContext
 from executor.core import Executor, Token
 from executor.plans import SqlPlan
 from executor.scheduler import Task
+from executor.windows import Windows
 from sqlext import expressions as x
 from sqlext.compile import CompileContext, compile_statement, procedure_context
 from sqlext.parse import parse
@@ -35,6 +36,7 @@ MAX_DEPTH: Final = 32
 class DataflowRuntime:
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
+        self.windows = Windows(executor.database)
         self._depth = 0
 
     # --- entry points -----------------------------------------------------------------
@@ -52,31 +54,39 @@ class DataflowRuntime:
 
     def after_insert(self, plan: SqlPlan, count: int, context: CompileContext,
                      token: Token) -> None:
-        """Run the EE triggers of an INSERT that stored ``count`` rows."""
-        if not plan.triggers or count == 0:
+        """What an INSERT that stored ``count`` rows sets off (see
+        ``AfterInsert``): windows slide, EE triggers run, consumed batches go."""
+        after = plan.after_insert
+        if after is None or count == 0:
             return
         catalog = context.catalog
-        target: tuple[str, str] | None = None
-        for key in plan.triggers:
-            trigger = catalog.triggers.get(key)
-            if trigger is None or trigger.body is None:
+        body_context = CompileContext(catalog, context.search_path, context.settings)
+        for key in after.windows:
+            window = catalog.relations.get(key)
+            if window is not None:
+                self.windows.place(window, lambda slid: self._run_triggers(
+                    catalog.triggers_on(slid), "slide", body_context, token))
+        target = catalog.relations.get(after.target)
+        if target is None:
+            return
+        self._run_triggers(catalog.triggers_on(target), "insert", body_context, token)
+        if after.consumed:
+            # Only windows and EE triggers consume this stream: its batch is
+            # gone once they have run (as in S-Store).
+            batch = self.executor.batches.batch_for(target.oid)
+            self.executor.database.execute(
+                f'DELETE FROM "{target.physical}" WHERE batch_id = ?', (batch,))
+
+    def _run_triggers(self, triggers: Sequence[Trigger], event: str, context: CompileContext,
+                      token: Token) -> None:
+        for trigger in triggers:
+            if trigger.event != event or trigger.body is None:
                 continue
-            target = trigger.target
             self._enter(f"trigger {trigger.name}")
             try:
-                self._run_body(trigger.body, (), (), CompileContext(
-                    catalog, context.search_path, context.settings), token)
+                self._run_body(trigger.body, (), (), context, token)
             finally:
                 self._depth -= 1
-        relation = catalog.relations.get(target) if target is not None else None
-        if relation is not None and relation.stream is not None and not any(
-            t.procedure is not None for t in catalog.triggers_on(relation)
-        ):
-            # Only EE triggers consume this stream: its batch is gone once
-            # they have run (as in S-Store).
-            batch = self.executor.batches.batch_for(relation.oid)
-            self.executor.database.execute(
-                f'DELETE FROM "{relation.physical}" WHERE batch_id = ?', (batch,))
 
     def run_task(self, task: Task, token: Token) -> None:
         """The scheduler's TE: the procedure for one batch, its stream's name

@@ -9,16 +9,18 @@ compile against the current catalog with the procedure's parameters.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import replace
 
 from sqlglot import exp
 
 from catalog import errors
-from catalog.dataflow import Parameter, StreamOptions
+from catalog import types as t
+from catalog.dataflow import Parameter, StreamOptions, WindowSpec
 from catalog.schema import Catalog
+from executor import codecs, ddl
 from executor import dataflow_ddl as specs
-from executor import ddl
 from sqlext import expressions as x
 from sqlext.ddl import DdlCompiler, creation_schema, pg_sql
 from sqlext.parse import parse
@@ -29,6 +31,33 @@ BodyCheck = Callable[[exp.Expression, tuple[Parameter, ...]], None]
 
 BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call)
 _STREAM_OPTIONS = frozenset({"batch_column"})
+_RANGE_TYPES = frozenset({t.INT2, t.INT4, t.INT8, t.TIMESTAMP, t.TIMESTAMPTZ})
+_MICROS_PER_DAY = 86_400_000_000
+_MICROS_PER_SECOND = 1_000_000
+
+
+def _window_extent(node: exp.Expression, timed: bool, what: str) -> int:
+    """A window size or slide: a positive integer, or (RANGE over
+    timestamps) a positive interval without months, in microseconds."""
+    if timed:
+        if not isinstance(node, exp.Interval):
+            raise errors.InvalidParameterValue(
+                f"window {what} over a timestamp column must be an interval")
+        text = f"{node.this.name} {node.unit.name if node.unit else ''}".strip()
+        micros, days, months = struct.unpack(
+            "!qii", codecs.binary_encoder(t.INTERVAL)(codecs.text_decoder(t.INTERVAL)(text)))
+        if months:
+            raise errors.InvalidParameterValue(
+                f"window {what} must not be given in months or years")
+        extent = micros + days * _MICROS_PER_DAY
+    else:
+        if not (isinstance(node, exp.Literal) and node.is_int):
+            raise errors.InvalidParameterValue(f"window {what} must be an integer",
+                                               hint="For example: ROWS 100 SLIDE 10.")
+        extent = int(node.name)
+    if extent <= 0:
+        raise errors.InvalidParameterValue(f"window {what} must be positive")
+    return extent
 
 
 def body_statements(body: str, what: str) -> tuple[exp.Expression, ...]:
@@ -59,7 +88,41 @@ class DataflowCompiler:
             return self._create_trigger(node)
         if isinstance(node, x.DropDataflow):
             return self._drop(node)
+        if isinstance(node, x.CreateWindow):
+            return self._create_window(node)
         raise errors.FeatureNotSupported(f"{node.key.upper()} is not supported yet")
+
+    def _create_window(self, node: x.CreateWindow) -> specs.CreateWindow:
+        target = node.this
+        stream_node = node.args["stream"]
+        stream = self.catalog.relation(stream_node.name, stream_node.db or None,
+                                       self.search_path)
+        if stream.stream is None:
+            raise errors.WrongObjectType(f'"{stream.name}" is not a stream',
+                                         hint="Windows are defined on streams.")
+        rows = bool(node.args.get("rows"))
+        column_name = node.args.get("column")
+        column_type = 0
+        if column_name is not None:
+            column_type = stream.column(str(column_name)).type_oid
+            if column_type not in _RANGE_TYPES:
+                raise errors.DatatypeMismatch(
+                    f'RANGE column "{column_name}" must be an integer or timestamp column, '
+                    f"not {t.format_type(column_type)}")
+        partition = node.args.get("partition")
+        if partition is not None:
+            stream.column(str(partition))
+        timed = column_type in (t.TIMESTAMP, t.TIMESTAMPTZ)
+        size = _window_extent(node.args["size"], timed, "size")
+        slide_node = node.args.get("slide")
+        # SLIDE defaults to one tuple, one unit, or (timestamps) one second.
+        slide = (_MICROS_PER_SECOND if timed else 1) if slide_node is None else (
+            _window_extent(slide_node, timed, "slide"))
+        spec = WindowSpec((stream.schema, stream.name), rows, size, slide,
+                          str(column_name) if column_name else None, column_type,
+                          str(partition) if partition else None)
+        return specs.CreateWindow(creation_schema(target, self.catalog, self.search_path),
+                                  target.name, spec)
 
     def _create_stream(self, node: x.CreateStream) -> ddl.CreateTable:
         options = dict(node.args.get("options") or {})
@@ -97,9 +160,13 @@ class DataflowCompiler:
         target = self.catalog.relation(target_node.name, target_node.db or None,
                                        self.search_path)
         event = str(node.args["event"])
-        if event == "slide":
+        if event == "slide" and target.window is None:
             raise errors.WrongObjectType(f'"{target.name}" is not a window',
                                          hint="AFTER SLIDE triggers fire on windows.")
+        if event == "insert" and target.window is not None:
+            raise errors.WrongObjectType(
+                f'"{target.name}" is a window',
+                hint="A window fills from its stream by itself; use AFTER SLIDE.")
         if target.kind != "r":
             raise errors.WrongObjectType(f'"{target.name}" is not a table or stream')
         procedure_node = node.args.get("procedure")
@@ -133,8 +200,6 @@ class DataflowCompiler:
 
     def _drop(self, node: x.DropDataflow) -> specs.DropDataflow:
         kind = str(node.args["kind"])
-        if kind == "window":
-            raise errors.FeatureNotSupported("windows are not supported yet")
         names = tuple(self._drop_target(kind, table) for table in node.expressions)
         return specs.DropDataflow(kind, names, bool(node.args.get("exists")),
                                   bool(node.args.get("cascade")))
@@ -142,7 +207,7 @@ class DataflowCompiler:
     def _drop_target(self, kind: str, table: exp.Table) -> tuple[str, str]:
         """(schema, name) of the object, with schema '' when none is found."""
         name, schema = table.name, table.db or None
-        if kind == "stream":
+        if kind in ("stream", "window"):
             relation = self.catalog.find_relation(name, schema, self.search_path)
             return (relation.schema if relation else ""), name
         if kind == "procedure":

@@ -35,6 +35,9 @@ def _writable(translator: Translator, table: exp.Table) -> Relation:
     if relation.schema == "pg_catalog":
         raise errors.InsufficientPrivilege(
             f'permission denied: "{relation.name}" is a system catalog')
+    if relation.window is not None:
+        raise errors.WrongObjectType(f'cannot change window "{relation.name}"',
+                                     detail="A window fills from its stream by itself.")
     translator.target_relation = relation
     return relation
 

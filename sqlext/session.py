@@ -496,7 +496,7 @@ class EngineSession:
                     count = cursor.rowcount
                     self.engine.dataflow.after_insert(plan, count, self.compile_context(),
                                                       self.token)
-                elif max_rows == 0 or plan.triggers:
+                elif max_rows == 0 or plan.after_insert:
                     rows, exhausted = cursor.fetchall(), True
                     self.engine.dataflow.after_insert(plan, len(rows), self.compile_context(),
                                                       self.token)

@@ -9,6 +9,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, PUBLIC, Relation
+from executor.windows import VISIBLE
 from sqlext.expression_rules import DATETIME_OIDS
 from sqlext.function_rules import FUNCTIONS, FunctionRules
 from sqlext.naming import source_position
@@ -159,24 +160,31 @@ class SourceTranslator(FunctionRules):
             self._wrap_renamed(item, relation, alias_columns)
         source = Source(visible, self._rename(columns, alias_columns),
                         relation_oid=relation.oid)
-        if relation.stream is not None:
+        if relation.stream is not None or relation.window is not None:
             source.system_columns.append(ColumnInfo(BATCH_ID, INT8, relation.oid))
-            if relation.oid in self.batch_streams:
-                self._bind_batch(item.parent if alias_columns else item, relation)
+            restriction = self._restriction(relation)
+            if restriction is not None:
+                self._restrict(item.parent if alias_columns else item, relation, restriction)
         scope.add(source)
         return source
 
+    def _restriction(self, relation: Relation) -> exp.Expression | None:
+        """Which rows a stream or window's name denotes: a window its visible
+        tuples; inside a transaction execution, the triggering stream exactly
+        the batch being processed."""
+        if relation.window is not None:
+            return exp.EQ(this=exp.column(VISIBLE, quoted=True), expression=exp.Literal.number(1))
+        if relation.oid in self.batch_streams:
+            return exp.EQ(this=exp.column(BATCH_ID, quoted=True), expression=exp.Anonymous(
+                this="sqlext_current_batch", expressions=[exp.Literal.number(relation.oid)]))
+        return None
+
     @staticmethod
-    def _bind_batch(item: exp.Expression, relation: Relation) -> None:
-        """Inside a transaction execution the triggering stream's name
-        denotes exactly the batch being processed."""
+    def _restrict(item: exp.Expression, relation: Relation, condition: exp.Expression) -> None:
         if not isinstance(item, exp.Table):
             raise errors.FeatureNotSupported(
-                f'column aliases on stream "{relation.name}" are not supported here')
-        batch = exp.Anonymous(this="sqlext_current_batch",
-                              expressions=[exp.Literal.number(relation.oid)])
-        rows = exp.select(exp.Star()).from_(physical_table(relation)).where(
-            exp.EQ(this=exp.column(BATCH_ID, quoted=True), expression=batch))
+                f'column aliases on "{relation.name}" are not supported')
+        rows = exp.select(exp.Star()).from_(physical_table(relation)).where(condition)
         item.replace(exp.Subquery(this=rows, alias=item.args["alias"]))
 
     def _wrap_renamed(self, item: exp.Table, relation: Relation, names: list[str]) -> None:

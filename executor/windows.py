@@ -1,0 +1,233 @@
+"""Windows: tuples of a stream, staged and slid by count (ROWS) or by the
+values of a column (RANGE).
+
+Storage. A window is a table with its stream's columns, ``batch_id`` and
+two hidden columns: ``sqlext_seq`` (arrival order; AUTOINCREMENT, so never
+reused) and ``sqlext_visible`` (1 visible, 0 staged, 2 just arrived). A
+SQLite trigger on the stream copies every inserted row into the window as
+"just arrived", so arrivals commit, roll back and survive savepoints exactly
+like the stream's own rows. After each INSERT statement the engine places
+the arrivals (``Windows.place``): in arrival order each becomes visible or
+staged, and when a slide's worth has arrived the window slides and its
+AFTER SLIDE triggers run, one slide at a time, in the same transaction.
+Per-window counters live in ``sqlext_window_state`` for the same reason.
+
+Rules (chosen explicitly; see docs/sql.md):
+
+* ROWS n SLIDE m: until the window first holds n tuples, each arrival is
+  visible at once; the arrival that fills it is a slide. Afterwards
+  arrivals are staged; when m are staged the window slides: the newest n of
+  visible and staged tuples are visible, the rest leave. With PARTITION BY
+  each value of the column has its own window.
+* RANGE n SLIDE m ON c: slides happen at multiples of m. After a slide at
+  boundary E the visible tuples are those with E - n <= c < E; tuples with
+  c >= E are staged; an arrival with c >= E + m slides the window to the
+  largest multiple of m not above c. Until the first slide every arrival is
+  visible. A late arrival (c < E) is visible if it still falls in the
+  window and is dropped otherwise; a NULL c is dropped.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from catalog import types as t
+from catalog.dataflow import BATCH_ID, WindowSpec
+from catalog.schema import Relation
+from executor import codecs
+from storage.engine import Database
+
+STATE_TABLE: Final = "sqlext_window_state"
+SEQ: Final = "sqlext_seq"
+VISIBLE: Final = "sqlext_visible"
+_STAGED, _SHOWN, _ARRIVED = 0, 1, 2
+_INT64: Final = struct.Struct("!q")
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def create_storage(database: Database, window: Relation, stream: Relation) -> None:
+    """The window's table and the trigger on its stream that feeds it."""
+    columns = [_quote(c.name) + " " + t.TYPES[c.type_oid].storage for c in window.columns]
+    database.execute(f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (window_oid INTEGER NOT NULL, "
+                     "part, visible INTEGER NOT NULL, staged INTEGER NOT NULL, "
+                     "boundary INTEGER, slides INTEGER NOT NULL)")
+    database.execute(
+        f"CREATE TABLE {_quote(window.physical)} ({', '.join(columns)}, "
+        f"{_quote(BATCH_ID)} INTEGER, {SEQ} INTEGER PRIMARY KEY AUTOINCREMENT, "
+        f"{VISIBLE} INTEGER NOT NULL)")
+    database.execute(f"CREATE INDEX {_quote(window.physical + '__visible')} ON "
+                     f"{_quote(window.physical)} ({VISIBLE}, {SEQ})")
+    names = [_quote(c.name) for c in window.columns] + [_quote(BATCH_ID)]
+    database.execute(
+        f"CREATE TRIGGER {_quote(window.physical + '__feed')} AFTER INSERT ON "
+        f"{_quote(stream.physical)} BEGIN INSERT INTO {_quote(window.physical)} "
+        f"({', '.join(names)}, {VISIBLE}) VALUES "
+        f"({', '.join('NEW.' + n for n in names)}, {_ARRIVED}); END")
+
+
+def drop_storage(database: Database, window: Relation) -> None:
+    database.execute(f"DROP TABLE {_quote(window.physical)}")
+    database.execute(f"DELETE FROM {STATE_TABLE} WHERE window_oid = ?", (window.oid,))
+
+
+@dataclass
+class _State:
+    visible: int = 0
+    staged: int = 0
+    boundary: int | None = None
+    slides: int = 0
+    stored: bool = False
+
+
+class Windows:
+    """Places arrivals in windows."""
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.on_slide: Callable[[Relation], None] = lambda window: None
+
+    def place(self, window: Relation, on_slide: Callable[[Relation], None]) -> None:
+        """Place the window's arrivals; ``on_slide`` runs its AFTER SLIDE
+        triggers after each slide (the window already in its new state)."""
+        self.on_slide = on_slide
+        spec = window.window
+        assert spec is not None
+        table = _quote(window.physical)
+        key = _quote(spec.partition) if spec.partition else (
+            _quote(spec.column) if spec.column else "NULL")
+        arrivals = self.database.execute(
+            f"SELECT {SEQ}, {key} FROM {table} WHERE {VISIBLE} = {_ARRIVED} "
+            f"ORDER BY {SEQ}").fetchall()
+        states: dict[Any, _State] = {}
+        for seq, value in arrivals:
+            part = value if spec.partition else None
+            state = states.get(part)
+            if state is None:
+                state = states[part] = self._load(window.oid, part)
+            if spec.rows:
+                self._place_row(window, spec, state, seq, part)
+            else:
+                self._place_range(window, spec, state, seq, value)
+        for part, state in states.items():
+            self._save(window.oid, part, state)
+
+    def slides(self, window: Relation) -> int:
+        found = self.database.execute(
+            f"SELECT coalesce(sum(slides), 0) FROM {STATE_TABLE} WHERE window_oid = ?",
+            (window.oid,)).fetchone()
+        return int(found[0])
+
+    # --- ROWS -------------------------------------------------------------------------
+
+    def _place_row(self, window: Relation, spec: WindowSpec, state: _State, seq: int,
+                   part: Any) -> None:
+        if state.staged == 0 and state.visible < spec.size:
+            self._mark(window, seq, _SHOWN)
+            state.visible += 1
+            if state.visible == spec.size:
+                self._slid(window, state)
+            return
+        self._mark(window, seq, _STAGED)
+        state.staged += 1
+        if state.staged < spec.slide:
+            return
+        table = _quote(window.physical)
+        where = f"{VISIBLE} IN ({_STAGED}, {_SHOWN})" + (
+            f" AND {_quote(spec.partition)} IS ?" if spec.partition else "")
+        args: tuple[Any, ...] = (part,) if spec.partition else ()
+        leaving = state.visible + state.staged - spec.size
+        if leaving > 0:
+            self.database.execute(
+                f"DELETE FROM {table} WHERE {SEQ} IN (SELECT {SEQ} FROM {table} WHERE {where} "
+                f"ORDER BY {SEQ} LIMIT ?)", (*args, leaving))
+        self.database.execute(f"UPDATE {table} SET {VISIBLE} = {_SHOWN} WHERE {where}", args)
+        state.visible = min(spec.size, state.visible + state.staged)
+        state.staged = 0
+        self._slid(window, state)
+
+    # --- RANGE ------------------------------------------------------------------------
+
+    def _place_range(self, window: Relation, spec: WindowSpec, state: _State, seq: int,
+                     value: Any) -> None:
+        if value is None:
+            self._drop(window, seq)
+            return
+        position = _position(value, spec.column_type)
+        if state.boundary is None:
+            state.boundary = position // spec.slide * spec.slide
+        end = state.boundary
+        if position < end + spec.slide:
+            if state.slides == 0 or end - spec.size <= position < end:
+                self._mark(window, seq, _SHOWN)
+            elif position >= end:
+                self._mark(window, seq, _STAGED)
+            else:
+                self._drop(window, seq)
+            return
+        end = state.boundary = position // spec.slide * spec.slide
+        table = _quote(window.physical)
+        column = _quote(spec.column or "")
+        first = _value(end - spec.size, spec.column_type)
+        last = _value(end, spec.column_type)
+        self.database.execute(
+            f"DELETE FROM {table} WHERE {VISIBLE} IN ({_STAGED}, {_SHOWN}) AND {column} < ?",
+            (first,))
+        self.database.execute(
+            f"UPDATE {table} SET {VISIBLE} = {_SHOWN} WHERE {VISIBLE} = {_STAGED} "
+            f"AND {column} < ?", (last,))
+        self._mark(window, seq, _STAGED)
+        self._slid(window, state)
+
+    # --- helpers ----------------------------------------------------------------------
+
+    def _slid(self, window: Relation, state: _State) -> None:
+        state.slides += 1
+        self.on_slide(window)
+
+    def _mark(self, window: Relation, seq: int, visible: int) -> None:
+        self.database.execute(
+            f"UPDATE {_quote(window.physical)} SET {VISIBLE} = ? WHERE {SEQ} = ?",
+            (visible, seq))
+
+    def _drop(self, window: Relation, seq: int) -> None:
+        self.database.execute(f"DELETE FROM {_quote(window.physical)} WHERE {SEQ} = ?", (seq,))
+
+    def _load(self, oid: int, part: Any) -> _State:
+        found = self.database.execute(
+            f"SELECT visible, staged, boundary, slides FROM {STATE_TABLE} "
+            "WHERE window_oid = ? AND part IS ?", (oid, part)).fetchone()
+        if found is None:
+            return _State()
+        return _State(found[0], found[1], found[2], found[3], stored=True)
+
+    def _save(self, oid: int, part: Any, state: _State) -> None:
+        values = (state.visible, state.staged, state.boundary, state.slides, oid, part)
+        if state.stored:
+            self.database.execute(
+                f"UPDATE {STATE_TABLE} SET visible = ?, staged = ?, boundary = ?, slides = ? "
+                "WHERE window_oid = ? AND part IS ?", values)
+        else:
+            self.database.execute(
+                f"INSERT INTO {STATE_TABLE} (visible, staged, boundary, slides, window_oid, "
+                "part) VALUES (?, ?, ?, ?, ?, ?)", values)
+
+
+def _position(value: Any, oid: int) -> int:
+    """A RANGE column's value as a number: integers as they are, timestamps
+    in microseconds."""
+    if oid in (t.INT2, t.INT4, t.INT8):
+        return int(value)
+    (micros,) = _INT64.unpack(codecs.binary_encoder(oid)(value))
+    return int(micros)
+
+
+def _value(position: int, oid: int) -> Any:
+    if oid in (t.INT2, t.INT4, t.INT8):
+        return position
+    return codecs.binary_decoder(oid)(_INT64.pack(position))
