@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sqlext.bench import leaderboard as leaderboard_bench
 from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import Variant, run_variants
 from sqlext.engine import AuthConfig
@@ -22,6 +23,7 @@ except ImportError:
 
 BENCHMARKS: dict[str, tuple[str, Callable[[], list[Variant]]]] = {
     "wire": ("wire round trips, one psycopg connection", wire_bench.variants),
+    "leaderboard": ("Leaderboard votes, one client, --in-memory", leaderboard_bench.variants),
 }
 
 

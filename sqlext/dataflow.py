@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog.dataflow import Procedure, Trigger
+from catalog.schema import PUBLIC
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.context import StatementContext
 from executor.core import Executor, Token
@@ -100,7 +101,9 @@ class DataflowRuntime:
         executor.begin_statement(token, StatementContext(
             transaction_start=now, statement_start=now, catalog=catalog))
         try:
-            context = CompileContext(catalog, ("public",), DEFAULT_SETTINGS,
+            # A triggered procedure finds names in its own schema first.
+            search_path = tuple(dict.fromkeys((procedure.schema, PUBLIC)))
+            context = CompileContext(catalog, search_path, DEFAULT_SETTINGS,
                                      batch_streams=frozenset({task.stream_oid}))
             args: list[Any] = []
             if procedure.params:

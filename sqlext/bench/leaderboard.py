@@ -1,0 +1,115 @@
+"""The Leaderboard workload (S-Store paper §4, variant P): the vote
+generator, loading the dataflow of ``examples/leaderboard``, and clients that
+feed it one vote per transaction, waiting for each or pipelined."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Final
+
+import psycopg
+from psycopg import pq
+
+from sqlext.bench.harness import Variant
+
+SCHEMA_FILE: Final = Path(__file__).resolve().parents[2] / "examples" / "leaderboard" / (
+    "leaderboard.sql")
+CONTESTANTS: Final = 50
+INSERT_VOTE: Final = "INSERT INTO votes_in VALUES ($1, $2, $3)"
+PIPELINE_DEPTH: Final = 200
+"""Votes a pipelined client keeps in flight."""
+BENCH_VOTES: Final = 20_000
+
+Vote = tuple[int, int, int]
+
+
+def generate_votes(count: int, seed: int = 2015) -> Iterator[Vote]:
+    """(vote_id, phone_number, contestant_number), deterministic for a seed.
+
+    About one vote in ten repeats an earlier phone number (rejected: one vote
+    per phone) and one in twenty names a contestant who does not run; the
+    others favour some contestants over others, so removals are decided by
+    real differences, not ties alone."""
+    rng = random.Random(seed)
+    phones: list[int] = []
+    numbers = list(range(1, CONTESTANTS + 6))
+    weights = [1 + (number * 37) % CONTESTANTS for number in numbers[:CONTESTANTS]]
+    weights += [sum(weights) // 95] * 5
+    for vote_id in range(1, count + 1):
+        if phones and rng.random() < 0.1:
+            phone = rng.choice(phones)
+        else:
+            phone = (200 + rng.randrange(305)) * 10_000_000 + rng.randrange(10_000_000)
+            phones.append(phone)
+        yield vote_id, phone, rng.choices(numbers, weights)[0]
+
+
+def load(conn: psycopg.Connection, schema: str | None = None) -> None:
+    """Create the Leaderboard dataflow (in ``schema`` when given)."""
+    if schema is not None:
+        conn.execute(f"CREATE SCHEMA {schema}")
+        conn.execute(f"SET search_path = {schema}")
+    conn.execute(SCHEMA_FILE.read_text())
+
+
+def send_waiting(conn: psycopg.Connection, votes: list[Vote]) -> None:
+    """One vote per transaction, waiting for each to commit."""
+    with conn.cursor() as cursor:
+        for vote in votes:
+            cursor.execute("INSERT INTO votes_in VALUES (%s, %s, %s)", vote)
+
+
+def send_pipelined(conn: psycopg.Connection, votes: list[Vote]) -> None:
+    """One vote per transaction (a Sync after each), up to PIPELINE_DEPTH in
+    flight (libpq pipeline mode)."""
+    pgconn = conn.pgconn
+    query = INSERT_VOTE.encode()
+    pgconn.enter_pipeline_mode()
+    in_flight = 0
+    try:
+        for vote in votes:
+            pgconn.send_query_params(query, [str(value).encode() for value in vote])
+            pgconn.pipeline_sync()
+            in_flight += 1
+            if in_flight >= PIPELINE_DEPTH:
+                _receive_one(pgconn)
+                in_flight -= 1
+        while in_flight:
+            _receive_one(pgconn)
+            in_flight -= 1
+    finally:
+        pgconn.exit_pipeline_mode()
+
+
+def _receive_one(pgconn: pq.abc.PGconn) -> None:
+    """The results of one statement and its Sync."""
+    while True:
+        result = pgconn.get_result()
+        if result is None:
+            continue
+        if result.status == pq.ExecStatus.PIPELINE_SYNC:
+            return
+        if result.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
+            raise RuntimeError(result.get_error_message())
+
+
+def _dataflow(send: Callable[[psycopg.Connection, list[Vote]], None]) -> Callable[[str], float]:
+    def run(dsn: str) -> float:
+        votes = list(generate_votes(BENCH_VOTES))
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            load(conn, f"lb_{time.monotonic_ns()}")
+            started = time.perf_counter()
+            send(conn, votes)
+            conn.execute("SELECT sqlext_drain(600)")
+            return len(votes) / (time.perf_counter() - started)
+    return run
+
+
+def variants() -> list[Variant]:
+    return [
+        Variant("dataflow, pipelined client", "sqlext", _dataflow(send_pipelined)),
+        Variant("dataflow, waiting client", "sqlext", _dataflow(send_waiting)),
+    ]
