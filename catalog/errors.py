@@ -328,6 +328,12 @@ class LockNotAvailable(SqlError):
 
 
 # Class 57: operator intervention
+class RaiseException(SqlError):
+    """P0001: an error a procedure raised itself."""
+
+    sqlstate = "P0001"
+
+
 class QueryCanceled(SqlError):
     sqlstate = "57014"
 

@@ -193,7 +193,19 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "state_change timestamptz, wait_event_type text, wait_event text, state text, "
         "backend_xid int8, backend_xmin int8, query_id int8, query text, backend_type text"
     ),
+    "sqlext_procedures": (
+        "schema name, name name, language text, state text, waiting_batches int8, "
+        "batches_run int8, batches_failed int8, stopped_at_batch int8, stopped_on_stream name, "
+        "error_code text, error text"
+    ),
+    "sqlext_streams": (
+        "schema name, name name, batch_column name, last_batch int8, tuples int8, "
+        "skipped_batches int8, consumers text"
+    ),
 }
+
+LIVE_TABLES: Final = frozenset({"sqlext_procedures", "sqlext_streams"})
+"""System views of the running dataflow, filled when a query reads them."""
 
 
 DATABASE_OWNER_OID: Final = 6171
@@ -275,7 +287,7 @@ _FIRST_INFORMATION_SCHEMA_OID: Final = 13100
 
 
 SYSTEM_VIEWS: Final = frozenset({"pg_roles", "pg_user", "pg_settings", "pg_tables",
-                                 "pg_views", "pg_indexes", "pg_stat_activity"})
+                                 "pg_views", "pg_indexes", "pg_stat_activity", *LIVE_TABLES})
 """The pg_catalog relations PostgreSQL defines as views (relkind 'v'), like
 every relation of information_schema."""
 

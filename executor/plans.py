@@ -7,7 +7,6 @@ version), so a hot statement is parsed and translated once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +58,8 @@ class SqlPlan:
     writes: bool
     target: str | None = None
     """The table a DML statement changes (for constraint error messages)."""
-    prepare: Callable[[Any], None] | None = None
-    """Work to do before the SQL (e.g. advancing sequences), given the executor."""
+    refresh: frozenset[str] = frozenset()
+    """Live system views the statement reads (filled just before it runs)."""
     after_insert: AfterInsert | None = None
     """INSERT: work that follows it in the same transaction."""
 

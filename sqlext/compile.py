@@ -141,7 +141,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
         columns = translator.query(tree)
         named = readable_outputs(tree, columns)
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
-                       translator.writes)
+                       translator.writes, refresh=frozenset(translator.live_tables))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):

@@ -26,7 +26,9 @@ from executor.plans import SqlPlan
 from executor.scheduler import Task
 from executor.windows import Windows
 from sqlext import expressions as x
+from sqlext import python_procedures as python
 from sqlext.compile import CompileContext, compile_statement, procedure_context
+from sqlext.dataflow_ddl import BODY_STATEMENTS
 from sqlext.parse import parse
 from storage import engine
 
@@ -47,9 +49,13 @@ class DataflowRuntime:
         """Run ``procedure`` with argument values (storage form) in the open
         transaction."""
         self._enter(f"procedure {procedure.name}")
+        inner = procedure_context(context, procedure, context.batch_streams)
         try:
-            self._run_body(procedure.body, tuple(p.type_oid for p in procedure.params), args,
-                           procedure_context(context, procedure, context.batch_streams), token)
+            if procedure.language == "python":
+                self._run_python(procedure, args, inner, token)
+            else:
+                self._run_body(procedure.body, tuple(p.type_oid for p in procedure.params),
+                               args, inner, token)
         finally:
             self._depth -= 1
 
@@ -130,27 +136,45 @@ class DataflowRuntime:
     def _run_body(self, body: str, param_oids: tuple[int, ...], args: Sequence[Any],
                   context: CompileContext, token: Token) -> None:
         for index, statement in enumerate(parse(body).statements):
-            compiled = compile_statement(statement, context, param_oids, (body, index, ""))
-            if compiled.call is not None:
-                values = self.arguments(compiled.call.arguments, args, token)
-                self.call(compiled.call.procedure, values, context, token)
-            elif compiled.plan is not None:
-                count = self._execute(compiled.plan, args, token)
-                self.after_insert(compiled.plan, count, context, token)
-            else:
-                raise errors.FeatureNotSupported(
-                    f"{statement.key.upper()} is not allowed in a procedure")
+            self._run_statement(statement, (body, index, ""), param_oids, args, context, token)
 
-    def _execute(self, plan: SqlPlan, args: Sequence[Any], token: Token) -> int:
+    def _run_statement(self, statement: exp.Expression, source: tuple[str, int, str],
+                       param_oids: tuple[int, ...], args: Sequence[Any],
+                       context: CompileContext, token: Token) -> list[tuple[Any, ...]]:
+        """One statement of a body; the rows it returns (storage values)."""
+        compiled = compile_statement(statement, context, param_oids, source)
+        if compiled.call is not None:
+            values = self.arguments(compiled.call.arguments, args, token)
+            self.call(compiled.call.procedure, values, context, token)
+            return []
+        if compiled.plan is None:
+            raise errors.FeatureNotSupported(
+                f"{statement.key.upper()} is not allowed in a procedure")
+        plan = compiled.plan
         executor = self.executor
         try:
             cursor = executor.query(plan.sql, args)
-            if plan.columns is not None:
-                rows = cursor.fetchall()
-                return len(rows)
-            return cursor.rowcount
+            rows = cursor.fetchall() if plan.columns is not None else []
         except engine.Error as exc:
             raise executor.translate_error(exc, token, plan.target, plan.tag) from exc
+        self.after_insert(plan, len(rows) if plan.columns is not None else cursor.rowcount,
+                          context, token)
+        return rows
+
+    def _run_python(self, procedure: Procedure, args: Sequence[Any], context: CompileContext,
+                    token: Token) -> None:
+        def sql(text: str, *params: Any) -> list[tuple[Any, ...]]:
+            statements = parse(text).statements
+            if len(statements) != 1 or not isinstance(statements[0], BODY_STATEMENTS):
+                raise errors.SqlSyntaxError(
+                    "sql() runs exactly one SELECT, INSERT, UPDATE, DELETE or CALL")
+            return self._run_statement(statements[0], (text, 0, "python"), (), params,
+                                       context, token)
+
+        def notice(message: object) -> None:
+            self.executor.context.notices.append(str(message))
+
+        python.run(procedure, args, sql, notice)
 
     def arguments(self, plan: SqlPlan | None, args: Sequence[Any], token: Token) -> list[Any]:
         """The values of a CALL's arguments (``args``: the values of the

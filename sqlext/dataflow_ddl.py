@@ -22,6 +22,7 @@ from catalog.schema import Catalog
 from executor import codecs, ddl
 from executor import dataflow_ddl as specs
 from sqlext import expressions as x
+from sqlext import python_procedures
 from sqlext.ddl import DdlCompiler, creation_schema, pg_sql
 from sqlext.parse import parse
 from sqlext.sqltypes import resolve_type
@@ -141,11 +142,15 @@ class DataflowCompiler:
         params = tuple(self._parameter(p) for p in node.expressions)
         language = str(node.args["language"]).lower()
         body = str(node.args["body"])
-        if language != "sql":
-            raise errors.FeatureNotSupported(f'language "{language}" is not supported yet',
-                                             hint="Write the procedure in LANGUAGE sql.")
-        for statement in body_statements(body, "a procedure"):
-            self.check_body(statement, params)
+        if language == "python":
+            names = tuple(p.name or f"arg{n}" for n, p in enumerate(params, start=1))
+            python_procedures.compile_body(body, names, target.name)
+        elif language == "sql":
+            for statement in body_statements(body, "a procedure"):
+                self.check_body(statement, params)
+        else:
+            raise errors.UndefinedObject(f'language "{language}" does not exist',
+                                         hint="Procedures are written in sql or python.")
         return specs.CreateProcedure(schema, target.name, params, language, body,
                                      bool(node.args.get("replace")))
 

@@ -19,6 +19,7 @@ from catalog.system import system_relations
 from executor.catalog_tables import CatalogTables
 from executor.core import Executor
 from executor.functions import register_functions
+from executor.live_tables import LiveTables
 from executor.scheduler import Scheduler
 from sqlext.copy import run_copy
 from sqlext.dataflow import DataflowRuntime
@@ -62,6 +63,7 @@ class Engine:
         self.dataflow = DataflowRuntime(self.executor)
         self.scheduler = Scheduler(self.executor, self.dataflow.run_task,
                                    lambda: loop.call_soon(self.scheduler.run))
+        self.live_tables = LiveTables(self.executor, self.scheduler)
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)

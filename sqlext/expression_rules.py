@@ -81,6 +81,8 @@ class ExpressionTranslator:
         """Streams (OIDs) whose name denotes only the batch being processed."""
         self.target_relation: Relation | None = None
         """INSERT, UPDATE, DELETE: the relation changed."""
+        self.live_tables: set[str] = set()
+        """Live system views the statement reads."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
         self._set_returning: list[list[exp.Expression]] = []

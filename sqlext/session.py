@@ -34,7 +34,12 @@ from executor import codecs
 from executor import ddl as ddl_specs
 from executor.context import StatementContext
 from executor.core import LiveCursor, Token, WouldBlock
-from executor.dataflow_ddl import DATAFLOW_SPECS, DataflowSpec, apply_dataflow
+from executor.dataflow_ddl import (
+    DATAFLOW_SPECS,
+    CreateProcedure,
+    DataflowSpec,
+    apply_dataflow,
+)
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.compile import CompileContext, Compiled, compile_statement
@@ -491,6 +496,8 @@ class EngineSession:
                 rows, exhausted = portal.cursor.fetch(max_rows or None)
             else:
                 portal.started = True
+                if plan.refresh:
+                    self.engine.live_tables.refresh(plan.refresh)
                 cursor = executor.query(plan.sql, portal.params)
                 if plan.columns is None:
                     count = cursor.rowcount
@@ -548,6 +555,12 @@ class EngineSession:
         self._statement_done()
 
     def _run_ddl(self, spec: ddl_specs.DdlSpec | DataflowSpec) -> Outcome:
+        if isinstance(spec, CreateProcedure) and spec.language == "python" and (
+            self.settings["is_superuser"] != "on"
+        ):
+            raise errors.InsufficientPrivilege(
+                "permission denied for language python",
+                hint="Python procedures run inside the server: only superusers create them.")
         self._access(True)
         executor = self.executor
         executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)

@@ -9,6 +9,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, PUBLIC, Relation
+from catalog.system import LIVE_TABLES
 from executor.windows import VISIBLE
 from sqlext.expression_rules import DATETIME_OIDS
 from sqlext.function_rules import FUNCTIONS, FunctionRules
@@ -160,6 +161,8 @@ class SourceTranslator(FunctionRules):
             self._wrap_renamed(item, relation, alias_columns)
         source = Source(visible, self._rename(columns, alias_columns),
                         relation_oid=relation.oid)
+        if relation.schema == PG_CATALOG and relation.name in LIVE_TABLES:
+            self.live_tables.add(relation.name)
         if relation.stream is not None or relation.window is not None:
             source.system_columns.append(ColumnInfo(BATCH_ID, INT8, relation.oid))
             restriction = self._restriction(relation)

@@ -206,6 +206,14 @@ def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connec
     assert "invert is stopped at batch 3" in str(stopped.value)
     assert "division by zero" in str(stopped.value)
     assert conn.execute("SELECT n FROM results ORDER BY n").fetchall() == [(1,), (2,)]
+    assert conn.execute(
+        "SELECT name, state, waiting_batches, batches_run, batches_failed, stopped_at_batch, "
+        "stopped_on_stream, error_code FROM sqlext_procedures ORDER BY name").fetchall() == [
+        ("count_numbers", "idle", 0, 6, 0, None, None, None),
+        ("invert", "stopped", 4, 2, 1, 3, "numbers", "22012")]
+    assert conn.execute("SELECT name, last_batch, tuples, consumers FROM sqlext_streams"
+                        ).fetchall() == [
+        ("numbers", 6, 4, "procedure invert, procedure count_numbers")]
     # The other consumer of the stream went on; the failed batches are kept.
     assert conn.execute("SELECT count(*) FROM bystander").fetchone() == (6,)
     assert conn.execute("SELECT n FROM numbers ORDER BY n").fetchall() == [
@@ -220,6 +228,8 @@ def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connec
     assert conn.execute("SELECT n FROM results ORDER BY n").fetchall() == [
         (n,) for n in range(1, 8)]
     assert conn.execute("SELECT count(*) FROM numbers").fetchone() == (0,)
+    assert conn.execute("SELECT state, batches_run, batches_failed FROM sqlext_procedures "
+                        "WHERE name = 'invert'").fetchone() == ("idle", 7, 1)
 
 
 def test_dataflow_order_with_a_concurrent_oltp_writer(server_factory: Callable[
@@ -313,3 +323,52 @@ def test_dataflow_errors_and_dependencies(dataflow: psycopg.Connection) -> None:
     assert conn.execute("SELECT v FROM src").fetchall() == [(1,)]
     conn.execute("DROP STREAM src")
     assert _sqlstate(conn, "SELECT * FROM src") == "42P01"
+
+
+def test_python_procedures(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("""
+        CREATE TABLE stock (item text PRIMARY KEY, quantity int NOT NULL);
+        INSERT INTO stock VALUES ('apple', 5), ('pear', 1);
+        CREATE TABLE shipped (item text, quantity int);
+        CREATE PROCEDURE ship(item text, wanted int) LANGUAGE python AS $$
+            rows = sql("SELECT quantity FROM stock WHERE item = $1", item)
+            if not rows:
+                raise ValueError(f"no such item: {item}")
+            available = rows[0][0]
+            if available < wanted:
+                notice(f"only {available} {item} left")
+                wanted = available
+            for _ in range(wanted):
+                sql("INSERT INTO shipped VALUES ($1, 1)", item)
+            sql("UPDATE stock SET quantity = quantity - $2 WHERE item = $1", item, wanted)
+        $$;
+    """)
+    notices: list[str] = []
+    conn.add_notice_handler(lambda notice: notices.append(notice.message_primary or ""))
+    conn.execute("CALL ship('apple', 2)")
+    conn.execute("CALL ship('pear', 3)")
+    assert notices == ["only 1 pear left"]
+    with pytest.raises(psycopg.errors.RaiseException, match="no such item: plum"):
+        conn.execute("CALL ship('plum', 1)")
+    assert conn.execute("SELECT item, count(*) FROM shipped GROUP BY item ORDER BY item"
+                        ).fetchall() == [("apple", 2), ("pear", 1)]
+    assert conn.execute("SELECT * FROM stock ORDER BY item").fetchall() == [
+        ("apple", 3), ("pear", 0)]
+    # A Python procedure run for each batch of a stream.
+    conn.execute("""
+        CREATE STREAM orders (item text, quantity int);
+        CREATE PROCEDURE ship_orders() LANGUAGE python AS $$
+            for item, quantity in sql("SELECT item, quantity FROM orders"):
+                sql("CALL ship($1, $2)", item, quantity)
+        $$;
+        CREATE TRIGGER ship_each AFTER INSERT ON orders EXECUTE PROCEDURE ship_orders();
+    """)
+    conn.execute("INSERT INTO orders VALUES ('apple', 1), ('apple', 1)")
+    conn.execute("SELECT sqlext_drain(5)")
+    assert conn.execute("SELECT quantity FROM stock WHERE item = 'apple'").fetchone() == (1,)
+    assert _sqlstate(conn, "CREATE PROCEDURE bad() LANGUAGE python AS $$ if $$") == "42601"
+    assert _sqlstate(conn, "CREATE PROCEDURE bad() LANGUAGE cobol AS $$ x $$") == "42704"
+    assert _sqlstate(conn, "CREATE PROCEDURE two() LANGUAGE python AS $$ "
+                           "sql('SELECT 1; SELECT 2') $$") is None
+    assert _sqlstate(conn, "CALL two()") == "42601"
