@@ -268,7 +268,11 @@ class CopyFromSink:
         executor.begin_statement(self.session.token, self.session._context(),
                                  self.session.statement_timeout_ms)
         try:
-            executor.database.executemany(compiled.plan.sql, self.rows)
+            stored = executor.database.executemany(compiled.plan.sql, self.rows).rowcount
+            # a stream's windows and EE triggers see COPY like an INSERT
+            self.session.engine.dataflow.after_insert(compiled.plan, stored,
+                                                      self.session.compile_context(),
+                                                      self.session.token)
         except engine.Error as exc:
             raise executor.translate_error(exc, self.session.token, compiled.plan.target,
                                            "INSERT") from exc

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
 
 from tests.fixtures.servers import ServerProcess
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture
@@ -372,3 +375,18 @@ def test_python_procedures(dataflow: psycopg.Connection) -> None:
     assert _sqlstate(conn, "CREATE PROCEDURE two() LANGUAGE python AS $$ "
                            "sql('SELECT 1; SELECT 2') $$") is None
     assert _sqlstate(conn, "CALL two()") == "42601"
+
+
+def test_example_chains(dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    for script in ("pe_chain.sql", "ee_chain.sql"):
+        conn.execute((EXAMPLES / "chains" / script).read_text())
+    for n in range(1, 6):
+        conn.execute("INSERT INTO chain_0 VALUES (%s, 'x')", (n,))
+        conn.execute("INSERT INTO link_0 VALUES (%s, 'y')", (n,))
+    conn.execute("SELECT sqlext_drain(10)")
+    assert conn.execute("SELECT id, batch FROM chain_done ORDER BY id").fetchall() == [
+        (n, n) for n in range(1, 6)]
+    assert conn.execute("SELECT count(*) FROM link_done").fetchone() == (5,)
+    assert conn.execute("SELECT count(*) FROM link_3").fetchone() == (0,)
+    assert conn.execute("SELECT sum(batches_run) FROM sqlext_procedures").fetchone() == (50,)

@@ -140,3 +140,13 @@ def test_window_errors(conn: psycopg.Connection) -> None:
     assert sqlstate("DROP TABLE w") == "42809"
     conn.execute("DROP STREAM s CASCADE")
     assert sqlstate("SELECT * FROM w") == "42P01"
+
+
+def test_copy_into_a_stream_fills_its_window(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE STREAM s (v int); CREATE WINDOW w ON s ROWS 3")
+    _record_slides(conn, "w")
+    with conn.cursor().copy("COPY s FROM STDIN") as copy:
+        for v in range(1, 6):
+            copy.write_row((v,))
+    assert _visible(conn, "w") == [3, 4, 5]
+    assert _slides(conn) == ["1,2,3", "2,3,4", "3,4,5"]
