@@ -2,9 +2,12 @@
 
 All rows one transaction inserts into a stream form one batch. The engine
 numbers batches itself (the highest id so far + 1), or, for a stream with a
-``batch_column``, takes the id the client put in that column: ids must
-increase, and a batch whose id is not above the highest accepted one is a
-re-delivery, skipped with a NOTICE (so a retried writer is harmless).
+``batch_column``, takes the id the client put in that column. Client ids
+must increase: a batch whose id was already accepted is a re-delivery,
+skipped with a NOTICE (so a retried writer is harmless); an id below the
+highest accepted one that was never accepted arrives out of order and is an
+error (skipping it would lose it). Accepted ids are kept as ranges, so a
+stream whose ids have no gaps costs one pair of numbers.
 
 The ledger is changed only by the transaction that owns the executor and is
 undone when that transaction rolls back, exactly like the rows themselves.
@@ -12,9 +15,13 @@ undone when that transaction rolls back, exactly like the rows themselves.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
+from typing import Final
 
 from catalog import errors
+
+_MAX: Final = 2**63
 
 
 @dataclass
@@ -23,6 +30,20 @@ class StreamCounters:
     """The highest batch id committed (or accepted) on the stream."""
     skipped: int = 0
     """Re-delivered batches skipped (client-assigned ids)."""
+    accepted: list[list[int]] = field(default_factory=list)
+    """Client-assigned ids accepted so far, as sorted [first, last] ranges."""
+
+    def was_accepted(self, batch: int) -> bool:
+        position = bisect.bisect_right(self.accepted, [batch, _MAX]) - 1
+        return position >= 0 and self.accepted[position][0] <= batch <= (
+            self.accepted[position][1])
+
+    def add(self, batch: int) -> None:
+        """Record an accepted id (never below the highest one)."""
+        if self.accepted and self.accepted[-1][1] == batch - 1:
+            self.accepted[-1][1] = batch
+        else:
+            self.accepted.append([batch, batch])
 
 
 @dataclass
@@ -34,6 +55,7 @@ class BatchLedger:
     _skipping: dict[int, int] = field(default_factory=dict)
     """Stream OID -> a re-delivered batch id the open transaction is skipping."""
     _skipped_before: dict[int, int] = field(default_factory=dict)
+    _client_assigned: set[int] = field(default_factory=set)
 
     def counters(self, stream_oid: int) -> StreamCounters:
         found = self.streams.get(stream_oid)
@@ -64,12 +86,19 @@ class BatchLedger:
         if current is not None:
             return stream_oid in self._open
         counters = self.counters(stream_oid)
-        if batch <= counters.last_batch:
+        if counters.was_accepted(batch):
             self._skipping[stream_oid] = batch
             self._skipped_before.setdefault(stream_oid, counters.skipped)
             counters.skipped += 1
             return False
+        if batch < counters.last_batch:
+            raise errors.InvalidParameterValue(
+                f'batch id {batch} of stream "{stream_name}" arrives after batch id '
+                f"{counters.last_batch}",
+                hint="Client-assigned batch ids must increase; only batches already "
+                     "accepted may be sent again.")
         self._open[stream_oid] = batch
+        self._client_assigned.add(stream_oid)
         return True
 
     def skipped_batch(self, stream_oid: int) -> int | None:
@@ -79,7 +108,11 @@ class BatchLedger:
         """The transaction committed: its batches (stream OID -> batch id)."""
         created = self._open
         for stream_oid, batch in created.items():
-            self.counters(stream_oid).last_batch = batch
+            counters = self.counters(stream_oid)
+            counters.last_batch = batch
+            if stream_oid in self._client_assigned:
+                counters.add(batch)
+        self._client_assigned.clear()
         self._open = {}
         self._skipping.clear()
         self._skipped_before.clear()
@@ -88,6 +121,7 @@ class BatchLedger:
     def rollback(self) -> None:
         for stream_oid, skipped in self._skipped_before.items():
             self.counters(stream_oid).skipped = skipped
+        self._client_assigned.clear()
         self._open.clear()
         self._skipping.clear()
         self._skipped_before.clear()

@@ -65,11 +65,18 @@ def test_client_assigned_batch_ids(dataflow: psycopg.Connection) -> None:
     assert conn.execute("INSERT INTO events VALUES (10, 'x'), (10, 'y')").rowcount == 2
     assert conn.execute("INSERT INTO events VALUES (10, 'x'), (10, 'y')").rowcount == 0
     assert any("batch 10" in n and "skipping" in n for n in notices)
-    assert conn.execute("INSERT INTO events VALUES (7, 'old')").rowcount == 0
     assert _sqlstate(conn, "INSERT INTO events VALUES (11, 'a'), (12, 'b')") == "22023"
     assert conn.execute("INSERT INTO events VALUES (12, 'z')").rowcount == 1
-    rows = conn.execute("SELECT bid, batch_id, v FROM events ORDER BY v").fetchall()
-    assert rows == [(10, 10, "x"), (10, 10, "y"), (12, 12, "z")]
+    assert conn.execute("INSERT INTO events VALUES (13, 'w')").rowcount == 1
+    # 7 and 11 were never accepted and come after 13: out of order, refused
+    with pytest.raises(psycopg.errors.InvalidParameterValue, match="arrives after batch id 13"):
+        conn.execute("INSERT INTO events VALUES (7, 'old')")
+    assert _sqlstate(conn, "INSERT INTO events VALUES (11, 'late')") == "22023"
+    assert conn.execute("INSERT INTO events VALUES (12, 'again')").rowcount == 0
+    rows = conn.execute("SELECT bid, batch_id, v FROM events ORDER BY bid, v").fetchall()
+    assert rows == [(10, 10, "x"), (10, 10, "y"), (12, 12, "z"), (13, 13, "w")]
+    assert conn.execute("SELECT last_batch, skipped_batches FROM sqlext_streams "
+                        "WHERE name = 'events'").fetchone() == (13, 2)
     assert _sqlstate(conn, "CREATE STREAM bad (b text) WITH (batch_column = 'b')") == "42804"
     assert _sqlstate(conn, "CREATE STREAM bad (a int) WITH (batch_column = 'b')") == "42703"
     assert _sqlstate(conn, "CREATE STREAM bad (a int) WITH (colour = 'b')") == "22023"
@@ -237,14 +244,19 @@ def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connec
 
 def test_dataflow_order_with_a_concurrent_oltp_writer(server_factory: Callable[
         ..., ServerProcess]) -> None:
-    """Three chained procedures log each step; an OLTP client hammers the same
-    log table. For every batch the three steps are adjacent in the log and in
-    dataflow order, and batches pass each procedure in batch-id order."""
+    """Three chained procedures (the last one CALLs two more) log each step
+    and update a shared row that an OLTP client hammers at the same time.
+    For every batch the steps are adjacent in the log and in dataflow order
+    (no OLTP work inside a batch's graph or inside the nested CALLs),
+    batches pass each procedure in batch-id order, and the shared row ends
+    as a serial execution would leave it."""
     server = server_factory("--in-memory")
     with server.connect(autocommit=True) as conn:
         conn.execute("""
             CREATE TABLE log (seq integer PRIMARY KEY, who text, batch int);
             CREATE SEQUENCE log_seq;
+            CREATE TABLE shared (id int PRIMARY KEY, dataflow_sum bigint, oltp_count int);
+            INSERT INTO shared VALUES (1, 0, 0);
             CREATE STREAM s1 (v int);
             CREATE STREAM s2 (v int);
             CREATE STREAM s3 (v int);
@@ -256,19 +268,30 @@ def test_dataflow_order_with_a_concurrent_oltp_writer(server_factory: Callable[
                 INSERT INTO log SELECT nextval('log_seq'), 'p2', max(v) FROM s2;
                 INSERT INTO s3 SELECT v FROM s2;
             $$;
+            CREATE PROCEDURE log_step(who text, batch int) LANGUAGE sql AS $$
+                INSERT INTO log VALUES (nextval('log_seq'), who, batch);
+            $$;
             CREATE PROCEDURE p3() LANGUAGE sql AS $$
                 INSERT INTO log SELECT nextval('log_seq'), 'p3', max(v) FROM s3;
+                CALL log_step('p3a', (SELECT max(v) FROM s3));
+                UPDATE shared SET dataflow_sum = dataflow_sum + (SELECT sum(v) FROM s3);
+                CALL log_step('p3b', (SELECT max(v) FROM s3));
             $$;
             CREATE TRIGGER t1 AFTER INSERT ON s1 EXECUTE PROCEDURE p1();
             CREATE TRIGGER t2 AFTER INSERT ON s2 EXECUTE PROCEDURE p2();
             CREATE TRIGGER t3 AFTER INSERT ON s3 EXECUTE PROCEDURE p3();
         """)
         stop = threading.Event()
+        oltp_writes = 0
 
         def oltp() -> None:
+            nonlocal oltp_writes
             with server.connect(autocommit=True) as other:
                 while not stop.is_set():
-                    other.execute("INSERT INTO log VALUES (nextval('log_seq'), 'oltp', NULL)")
+                    with other.transaction():
+                        other.execute("INSERT INTO log VALUES (nextval('log_seq'), 'oltp', NULL)")
+                        other.execute("UPDATE shared SET oltp_count = oltp_count + 1")
+                    oltp_writes += 1
 
         writer = threading.Thread(target=oltp)
         writer.start()
@@ -280,18 +303,21 @@ def test_dataflow_order_with_a_concurrent_oltp_writer(server_factory: Callable[
             stop.set()
             writer.join()
         log = conn.execute("SELECT who, batch FROM log ORDER BY seq").fetchall()
+        shared = conn.execute("SELECT dataflow_sum, oltp_count FROM shared").fetchone()
+    chain = ["p1", "p2", "p3", "p3a", "p3b"]
     steps = [(who, batch) for who, batch in log if who != "oltp"]
-    assert len(steps) == 600
-    assert sum(1 for who, _ in log if who == "oltp") > 0
-    for position in range(0, 600, 3):
+    assert len(steps) == 200 * len(chain)
+    assert oltp_writes > 0
+    for position in range(0, len(steps), len(chain)):
         batch = steps[position][1]
-        assert steps[position:position + 3] == [("p1", batch), ("p2", batch), ("p3", batch)]
+        assert steps[position:position + len(chain)] == [(who, batch) for who in chain]
     for procedure in ("p1", "p2", "p3"):
         assert [b for who, b in steps if who == procedure] == list(range(1, 201))
-    chain = [who for who, _ in log]
-    for position, who in enumerate(chain):
+    names = [who for who, _ in log]
+    for position, who in enumerate(names):
         if who == "p1":
-            assert chain[position:position + 3] == ["p1", "p2", "p3"]
+            assert names[position:position + len(chain)] == chain
+    assert shared == (sum(range(1, 201)), oltp_writes)
 
 
 def test_dataflow_errors_and_dependencies(dataflow: psycopg.Connection) -> None:
