@@ -141,6 +141,17 @@ class Catalog:
         default_factory=lambda: MappingProxyType({})
     )
     next_oid: int = FIRST_USER_OID
+    _by_oid: dict[int, Relation] = field(init=False, repr=False, compare=False)
+    _triggers_by_target: dict[tuple[str, str], list[Trigger]] = field(
+        init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Indexes for the lookups the dataflow makes on every batch."""
+        by_target: dict[tuple[str, str], list[Trigger]] = {}
+        for trigger in sorted(self.triggers.values(), key=lambda t: t.name):
+            by_target.setdefault(trigger.target, []).append(trigger)
+        object.__setattr__(self, "_by_oid", {r.oid: r for r in self.relations.values()})
+        object.__setattr__(self, "_triggers_by_target", by_target)
 
     # --- lookups ------------------------------------------------------------
 
@@ -167,10 +178,7 @@ class Catalog:
         return relation
 
     def relation_by_oid(self, oid: int) -> Relation | None:
-        for relation in self.relations.values():
-            if relation.oid == oid:
-                return relation
-        return None
+        return self._by_oid.get(oid)
 
     def find_sequence(
         self, name: str, schema: str | None = None, search_path: Iterable[str] = (PUBLIC,)
@@ -197,9 +205,7 @@ class Catalog:
 
     def triggers_on(self, relation: Relation) -> list[Trigger]:
         """Triggers firing on ``relation``, in name order (the order they run)."""
-        key = (relation.schema, relation.name)
-        return sorted((t for t in self.triggers.values() if t.target == key),
-                      key=lambda t: t.name)
+        return list(self._triggers_by_target.get((relation.schema, relation.name), ()))
 
     def windows_on(self, stream: Relation) -> list[Relation]:
         key = (stream.schema, stream.name)

@@ -209,6 +209,17 @@ def catalog_functions(context: Callable[[], StatementContext]) -> dict[
     def encoding_number(name: Any) -> int:
         return next((code for code, known in ENCODINGS.items() if known == name), -1)
 
+    def function_arguments(oid: Any, *_: Any) -> Any:
+        """pg_get_function_arguments for procedures: "name type[, ...]"."""
+        procedure = next((p for p in context().catalog.procedures.values()
+                          if p.oid == _oid(oid)), None)
+        if procedure is None:
+            return None
+        return ", ".join(" ".join(part for part in (p.name, t.format_type(p.type_oid, p.typmod),
+                                                    f"DEFAULT {p.default}" if p.default
+                                                    else "") if part)
+                         for p in procedure.params)
+
     def yes(*_: Any) -> int:
         return 1
 
@@ -233,6 +244,7 @@ def catalog_functions(context: Callable[[], StatementContext]) -> dict[
         "sqlext_col_description": (2, lambda table, column: _description(
             table, "pg_class", _oid(column) or 0)),
         "sqlext_settings": (0, lambda: json.dumps(dict(context().settings))),
+        "sqlext_function_arguments": (-1, function_arguments),
         "sqlext_yes": (-1, yes),
         "sqlext_no": (-1, no),
         "sqlext_nothing": (-1, nothing),

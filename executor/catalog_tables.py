@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from catalog import types as t
+from catalog.dataflow import Procedure
 from catalog.schema import (
     BOOTSTRAP_SUPERUSER_OID,
     INFORMATION_SCHEMA,
@@ -53,6 +54,8 @@ DATABASE_OID = 16384 - 1
 DEFAULT_COLLATION = 100
 C_COLLATION = 950
 DEFAULT_TABLESPACE = 1663
+PYTHON_LANGUAGE_OID = 16383 - 2
+"""pg_language has no python row in PostgreSQL; this one sits below user OIDs."""
 UTF8 = 6
 PG_NODE_TREE = 194
 NO_FUNCTION = "-"
@@ -148,7 +151,8 @@ def _static_rows() -> Iterator[tuple[str, list[Row]]]:
     yield "pg_language", [
         (12, "internal", BOOTSTRAP_SUPERUSER_OID, False, False, 0, 0, 2246, None),
         (13, "c", BOOTSTRAP_SUPERUSER_OID, False, False, 0, 0, 2247, None),
-        (14, "sql", BOOTSTRAP_SUPERUSER_OID, False, True, 0, 0, 2248, None)]
+        (14, "sql", BOOTSTRAP_SUPERUSER_OID, False, True, 0, 0, 2248, None),
+        (PYTHON_LANGUAGE_OID, "python", BOOTSTRAP_SUPERUSER_OID, True, False, 0, 0, 0, None)]
     yield "pg_description", [(*key, text) for key, text in DESCRIPTIONS.items()]
 
 
@@ -242,6 +246,7 @@ def _dynamic_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     yield "pg_constraint", [
         _constraint_row(r, c, catalog) for r in relations for c in r.constraints]
     yield "pg_depend", [row for s in sequences for row in _sequence_owner(s, catalog)]
+    yield "pg_proc", [_procedure_row(p, catalog) for p in catalog.procedures.values()]
     yield "pg_tables", [
         (r.schema, r.name, r.owner, None, any(True for _ in catalog.indexes_of(r)), False,
          False, False)
@@ -253,6 +258,18 @@ def _dynamic_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     yield "pg_sequence", [(s.oid, type_oid, s.start, s.increment, SEQUENCE_MAX[type_oid], 1,
                            1, False)
                           for s in sequences for type_oid in (sequence_type(s, catalog),)]
+
+
+def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
+    """A procedure as pg_proc shows it (prokind 'p', no result type)."""
+    types = [p.type_oid for p in procedure.params]
+    names = [p.name or "" for p in procedure.params]
+    language = PYTHON_LANGUAGE_OID if procedure.language == "python" else 14
+    return (procedure.oid, procedure.name, catalog.schemas[procedure.schema],
+            BOOTSTRAP_SUPERUSER_OID, language, 100.0, 0.0, 0, None, "p", False, False, False,
+            False, "v", "u", len(types), sum(1 for p in procedure.params if p.default), 0,
+            " ".join(map(str, types)), None, None, _json(names) if any(names) else None,
+            procedure.body, None, None, None)
 
 
 def _namespace_row(name: str, oid: int) -> Row:

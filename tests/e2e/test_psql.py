@@ -268,3 +268,18 @@ def test_failed_transaction_is_aborted(server: ServerProcess) -> None:
     assert "ERROR:  current transaction is aborted, commands ignored until end of " \
            "transaction block" in result.stderr
     assert "after" in result.stdout
+
+
+def test_streams_and_procedures_in_psql(server: ServerProcess) -> None:
+    suffix = uuid.uuid4().hex[:6]
+    output(server, f"""
+        CREATE STREAM s_{suffix} (id int NOT NULL, note text);
+        CREATE TABLE sink_{suffix} (id int);
+        CREATE PROCEDURE p_{suffix}(n int, label text DEFAULT 'x') LANGUAGE sql AS $$
+            INSERT INTO sink_{suffix} VALUES (n) $$;
+    """)
+    assert ["public", f"p_{suffix}", "", "n integer, label text DEFAULT 'x'", "proc"] in rows(
+        output(server, rf"\df p_{suffix}"))
+    described = rows(output(server, rf"\d s_{suffix}"))
+    assert ["id", "integer", "", "not null", ""] in described
+    assert not any("batch_id" in row for row in described)
