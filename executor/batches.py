@@ -20,8 +20,12 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from catalog import errors
+from catalog.schema import Relation
+from storage.engine import Database
 
 _MAX: Final = 2**63
+
+LedgerMark = tuple[dict[int, int], dict[int, int], set[int]]
 
 
 @dataclass
@@ -54,7 +58,6 @@ class BatchLedger:
     """Stream OID -> the batch the open transaction is writing."""
     _skipping: dict[int, int] = field(default_factory=dict)
     """Stream OID -> a re-delivered batch id the open transaction is skipping."""
-    _skipped_before: dict[int, int] = field(default_factory=dict)
     _client_assigned: set[int] = field(default_factory=set)
 
     def counters(self, stream_oid: int) -> StreamCounters:
@@ -88,8 +91,6 @@ class BatchLedger:
         counters = self.counters(stream_oid)
         if counters.was_accepted(batch):
             self._skipping[stream_oid] = batch
-            self._skipped_before.setdefault(stream_oid, counters.skipped)
-            counters.skipped += 1
             return False
         if batch < counters.last_batch:
             raise errors.InvalidParameterValue(
@@ -112,20 +113,28 @@ class BatchLedger:
             counters.last_batch = batch
             if stream_oid in self._client_assigned:
                 counters.add(batch)
-        self._client_assigned.clear()
-        self._open = {}
-        self._skipping.clear()
-        self._skipped_before.clear()
+        for stream_oid in self._skipping:
+            self.counters(stream_oid).skipped += 1
+        self.rollback()
         return created
 
     def rollback(self) -> None:
-        for stream_oid, skipped in self._skipped_before.items():
-            self.counters(stream_oid).skipped = skipped
-        self._client_assigned.clear()
-        self._open.clear()
-        self._skipping.clear()
-        self._skipped_before.clear()
+        self._open = {}
+        self._skipping = {}
+        self._client_assigned = set()
 
-    def forget(self, stream_oid: int) -> None:
-        """The stream was dropped."""
-        self.streams.pop(stream_oid, None)
+    def mark(self) -> LedgerMark:
+        """The open transaction's batches now (taken at a SAVEPOINT)."""
+        return dict(self._open), dict(self._skipping), set(self._client_assigned)
+
+    def restore(self, mark: LedgerMark) -> None:
+        """ROLLBACK TO SAVEPOINT: batches begun after the mark are gone, so a
+        transaction whose rows all rolled back creates no batch."""
+        self._open, self._skipping, self._client_assigned = (
+            dict(mark[0]), dict(mark[1]), set(mark[2]))
+
+
+def delete_batch(database: Database, stream: Relation, batch: int) -> None:
+    """Garbage-collect one consumed batch of a stream."""
+    quoted = stream.physical.replace('"', '""')
+    database.execute(f'DELETE FROM "{quoted}" WHERE batch_id = ?', (batch,))

@@ -114,8 +114,13 @@ class CatalogTables:
             (INFORMATION_SCHEMA, information_schema_rows(catalog)),
         ):
             for name, rows in rows_by_table:
-                database.execute(f'DELETE FROM {schema}."{name}"')
-                _insert(database, schema, name, rows)
+                replace_rows(database, schema, name, rows)
+
+
+def replace_rows(database: Database, schema: str, name: str, rows: list[Row]) -> None:
+    """A system table's whole contents."""
+    database.execute(f'DELETE FROM {schema}."{name}"')
+    _insert(database, schema, name, rows)
 
 
 def _insert(database: Database, schema: str, name: str, rows: list[Row]) -> None:

@@ -33,7 +33,7 @@ from typing import Any, Protocol
 from catalog import errors
 from catalog.schema import Catalog
 from executor import errors as error_map
-from executor.batches import BatchLedger
+from executor.batches import BatchLedger, LedgerMark
 from executor.context import StatementContext
 from storage import engine
 
@@ -125,7 +125,7 @@ class LiveCursor:
 class _Transaction:
     owner: Token
     catalog: Catalog
-    savepoints: list[tuple[str, Catalog]] = field(default_factory=list)
+    savepoints: list[tuple[str, Catalog, LedgerMark]] = field(default_factory=list)
 
 
 class Executor:
@@ -284,7 +284,7 @@ class Executor:
         transaction = self._transaction
         assert transaction is not None and transaction.owner is token
         self.database.execute(f'SAVEPOINT "{name}"')
-        transaction.savepoints.append((name, transaction.catalog))
+        transaction.savepoints.append((name, transaction.catalog, self.batches.mark()))
 
     def _find_savepoint(self, name: str) -> int:
         transaction = self._transaction
@@ -312,7 +312,8 @@ class Executor:
         for cursor in list(self.live_cursors):
             cursor.materialize()
         self.database.execute(f'ROLLBACK TO SAVEPOINT "{name}"')
-        transaction.catalog = transaction.savepoints[index][1]
+        _, transaction.catalog, batches = transaction.savepoints[index]
+        self.batches.restore(batches)
         del transaction.savepoints[index + 1:]
 
     # --- running statements ---------------------------------------------------

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from catalog.schema import PG_CATALOG
+from executor.catalog_tables import replace_rows
 from executor.core import Executor
 from executor.scheduler import Scheduler
 
@@ -24,14 +25,8 @@ class LiveTables:
         }
 
     def refresh(self, names: Iterable[str]) -> None:
-        database = self.executor.database
         for name in names:
-            rows = self._rows[name]()
-            database.execute(f'DELETE FROM {PG_CATALOG}."{name}"')
-            if rows:
-                marks = ", ".join("?" * len(rows[0]))
-                database.executemany(f'INSERT INTO {PG_CATALOG}."{name}" VALUES ({marks})',
-                                     rows)
+            replace_rows(self.executor.database, PG_CATALOG, name, self._rows[name]())
 
     def _procedures(self) -> list[Row]:
         scheduler = self.scheduler

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from catalog import errors
-from catalog.schema import Relation
+from executor.batches import delete_batch
 from executor.core import Executor, Token
 
 log = logging.getLogger("sqlext")
@@ -86,7 +86,7 @@ class Scheduler:
                 continue
             procedures = [t.procedure for t in catalog.triggers_on(stream)
                           if t.procedure is not None]
-            if not procedures or not self._has_rows(stream, batch):
+            if not procedures:
                 continue
             self._consumers[(stream_oid, batch)] = len(procedures)
             tasks.extend(Task(procedure, stream_oid, batch) for procedure in procedures)
@@ -94,12 +94,6 @@ class Scheduler:
             return
         self.queue.extendleft(reversed(tasks))
         self._start()
-
-    def _has_rows(self, stream: Relation, batch: int) -> bool:
-        """A batch whose rows were all rolled back to a savepoint triggers nothing."""
-        found = self.executor.database.execute(
-            f'SELECT 1 FROM "{stream.physical}" WHERE batch_id = ? LIMIT 1', (batch,))
-        return found.fetchone() is not None
 
     def _start(self) -> None:
         if not self._running and self.queue:
@@ -155,8 +149,7 @@ class Scheduler:
         """Every consumer has run: the batch's tuples go, in this TE's transaction."""
         stream = self.executor.catalog.relation_by_oid(task.stream_oid)
         if stream is not None:
-            self.executor.database.execute(
-                f'DELETE FROM "{stream.physical}" WHERE batch_id = ?', (task.batch,))
+            delete_batch(self.executor.database, stream, task.batch)
 
     def _stop(self, task: Task, error: errors.SqlError) -> None:
         stream = self.executor.catalog.relation_by_oid(task.stream_oid)
@@ -176,18 +169,6 @@ class Scheduler:
         self.queue.extendleft(reversed(waiting))
         self._start()
         return len(waiting)
-
-    def forget(self, procedure: ProcedureKey) -> None:
-        """The procedure was dropped: its waiting TEs go, and the batches
-        they held are released for garbage collection by the others."""
-        self.failures.pop(procedure, None)
-        dropped = [t for t in self.queue if t.procedure == procedure]
-        dropped.extend(self.held.pop(procedure, ()))
-        self.queue = deque(t for t in self.queue if t.procedure != procedure)
-        for task in dropped:
-            key = (task.stream_oid, task.batch)
-            if key in self._consumers:
-                self._consumers[key] -= 1
 
     def drain(self, timeout: float | None = None) -> bool:
         """sqlext_drain(): the executor is never free while runnable TEs

@@ -90,12 +90,10 @@ class Windows:
 
     def __init__(self, database: Database) -> None:
         self.database = database
-        self.on_slide: Callable[[Relation], None] = lambda window: None
 
     def place(self, window: Relation, on_slide: Callable[[Relation], None]) -> None:
         """Place the window's arrivals; ``on_slide`` runs its AFTER SLIDE
         triggers after each slide (the window already in its new state)."""
-        self.on_slide = on_slide
         spec = window.window
         assert spec is not None
         table = _quote(window.physical)
@@ -111,32 +109,28 @@ class Windows:
             if state is None:
                 state = states[part] = self._load(window.oid, part)
             if spec.rows:
-                self._place_row(window, spec, state, seq, part)
+                slid = self._place_row(window, spec, state, seq, part)
             else:
-                self._place_range(window, spec, state, seq, value)
+                slid = self._place_range(window, spec, state, seq, value)
+            if slid:
+                state.slides += 1
+                on_slide(window)
         for part, state in states.items():
             self._save(window.oid, part, state)
-
-    def slides(self, window: Relation) -> int:
-        found = self.database.execute(
-            f"SELECT coalesce(sum(slides), 0) FROM {STATE_TABLE} WHERE window_oid = ?",
-            (window.oid,)).fetchone()
-        return int(found[0])
 
     # --- ROWS -------------------------------------------------------------------------
 
     def _place_row(self, window: Relation, spec: WindowSpec, state: _State, seq: int,
-                   part: Any) -> None:
+                   part: Any) -> bool:
+        """Place one arrival; True when the window slid."""
         if state.staged == 0 and state.visible < spec.size:
             self._mark(window, seq, _SHOWN)
             state.visible += 1
-            if state.visible == spec.size:
-                self._slid(window, state)
-            return
+            return state.visible == spec.size
         self._mark(window, seq, _STAGED)
         state.staged += 1
         if state.staged < spec.slide:
-            return
+            return False
         table = _quote(window.physical)
         where = f"{VISIBLE} IN ({_STAGED}, {_SHOWN})" + (
             f" AND {_quote(spec.partition)} IS ?" if spec.partition else "")
@@ -149,15 +143,16 @@ class Windows:
         self.database.execute(f"UPDATE {table} SET {VISIBLE} = {_SHOWN} WHERE {where}", args)
         state.visible = min(spec.size, state.visible + state.staged)
         state.staged = 0
-        self._slid(window, state)
+        return True
 
     # --- RANGE ------------------------------------------------------------------------
 
     def _place_range(self, window: Relation, spec: WindowSpec, state: _State, seq: int,
-                     value: Any) -> None:
+                     value: Any) -> bool:
+        """Place one arrival; True when the window slid."""
         if value is None:
             self._drop(window, seq)
-            return
+            return False
         position = _position(value, spec.column_type)
         if state.boundary is None:
             state.boundary = position // spec.slide * spec.slide
@@ -169,7 +164,7 @@ class Windows:
                 self._mark(window, seq, _STAGED)
             else:
                 self._drop(window, seq)
-            return
+            return False
         end = state.boundary = position // spec.slide * spec.slide
         table = _quote(window.physical)
         column = _quote(spec.column or "")
@@ -182,13 +177,9 @@ class Windows:
             f"UPDATE {table} SET {VISIBLE} = {_SHOWN} WHERE {VISIBLE} = {_STAGED} "
             f"AND {column} < ?", (last,))
         self._mark(window, seq, _STAGED)
-        self._slid(window, state)
+        return True
 
     # --- helpers ----------------------------------------------------------------------
-
-    def _slid(self, window: Relation, state: _State) -> None:
-        state.slides += 1
-        self.on_slide(window)
 
     def _mark(self, window: Relation, seq: int, visible: int) -> None:
         self.database.execute(

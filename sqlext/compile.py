@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from sqlglot import exp
@@ -27,7 +27,7 @@ from sqlext import settings as config
 from sqlext.dataflow_ddl import DataflowCompiler
 from sqlext.ddl import DdlCompiler
 from sqlext.dml import translate_delete, translate_insert, translate_update
-from sqlext.parse import parse
+from sqlext.parse import parse_expression
 from sqlext.scope import ColumnInfo
 from sqlext.sqltypes import SqlType
 from sqlext.target import to_sqlite
@@ -190,20 +190,18 @@ def _body_check(context: CompileContext) -> Callable[[exp.Expression, tuple[Para
     """Compiles a procedure or trigger body statement to find its errors now."""
 
     def check(statement: exp.Expression, params: tuple[Parameter, ...]) -> None:
-        names = tuple((p.name, number) for number, p in enumerate(params, start=1) if p.name)
-        inner = CompileContext(context.catalog, context.search_path, context.settings, names)
-        _compile(statement, inner, tuple(p.type_oid for p in params))
+        _compile(statement, procedure_context(context, params),
+                 tuple(p.type_oid for p in params))
 
     return check
 
 
-def procedure_context(context: CompileContext, procedure: Procedure,
-                      batch_streams: frozenset[int] = frozenset()) -> CompileContext:
-    """How the statements of ``procedure`` compile."""
-    names = tuple((p.name, number) for number, p in enumerate(procedure.params, start=1)
-                  if p.name)
-    return CompileContext(context.catalog, context.search_path, context.settings, names,
-                          batch_streams)
+def procedure_context(context: CompileContext,
+                      params: tuple[Parameter, ...]) -> CompileContext:
+    """How a procedure body compiles: the caller's context, with the
+    procedure's parameters known by name."""
+    names = tuple((p.name, number) for number, p in enumerate(params, start=1) if p.name)
+    return replace(context, param_names=names)
 
 
 def _call(statement: x.Call, translator: Translator) -> Compiled:
@@ -224,8 +222,8 @@ def _call(statement: x.Call, translator: Translator) -> Compiled:
             hint="No procedure matches the given name and argument types.")
     values: list[exp.Expression] = []
     for position, parameter in enumerate(procedure.params):
-        value = args[position].copy() if position < len(args) else parse(
-            f"SELECT {parameter.default}").statements[0].expressions[0].copy()
+        value = args[position].copy() if position < len(args) else parse_expression(
+            str(parameter.default))
         declared = exp.DataType.build(t.format_type(parameter.type_oid, parameter.typmod),
                                       dialect="postgres")
         values.append(exp.alias_(exp.Cast(this=value, to=declared), f"a{position}"))

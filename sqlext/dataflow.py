@@ -19,6 +19,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog.dataflow import Procedure, Trigger
 from catalog.schema import PUBLIC
+from executor.batches import delete_batch
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.context import StatementContext
 from executor.core import Executor, Token
@@ -49,7 +50,7 @@ class DataflowRuntime:
         """Run ``procedure`` with argument values (storage form) in the open
         transaction."""
         self._enter(f"procedure {procedure.name}")
-        inner = procedure_context(context, procedure, context.batch_streams)
+        inner = procedure_context(context, procedure.params)
         try:
             if procedure.language == "python":
                 self._run_python(procedure, args, inner, token)
@@ -69,26 +70,23 @@ class DataflowRuntime:
         catalog = context.catalog
         body_context = CompileContext(catalog, context.search_path, context.settings)
         for key in after.windows:
-            window = catalog.relations.get(key)
-            if window is not None:
-                self.windows.place(window, lambda slid: self._run_triggers(
-                    catalog.triggers_on(slid), "slide", body_context, token))
-        target = catalog.relations.get(after.target)
-        if target is None:
-            return
-        self._run_triggers(catalog.triggers_on(target), "insert", body_context, token)
+            self.windows.place(catalog.relations[key], lambda window: self._run_triggers(
+                [t for t in catalog.triggers_on(window) if t.event == "slide"], body_context,
+                token))
+        self._run_triggers([catalog.triggers[key] for key in after.triggers], body_context,
+                           token)
         if after.consumed:
             # Only windows and EE triggers consume this stream: its batch is
             # gone once they have run (as in S-Store).
-            batch = self.executor.batches.batch_for(target.oid)
-            self.executor.database.execute(
-                f'DELETE FROM "{target.physical}" WHERE batch_id = ?', (batch,))
+            target = catalog.relations[after.target]
+            delete_batch(self.executor.database, target,
+                         self.executor.batches.batch_for(target.oid))
 
-    def _run_triggers(self, triggers: Sequence[Trigger], event: str, context: CompileContext,
+    def _run_triggers(self, triggers: Sequence[Trigger], context: CompileContext,
                       token: Token) -> None:
+        """EE triggers (they have a body), in order."""
         for trigger in triggers:
-            if trigger.event != event or trigger.body is None:
-                continue
+            assert trigger.body is not None
             self._enter(f"trigger {trigger.name}")
             try:
                 self._run_body(trigger.body, (), (), context, token)

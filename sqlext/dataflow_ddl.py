@@ -143,8 +143,8 @@ class DataflowCompiler:
         language = str(node.args["language"]).lower()
         body = str(node.args["body"])
         if language == "python":
-            names = tuple(p.name or f"arg{n}" for n, p in enumerate(params, start=1))
-            python_procedures.compile_body(body, names, target.name)
+            python_procedures.compile_body(body, python_procedures.parameter_names(params),
+                                           target.name)
         elif language == "sql":
             for statement in body_statements(body, "a procedure"):
                 self.check_body(statement, params)

@@ -14,7 +14,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog.schema import Catalog, Column
 from executor import ddl
-from sqlext.parse import parse
+from sqlext.parse import parse_expression
 from sqlext.scope import ColumnInfo, Scope, Source
 from sqlext.sqltypes import SERIAL_TYPES, SqlType, resolve_type
 from sqlext.target import to_sqlite
@@ -211,7 +211,7 @@ class DdlCompiler:
         constraints = []
         for constraint in spec.constraints:
             if constraint.kind == "c":
-                tree = exp.Paren(this=_parse_condition(constraint.check_sql or "TRUE"))
+                tree = exp.Paren(this=parse_expression(constraint.check_sql or "TRUE"))
                 scope = Scope()
                 scope.add(source)
                 self.translator.expr(tree.this, scope)
@@ -316,7 +316,7 @@ class DdlCompiler:
             if isinstance(action, exp.ColumnDef):
                 spec = self._column(action, table.name, [])
                 if spec.default is not None:
-                    default = _parse_condition(spec.default)
+                    default = parse_expression(spec.default)
                     spec = replace(spec, default_sqlite=self._translated_default(
                         default, SqlType(spec.type_oid, spec.typmod), spec.name))
                 add.append(spec)
@@ -340,6 +340,3 @@ def _check(condition: exp.Expression, name: str | None) -> ddl.ConstraintSpec:
     """A CHECK constraint, translated for SQLite once the table is complete."""
     return ddl.ConstraintSpec("c", (), name, check_sql=pg_sql(condition))
 
-
-def _parse_condition(text: str) -> exp.Expression:
-    return parse(f"SELECT {text}").statements[0].expressions[0].copy()

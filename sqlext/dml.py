@@ -8,11 +8,11 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog import errors
-from catalog.dataflow import BATCH_ID
 from catalog.schema import Column, Relation
-from sqlext.parse import parse
+from sqlext.parse import parse_expression
 from sqlext.scope import ColumnInfo, Scope, Source
-from sqlext.sqltypes import INT8, SqlType
+from sqlext.sources import system_columns
+from sqlext.sqltypes import SqlType
 from sqlext.translate import Translator, output_name, physical_table
 
 
@@ -21,8 +21,7 @@ def _target_source(relation: Relation, alias: str) -> Source:
         ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number, not c.not_null)
         for number, c in enumerate(relation.columns, start=1)
     ])
-    if relation.stream is not None:
-        source.system_columns.append(ColumnInfo(BATCH_ID, INT8, relation.oid))
+    source.system_columns.extend(system_columns(relation))
     return source
 
 
@@ -54,8 +53,7 @@ def default_expression(translator: Translator, column: Column) -> exp.Expression
     """The column's default as a translated expression (NULL if none)."""
     if column.default is None:
         return exp.Null()
-    parsed = parse(f"SELECT {column.default}").statements[0]
-    expression = parsed.expressions[0].copy()
+    expression = parse_expression(column.default)
     holder = exp.Paren(this=expression)
     _, sql_type = translator.expr(expression, Scope())
     target = SqlType(column.type_oid, column.typmod)

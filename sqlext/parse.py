@@ -148,3 +148,8 @@ def parse(sql: str) -> Parsed:
     if len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
     return parsed
+
+
+def parse_expression(text: str) -> exp.Expression:
+    """A stored expression (a default, a CHECK) as a fresh tree."""
+    return parse(f"SELECT {text}").statements[0].expressions[0].copy()

@@ -26,7 +26,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 from catalog import errors
-from catalog.dataflow import Procedure
+from catalog.dataflow import Parameter, Procedure
 
 SqlRunner = Callable[..., list[tuple[Any, ...]]]
 _ENTRY = "procedure_body"
@@ -45,13 +45,14 @@ def compile_body(body: str, params: tuple[str, ...], name: str) -> CodeType:
                                     f"{exc.msg}") from None
 
 
-def parameter_names(procedure: Procedure) -> tuple[str, ...]:
-    return tuple(p.name or f"arg{number}" for number, p in enumerate(procedure.params, 1))
+def parameter_names(params: Sequence[Parameter]) -> tuple[str, ...]:
+    """The Python argument names (unnamed parameters are arg1, arg2...)."""
+    return tuple(p.name or f"arg{number}" for number, p in enumerate(params, 1))
 
 
 def run(procedure: Procedure, args: Sequence[Any], sql: SqlRunner,
         notice: Callable[[object], None]) -> None:
-    code = compile_body(procedure.body, parameter_names(procedure), procedure.name)
+    code = compile_body(procedure.body, parameter_names(procedure.params), procedure.name)
     namespace: dict[str, Any] = {"sql": sql, "notice": notice, "__builtins__": __builtins__}
     exec(code, namespace)
     function: FunctionType = namespace[_ENTRY]

@@ -500,19 +500,19 @@ class EngineSession:
                     self.engine.live_tables.refresh(plan.refresh)
                 cursor = executor.query(plan.sql, portal.params)
                 if plan.columns is None:
-                    count = cursor.rowcount
-                    self.engine.dataflow.after_insert(plan, count, self.compile_context(),
-                                                      self.token)
-                elif max_rows == 0 or plan.after_insert:
+                    count = stored = cursor.rowcount
+                elif max_rows == 0:
                     rows, exhausted = cursor.fetchall(), True
-                    self.engine.dataflow.after_insert(plan, len(rows), self.compile_context(),
-                                                      self.token)
-                    if max_rows:
-                        portal.cursor = LiveCursor(executor, cursor, rows)
-                        rows, exhausted = portal.cursor.fetch(max_rows)
+                    stored = len(rows)
                 else:
-                    portal.cursor = LiveCursor(executor, cursor, [])
+                    # RETURNING of an INSERT with work after it is read whole now
+                    buffered = cursor.fetchall() if plan.after_insert else []
+                    stored = len(buffered)
+                    portal.cursor = LiveCursor(executor, cursor, buffered)
                     rows, exhausted = portal.cursor.fetch(max_rows)
+                if plan.after_insert:
+                    self.engine.dataflow.after_insert(plan, stored, self.compile_context(),
+                                                      self.token)
         except engine.Error as exc:
             raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc
         finally:

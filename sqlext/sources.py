@@ -33,6 +33,14 @@ def physical_table(relation: Relation) -> exp.Table:
     return exp.Table(this=exp.to_identifier(relation.physical, quoted=True))
 
 
+def system_columns(relation: Relation) -> list[ColumnInfo]:
+    """Columns found by name but not listed by ``*``: a stream's or window's
+    batch_id."""
+    if relation.stream is None and relation.window is None:
+        return []
+    return [ColumnInfo(BATCH_ID, INT8, relation.oid)]
+
+
 def storage_name(schema: str, name: str) -> str:
     """The SQLite table name of a user relation."""
     return name if schema == PUBLIC else f"{schema}.{name}"
@@ -163,11 +171,13 @@ class SourceTranslator(FunctionRules):
                         relation_oid=relation.oid)
         if relation.schema == PG_CATALOG and relation.name in LIVE_TABLES:
             self.live_tables.add(relation.name)
-        if relation.stream is not None or relation.window is not None:
-            source.system_columns.append(ColumnInfo(BATCH_ID, INT8, relation.oid))
-            restriction = self._restriction(relation)
-            if restriction is not None:
-                self._restrict(item.parent if alias_columns else item, relation, restriction)
+        source.system_columns.extend(system_columns(relation))
+        restriction = self._restriction(relation)
+        if restriction is not None:
+            if alias_columns:
+                raise errors.FeatureNotSupported(
+                    f'column aliases on "{relation.name}" are not supported')
+            self._restrict(item, relation, restriction)
         scope.add(source)
         return source
 
@@ -183,10 +193,7 @@ class SourceTranslator(FunctionRules):
         return None
 
     @staticmethod
-    def _restrict(item: exp.Expression, relation: Relation, condition: exp.Expression) -> None:
-        if not isinstance(item, exp.Table):
-            raise errors.FeatureNotSupported(
-                f'column aliases on "{relation.name}" are not supported')
+    def _restrict(item: exp.Table, relation: Relation, condition: exp.Expression) -> None:
         rows = exp.select(exp.Star()).from_(physical_table(relation)).where(condition)
         item.replace(exp.Subquery(this=rows, alias=item.args["alias"]))
 

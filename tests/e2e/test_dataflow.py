@@ -54,6 +54,13 @@ def test_each_transaction_is_one_batch(dataflow: psycopg.Connection) -> None:
     conn.execute("ROLLBACK")
     conn.execute("INSERT INTO readings VALUES ('f', 6)")
     assert conn.execute("SELECT max(batch_id) FROM readings").fetchone() == (3,)
+    # the inner block is a savepoint, rolled back: no rows, so no batch
+    with conn.transaction(), conn.transaction():
+        conn.execute("INSERT INTO readings VALUES ('g', 7)")
+        raise psycopg.Rollback()
+    conn.execute("INSERT INTO readings VALUES ('h', 8)")
+    assert conn.execute("SELECT sensor, batch_id FROM readings WHERE batch_id > 3"
+                        ).fetchall() == [("h", 4)]
 
 
 def test_client_assigned_batch_ids(dataflow: psycopg.Connection) -> None:
@@ -118,7 +125,13 @@ def test_pe_triggers_run_each_batch_through_the_graph(dataflow: psycopg.Connecti
         # one pipeline, one Sync: one implicit transaction, so one batch
         cursor.executemany("INSERT INTO orders VALUES (%s, %s)",
                            [(n, n * 10) for n in range(4, 24)])
+    with conn.transaction():
+        conn.execute("INSERT INTO seen VALUES (0, 0, 'marker')")
+        with conn.transaction():  # rolled back to its savepoint: triggers nothing
+            conn.execute("INSERT INTO orders VALUES (99, 999)")
+            raise psycopg.Rollback()
     assert conn.execute("SELECT sqlext_drain(5)").fetchone() == (True,)
+    conn.execute("DELETE FROM seen WHERE step = 'marker'")
     totals = dict((k, (n, a)) for k, n, a in conn.execute("SELECT * FROM totals"))
     amounts = [50, 150, 10] + [n * 10 for n in range(4, 24)]
     assert totals["all"] == (len(amounts), sum(amounts))
