@@ -44,6 +44,7 @@ class Task:
 
 @dataclass
 class Failure:
+    procedure_oid: int
     batch: int
     stream: str
     error: errors.SqlError
@@ -105,6 +106,7 @@ class Scheduler:
 
     def run(self) -> None:
         """Run every runnable TE, including the ones they trigger."""
+        self._release_dropped()
         try:
             while self.queue:
                 task = self.queue.popleft()
@@ -154,10 +156,23 @@ class Scheduler:
     def _stop(self, task: Task, error: errors.SqlError) -> None:
         stream = self.executor.catalog.relation_by_oid(task.stream_oid)
         name = stream.name if stream is not None else str(task.stream_oid)
-        self.failures[task.procedure] = Failure(task.batch, name, error)
+        procedure = self.executor.catalog.procedures.get(task.procedure)
+        self.failures[task.procedure] = Failure(procedure.oid if procedure else 0, task.batch,
+                                                name, error)
         self.held.setdefault(task.procedure, deque()).appendleft(task)
         log.error("procedure %s stopped at batch %d of stream %s: %s %s", task.procedure[1],
                   task.batch, name, error.sqlstate, error.message)
+
+    def _release_dropped(self) -> None:
+        """A stopped procedure that was dropped (or dropped and created anew)
+        holds nothing back: its waiting TEs run as no-ops, so the batches they
+        kept are collected."""
+        procedures = self.executor.catalog.procedures
+        for key, failure in list(self.failures.items()):
+            current = procedures.get(key)
+            if current is None or current.oid != failure.procedure_oid:
+                del self.failures[key]
+                self.queue.extendleft(reversed(self.held.pop(key, deque())))
 
     # --- control -------------------------------------------------------------------
 
@@ -176,6 +191,8 @@ class Scheduler:
         procedure, reported as an error rather than waited for."""
         if timeout is not None and timeout < 0:
             raise errors.InvalidParameterValue("sqlext_drain timeout must not be negative")
+        self._release_dropped()
+        self._start()
         for procedure, failure in sorted(self.failures.items()):
             raise errors.ObjectNotInPrerequisiteState(
                 f"procedure {procedure[1]} is stopped at batch {failure.batch} of stream "

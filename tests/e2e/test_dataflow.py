@@ -429,3 +429,22 @@ def test_example_chains(dataflow: psycopg.Connection) -> None:
     assert conn.execute("SELECT count(*) FROM link_done").fetchone() == (5,)
     assert conn.execute("SELECT count(*) FROM link_3").fetchone() == (0,)
     assert conn.execute("SELECT sum(batches_run) FROM sqlext_procedures").fetchone() == (50,)
+
+
+def test_dropping_a_stopped_procedure_releases_its_batches(
+        dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("""
+        CREATE STREAM numbers (n int NOT NULL);
+        CREATE PROCEDURE fail() LANGUAGE sql AS $$ SELECT 1 / 0 FROM numbers $$;
+        CREATE TRIGGER t AFTER INSERT ON numbers EXECUTE PROCEDURE fail();
+    """)
+    conn.execute("INSERT INTO numbers VALUES (1)")
+    conn.execute("INSERT INTO numbers VALUES (2)")
+    assert _sqlstate(conn, "SELECT sqlext_drain(1)") == "55000"
+    conn.execute("DROP PROCEDURE fail CASCADE")
+    assert conn.execute("SELECT sqlext_drain(1)").fetchone() == (True,)
+    assert conn.execute("SELECT count(*) FROM numbers").fetchone() == (0,)
+    # a stream nothing consumes any more keeps what arrives
+    conn.execute("INSERT INTO numbers VALUES (3)")
+    assert conn.execute("SELECT n FROM numbers").fetchall() == [(3,)]
