@@ -345,3 +345,7 @@ class AdminShutdown(SqlError):
 # Class 58: system error
 class UndefinedFile(SqlError):
     sqlstate = "58P01"
+
+
+class IoError(SqlError):
+    sqlstate = "58030"

@@ -271,3 +271,37 @@ class Catalog:
 
     def without_schema(self, name: str) -> Catalog:
         return self._changed("schemas", remove=[name])
+
+    # --- persistence (snapshots) ---------------------------------------------
+
+    def user_objects(self) -> dict[str, object]:
+        """Everything DDL made, as plain values (what a snapshot keeps; the
+        system relations are built anew at start-up)."""
+        return {
+            "schemas": dict(self.schemas),
+            "relations": list(self.user_relations()),
+            "sequences": list(self.sequences.values()),
+            "procedures": list(self.procedures.values()),
+            "triggers": list(self.triggers.values()),
+            "next_oid": self.next_oid,
+        }
+
+    def with_user_objects(self, objects: Mapping[str, object]) -> Catalog:
+        """This (system-only) catalog plus the objects ``user_objects`` listed."""
+
+        def keyed(name: str) -> MappingProxyType[tuple[str, str], object]:
+            values = objects[name]
+            assert isinstance(values, list)
+            return MappingProxyType({(v.schema, v.name): v for v in values})
+
+        relations = dict(self.relations)
+        relations.update(keyed("relations"))
+        schemas = objects["schemas"]
+        next_oid = objects["next_oid"]
+        assert isinstance(schemas, dict) and isinstance(next_oid, int)
+        return replace(self, version=next(_VERSIONS), schemas=MappingProxyType(dict(schemas)),
+                       relations=MappingProxyType(relations),
+                       sequences=keyed("sequences"),  # type: ignore[arg-type]
+                       procedures=keyed("procedures"),  # type: ignore[arg-type]
+                       triggers=keyed("triggers"),  # type: ignore[arg-type]
+                       next_oid=next_oid)

@@ -202,9 +202,13 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "schema name, name name, batch_column name, last_batch int8, tuples int8, "
         "skipped_batches int8, consumers text"
     ),
+    "sqlext_checkpoints": (
+        "lsn int8, finished timestamptz, stall_ms float8, seconds float8, size_bytes int8, "
+        "error text"
+    ),
 }
 
-LIVE_TABLES: Final = frozenset({"sqlext_procedures", "sqlext_streams"})
+LIVE_TABLES: Final = frozenset({"sqlext_procedures", "sqlext_streams", "sqlext_checkpoints"})
 """System views of the running dataflow, filled when a query reads them."""
 
 

@@ -24,10 +24,12 @@ Transaction states of the owner, as seen by SQLite::
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from catalog import errors
@@ -41,6 +43,42 @@ log = logging.getLogger("sqlext")
 
 PROGRESS_STEPS = 2000
 """SQLite calls the cancel/timeout check every this many VM instructions."""
+
+SequenceKey = tuple[str, str]
+_SEEDS = random.Random()
+
+
+def wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(slots=True)
+class TransactionLog:
+    """What the command log needs to redo a transaction: the entries its
+    statements noted (opaque here), or the TE it ran, and the seed of its
+    random numbers."""
+
+    seed: int
+    entries: list[Any] = field(default_factory=list)
+    task: Any = None
+    task_started: datetime | None = None
+    task_origins: tuple[tuple[SequenceKey, int | None], ...] = ()
+    moved: dict[SequenceKey, int | None] = field(default_factory=dict)
+    """Sequences the transaction moved, with their positions at its end
+    (nextval() is not undone by ROLLBACK TO SAVEPOINT, so redoing the kept
+    statements alone could leave them behind)."""
+
+
+class Journal(Protocol):
+    """The command log as the executor sees it."""
+
+    def committed(self, log: TransactionLog, created: dict[int, int]) -> None:
+        """A transaction committed (called before anyone else runs)."""
+        ...
+
+    def sequences_moved(self, positions: dict[SequenceKey, int | None]) -> None:
+        """nextval()/setval() ran outside a logged transaction."""
+        ...
 
 
 class Wakeup(Protocol):
@@ -125,7 +163,9 @@ class LiveCursor:
 class _Transaction:
     owner: Token
     catalog: Catalog
-    savepoints: list[tuple[str, Catalog, LedgerMark]] = field(default_factory=list)
+    log: TransactionLog
+    savepoints: list[tuple[str, Catalog, LedgerMark, int]] = field(default_factory=list)
+    random: random.Random | None = None
 
 
 class Executor:
@@ -154,6 +194,14 @@ class Executor:
         """Stream OID -> batch id: what a stream's name denotes inside the
         running transaction execution (set by the scheduler)."""
         self._reserved: Token | None = None
+        self.journal: Journal | None = None
+        """The command log (None in memory-only mode and during recovery)."""
+        self.clock: Callable[[], datetime] = wall_clock
+        """What now() reads; recovery replays the recorded times."""
+        self.replay_seed: int | None = None
+        """Recovery: the seed the transaction being replayed had."""
+        self._origins: dict[SequenceKey, int | None] | None = None
+        """Sequences the running statement moved, with their positions before."""
         database.set_progress_handler(self._progress, PROGRESS_STEPS)
 
     # --- ownership ------------------------------------------------------------
@@ -209,7 +257,8 @@ class Executor:
         for cursor in list(self.live_cursors):
             cursor.materialize()
         self.database.execute("BEGIN")
-        self._transaction = _Transaction(token, self.catalog)
+        seed = self.replay_seed if self.replay_seed is not None else _SEEDS.getrandbits(63)
+        self._transaction = _Transaction(token, self.catalog, TransactionLog(seed))
         return True
 
     def _release(self) -> None:
@@ -266,6 +315,11 @@ class Executor:
             raise error_map.translate(exc, transaction.catalog) from exc
         self.catalog = transaction.catalog
         created = self.batches.commit()
+        log = transaction.log
+        if self.journal is not None and (log.entries or log.task is not None):
+            for key in log.moved:
+                log.moved[key] = self.sequences.get(key)
+            self.journal.committed(log, created)
         if created and self.on_batches is not None:
             self.on_batches(created)
         self._release()
@@ -278,13 +332,18 @@ class Executor:
         if self.database.in_transaction:
             self.database.execute("ROLLBACK")
         self.batches.rollback()
+        if transaction.log.moved and self.journal is not None:
+            # ROLLBACK does not give sequence values back
+            self.journal.sequences_moved({key: self.sequences.get(key)
+                                          for key in transaction.log.moved})
         self._release()
 
     def savepoint(self, token: Token, name: str) -> None:
         transaction = self._transaction
         assert transaction is not None and transaction.owner is token
         self.database.execute(f'SAVEPOINT "{name}"')
-        transaction.savepoints.append((name, transaction.catalog, self.batches.mark()))
+        transaction.savepoints.append((name, transaction.catalog, self.batches.mark(),
+                                       len(transaction.log.entries)))
 
     def _find_savepoint(self, name: str) -> int:
         transaction = self._transaction
@@ -312,8 +371,9 @@ class Executor:
         for cursor in list(self.live_cursors):
             cursor.materialize()
         self.database.execute(f'ROLLBACK TO SAVEPOINT "{name}"')
-        _, transaction.catalog, batches = transaction.savepoints[index]
+        _, transaction.catalog, batches, entries = transaction.savepoints[index]
         self.batches.restore(batches)
+        del transaction.log.entries[entries:]
         del transaction.savepoints[index + 1:]
 
     # --- running statements ---------------------------------------------------
@@ -333,10 +393,15 @@ class Executor:
                         timeout_ms: int = 0) -> None:
         self._running = token
         self.context = context
+        self._origins = None
         self._timed_out = False
         self._deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms > 0 else 0.0
 
     def end_statement(self) -> None:
+        if self._origins and self.journal is not None and (
+            self._transaction is None or self._transaction.owner is not self._running
+        ):
+            self.journal.sequences_moved({key: self.sequences.get(key) for key in self._origins})
         self._running = None
         self._deadline = 0.0
         if self._transaction is None and self._waiters:
@@ -356,6 +421,42 @@ class Executor:
     def query(self, sql: str, params: Sequence[Any]) -> engine.Cursor:
         return self.database.execute(sql, params)
 
+    # --- what the command log records --------------------------------------------------
+
+    def note(self, entry: Any) -> None:
+        """The owner's statement succeeded: ``entry`` redoes it."""
+        assert self._transaction is not None
+        self._transaction.log.entries.append(entry)
+
+    def note_task(self, task: Any) -> None:
+        """The open transaction is the scheduler's TE ``task``."""
+        assert self._transaction is not None
+        log = self._transaction.log
+        log.task = task
+        log.task_started = self.context.transaction_start
+        log.task_origins = self.sequence_origins()
+
+    def sequence_origins(self) -> tuple[tuple[SequenceKey, int | None], ...]:
+        """Positions before the running statement moved them, to replay it."""
+        return tuple(self._origins.items()) if self._origins else ()
+
+    def place_sequences(self, origins: Sequence[tuple[SequenceKey, int | None]]) -> None:
+        for key, value in origins:
+            if value is None:
+                self.sequences.pop(key, None)
+            else:
+                self.sequences[key] = value
+
+    def random(self) -> random.Random:
+        """The random numbers of the running statement: a recorded seed per
+        logged transaction, so that recovery draws the same ones."""
+        transaction = self._transaction
+        if transaction is None:
+            return _SEEDS
+        if transaction.random is None:
+            transaction.random = random.Random(transaction.log.seed)
+        return transaction.random
+
     # --- sequences (not transactional, as in PostgreSQL) -------------------------------
 
     def _sequence(self, name: str, context: StatementContext) -> tuple[str, str]:
@@ -370,9 +471,18 @@ class Executor:
             raise errors.UndefinedTable(f'relation "{name}" does not exist')
         return sequence.schema, sequence.name
 
+    def _moving(self, key: SequenceKey) -> None:
+        if self._origins is None:
+            self._origins = {}
+        self._origins.setdefault(key, self.sequences.get(key))
+        transaction = self._transaction
+        if transaction is not None and transaction.owner is self._running:
+            transaction.log.moved[key] = None
+
     def nextval(self, name: str, context: StatementContext) -> int:
         key = self._sequence(name, context)
         sequence = context.catalog.sequences[key]
+        self._moving(key)
         current = self.sequences.get(key)
         value = sequence.start if current is None else current + sequence.increment
         self.sequences[key] = value
@@ -390,6 +500,7 @@ class Executor:
     def setval(self, name: str, value: int, called: bool, context: StatementContext) -> int:
         key = self._sequence(name, context)
         sequence = context.catalog.sequences[key]
+        self._moving(key)
         self.sequences[key] = value if called else value - sequence.increment
         return value
 

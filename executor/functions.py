@@ -12,11 +12,9 @@ import functools
 import hashlib
 import json
 import math
-import random
 import re
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -410,13 +408,14 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         "sqlext_statement_timestamp": (0, lambda: conversions.storage_timestamp(
             context().statement_start)),
         "sqlext_clock_timestamp": (0, lambda: conversions.storage_timestamp(
-            datetime.now(UTC))),
+            executor.clock())),
         "sqlext_localtimestamp": (0, lambda: session_now(t.TIMESTAMP)),
         "sqlext_current_date": (0, lambda: session_now(t.DATE)),
         "sqlext_current_time": (0, lambda: session_now(t.TIME)),
         "sqlext_false": (0, lambda: 0),
         "sqlext_txid_current": (0, lambda: executor.transaction_id()),
-        "sqlext_gen_random_uuid": (0, lambda: str(uuid.uuid4())),
+        "sqlext_gen_random_uuid": (0, lambda: str(uuid.UUID(
+            int=executor.random().getrandbits(128), version=4))),
         "sqlext_octet_length": (1, lambda v: None if v is None else len(
             v if isinstance(v, bytes) else str(v).encode())),
         "sqlext_concat": (-1, _concat),
@@ -442,7 +441,7 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         "sqlext_trunc": (-1, _trunc),
         "sqlext_div": (3, _div),
         "sqlext_mod": (-1, _mod),
-        "sqlext_random": (0, random.random),
+        "sqlext_random": (0, lambda: executor.random().random()),
         "sqlext_greatest": (-1, _extreme(max)),
         "sqlext_least": (-1, _extreme(min)),
         "sqlext_array_to_string": (-1, _array_to_string),

@@ -1,6 +1,7 @@
 """The live system views of the dataflow (``sqlext_procedures``,
-``sqlext_streams``): pg_catalog tables refilled from the scheduler's and
-the batch ledger's state just before a statement that reads them runs."""
+``sqlext_streams``, ``sqlext_checkpoints``): pg_catalog tables refilled from
+the scheduler's, the batch ledger's and the checkpointer's state just before
+a statement that reads them runs."""
 
 from __future__ import annotations
 
@@ -22,7 +23,12 @@ class LiveTables:
         self._rows: dict[str, Callable[[], list[Row]]] = {
             "sqlext_procedures": self._procedures,
             "sqlext_streams": self._streams,
+            "sqlext_checkpoints": list,
         }
+
+    def provide(self, name: str, rows: Callable[[], list[Row]]) -> None:
+        """A view whose rows come from a layer above (the checkpointer)."""
+        self._rows[name] = rows
 
     def refresh(self, names: Iterable[str]) -> None:
         for name in names:

@@ -71,7 +71,10 @@ class Scheduler:
     stats: dict[ProcedureKey, ProcedureStats] = field(default_factory=dict)
     _consumers: dict[tuple[int, int], int] = field(default_factory=dict)
     """(stream OID, batch) -> TEs still to run on it."""
+    paused: bool = False
+    """PE triggers are off (strong recovery): TEs queue up but do not run."""
     _running: bool = False
+    _in_task: bool = False
 
     def __post_init__(self) -> None:
         self.executor.on_batches = self.batches_committed
@@ -93,11 +96,17 @@ class Scheduler:
             tasks.extend(Task(procedure, stream_oid, batch) for procedure in procedures)
         if not tasks:
             return
-        self.queue.extendleft(reversed(tasks))
+        if self._in_task:
+            # a TE's output runs next: each batch goes through the graph depth-first
+            self.queue.extendleft(reversed(tasks))
+        else:
+            # a client's batch: behind what still waits (only while recovery
+            # holds TEs back, or for a stopped procedure, does anything wait)
+            self.queue.extend(tasks)
         self._start()
 
     def _start(self) -> None:
-        if not self._running and self.queue:
+        if not self._running and self.queue and not self.paused:
             self.executor.reserve(self.token)
             self._running = True
             self.request_run()
@@ -125,6 +134,7 @@ class Scheduler:
         executor.bound_batches = {task.stream_oid: task.batch}
         try:
             self.run_task(task, self.token)
+            executor.note_task(task)
             remaining = self._consumers.get((task.stream_oid, task.batch), 1) - 1
             if remaining == 0:
                 self._collect(task)
@@ -140,7 +150,11 @@ class Scheduler:
             return
         finally:
             executor.bound_batches = {}
-        executor.commit(self.token)
+        self._in_task = True
+        try:
+            executor.commit(self.token)
+        finally:
+            self._in_task = False
         stats.runs += 1
         if remaining:
             self._consumers[(task.stream_oid, task.batch)] = remaining
@@ -173,6 +187,42 @@ class Scheduler:
             if current is None or current.oid != failure.procedure_oid:
                 del self.failures[key]
                 self.queue.extendleft(reversed(self.held.pop(key, deque())))
+
+    # --- recovery ------------------------------------------------------------------
+
+    def unpause(self) -> None:
+        """PE triggers on again (recovery is over): the waiting TEs run."""
+        self.paused = False
+        self._start()
+
+    def replay(self, task: Task) -> bool:
+        """Run the waiting TE ``task`` now (a logged TE during strong
+        recovery); False if no such TE waits."""
+        for waiting in (self.queue, *self.held.values()):
+            if task in waiting:
+                waiting.remove(task)
+                self._run_one(task)
+                return True
+        return False
+
+    def waiting(self) -> list[Task]:
+        """Every TE not yet run: stopped procedures' first, then the queue."""
+        return [task for held in self.held.values() for task in held] + list(self.queue)
+
+    def state(self) -> tuple[tuple[object, ...], ...]:
+        """The waiting TEs and their batches' consumer counts, as plain data."""
+        return (tuple((*t.procedure, t.stream_oid, t.batch) for t in self.waiting()),
+                tuple((*key, count) for key, count in self._consumers.items()))
+
+    def restore(self, state: tuple[tuple[object, ...], ...]) -> None:
+        """Put back waiting TEs (a stopped procedure is tried again)."""
+        tasks, consumers = state
+        self.queue = deque(Task((str(s), str(n)), int(o), int(b))  # type: ignore[call-overload]
+                           for s, n, o, b in tasks)
+        self.held.clear()
+        self.failures.clear()
+        self._consumers = {(int(o), int(b)): int(c)  # type: ignore[call-overload]
+                           for o, b, c in consumers}
 
     # --- control -------------------------------------------------------------------
 

@@ -9,12 +9,16 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
 from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import Variant, run_variants
 from sqlext.engine import AuthConfig
+from sqlext.recovery import RecoveryError
 from sqlext.server import ServerOptions, serve
 from sqlext.version import __version__
+from storage.commandlog import LogError
+from storage.datadir import DataDirectoryInUse
 
 try:
     from uvloop import run  # a faster event loop, when installed
@@ -23,8 +27,22 @@ except ImportError:
 
 BENCHMARKS: dict[str, tuple[str, Callable[[], list[Variant]]]] = {
     "wire": ("wire round trips, one psycopg connection", wire_bench.variants),
-    "leaderboard": ("Leaderboard votes, one client, --in-memory", leaderboard_bench.variants),
+    "leaderboard": ("Leaderboard votes, one client", leaderboard_bench.variants),
+    "logging": ("PE chain batches/s, pipelined client, by command log mode",
+                durability_bench.logging_variants),
 }
+"""Benchmarks of operations per second, next to the PostgreSQL peer."""
+
+SPECIAL_BENCHMARKS: dict[str, Callable[[argparse.Namespace], object]] = {
+    "recovery": lambda args: durability_bench.run_recovery(args.rounds, _report(args)),
+    "checkpoint": lambda args: durability_bench.run_checkpoint(args.size_mb, args.rounds,
+                                                               _report(args)),
+}
+"""Benchmarks that measure something else (seconds, stalls)."""
+
+
+def _report(args: argparse.Namespace) -> Path | None:
+    return Path(args.report) if args.report else None
 
 
 def _parse_users(values: Sequence[str]) -> dict[str, str]:
@@ -55,7 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--in-memory", action="store_true",
                               help="keep no command log and no snapshots")
     serve_parser.add_argument("--recovery", choices=("strong", "weak"), default="strong")
-    serve_parser.add_argument("--commandlog-timeout-ms", type=int, default=10)
+    serve_parser.add_argument("--commandlog-timeout-ms", type=int, default=10,
+                              help="group commit: longest wait before an fsync "
+                                   "(-1: one fsync per commit)")
+    serve_parser.add_argument("--checkpoint-interval-s", type=float, default=300.0,
+                              help="take a snapshot this often (when anything changed)")
+    serve_parser.add_argument("--checkpoint-log-mb", type=float, default=64.0,
+                              help="...or once the command log grew this much")
+    serve_parser.add_argument("--snapshots-kept", type=int, default=2)
     serve_parser.add_argument("--max-connections", type=int, default=100)
     serve_parser.add_argument("--auth", choices=("trust", "password", "md5", "scram-sha-256"),
                               default="trust", help="authentication method for every user")
@@ -64,7 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--password-file", help="file with NAME:PASSWORD lines")
     serve_parser.add_argument("--log-level", default="INFO")
     bench_parser = commands.add_parser("bench", help="run a benchmark next to PostgreSQL")
-    bench_parser.add_argument("name", choices=sorted(BENCHMARKS))
+    bench_parser.add_argument("name", choices=sorted([*BENCHMARKS, *SPECIAL_BENCHMARKS]))
+    bench_parser.add_argument("--size-mb", type=int, default=1000,
+                              help="checkpoint: database size")
     bench_parser.add_argument("--rounds", type=int, default=3)
     bench_parser.add_argument("--peer", choices=("postgres", "none"), default="postgres")
     bench_parser.add_argument("--report", default="docs/benchmarks.md",
@@ -76,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=getattr(args, "log_level", "INFO").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "bench" and args.name in SPECIAL_BENCHMARKS:
+        SPECIAL_BENCHMARKS[args.name](args)
+        return 0
     if args.command == "bench":
         title, variants = BENCHMARKS[args.name]
         run_variants(title, variants(), args.rounds, args.peer == "postgres",
@@ -88,21 +118,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.auth != "trust" and not passwords:
             print("sqlext: --auth needs at least one --user or --password-file", file=sys.stderr)
             return 2
-        if not args.in_memory:
+        if args.in_memory:
             logging.getLogger("sqlext").warning(
-                "durability (command log and snapshots) is not implemented yet: "
-                "running in memory; data does not survive a restart")
-        else:
-            logging.getLogger("sqlext").info("in-memory mode: no command log, no snapshots")
+                "in-memory mode: no command log, no snapshots; data does not survive a "
+                "restart")
         options = ServerOptions(
             host=args.host, port=args.port, data_dir=args.data_dir, in_memory=args.in_memory,
             recovery=args.recovery, commandlog_timeout_ms=args.commandlog_timeout_ms,
+            checkpoint_interval_s=args.checkpoint_interval_s,
+            checkpoint_log_mb=args.checkpoint_log_mb, snapshots_kept=args.snapshots_kept,
             max_connections=args.max_connections,
             auth=AuthConfig(args.auth, passwords),
         )
         try:
             with contextlib.suppress(KeyboardInterrupt):
                 run(serve(options))
+        except (DataDirectoryInUse, RecoveryError, LogError) as exc:
+            print(f"sqlext: cannot start: {exc}", file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"sqlext: could not listen on {args.host}:{args.port}: {exc.strerror}",
                   file=sys.stderr)

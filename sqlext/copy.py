@@ -262,24 +262,29 @@ class CopyFromSink:
     def _flush(self) -> None:
         if not self.rows:
             return
-        executor = self.session.executor
-        compiled = self.session._compiled(self.prepared)
-        assert compiled is not None and compiled.plan is not None
-        executor.begin_statement(self.session.token, self.session._context(),
-                                 self.session.statement_timeout_ms)
-        try:
-            stored = executor.database.executemany(compiled.plan.sql, self.rows).rowcount
-            # a stream's windows and EE triggers see COPY like an INSERT
-            self.session.engine.dataflow.after_insert(compiled.plan, stored,
-                                                      self.session.compile_context(),
-                                                      self.session.token)
-        except engine.Error as exc:
-            raise executor.translate_error(exc, self.session.token, compiled.plan.target,
-                                           "INSERT") from exc
-        finally:
-            executor.end_statement()
+        insert_rows(self.session, self.prepared, self.rows)
         self.count += len(self.rows)
         self.rows = []
+
+
+def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]]) -> None:
+    """Run the INSERT ``prepared`` once per row of parameters (COPY FROM,
+    and its redo during recovery)."""
+    executor = session.executor
+    compiled = session._compiled(prepared)
+    assert compiled is not None and compiled.plan is not None
+    executor.begin_statement(session.token, session._context(), session.statement_timeout_ms)
+    try:
+        stored = executor.database.executemany(compiled.plan.sql, rows).rowcount
+        # a stream's windows and EE triggers see COPY like an INSERT
+        session.engine.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
+                                             session.token)
+        session.note(prepared, rows, many=True)
+    except engine.Error as exc:
+        raise executor.translate_error(exc, session.token, compiled.plan.target,
+                                       "INSERT") from exc
+    finally:
+        executor.end_statement()
 
 
 # --- COPY TO STDOUT ------------------------------------------------------------------

@@ -11,7 +11,6 @@ binding (the compile cache), never per call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from sqlglot import exp
@@ -101,7 +100,7 @@ class DataflowRuntime:
         procedure = catalog.procedures.get(task.procedure)
         if procedure is None:
             return  # dropped while the batch waited
-        now = datetime.now(UTC)
+        now = executor.clock()
         executor.begin_statement(token, StatementContext(
             transaction_start=now, statement_start=now, catalog=catalog))
         try:

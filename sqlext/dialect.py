@@ -40,7 +40,7 @@ _COPY_VALUE_OPTIONS = {"DELIMITER": "delimiter", "NULL": "null", "QUOTE": "quote
 
 _UNSUPPORTED_STATEMENTS = frozenset({
     "LISTEN", "NOTIFY", "UNLISTEN", "DO", "EXPLAIN", "LOCK", "COMMENT", "REFRESH",
-    "REINDEX", "CLUSTER", "CHECKPOINT", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
+    "REINDEX", "CLUSTER", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
     "GRANT", "REVOKE",
 })
 
@@ -713,6 +713,7 @@ SqlExtParser.UTILITY_PARSERS = {
     "COPY": SqlExtParser._parse_copy_statement,
     "VACUUM": SqlExtParser._parse_maintenance_statement,
     "ANALYZE": SqlExtParser._parse_maintenance_statement,
+    "CHECKPOINT": SqlExtParser._parse_maintenance_statement,
     "CALL": SqlExtParser._parse_call_statement,
 }
 

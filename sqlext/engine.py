@@ -23,6 +23,8 @@ from executor.live_tables import LiveTables
 from executor.scheduler import Scheduler
 from sqlext.copy import run_copy
 from sqlext.dataflow import DataflowRuntime
+from sqlext.durability import Durability, DurabilityConfig
+from sqlext.journal import Journal
 from sqlext.session import EngineSession
 from sqlext.settings import SERVER_VERSION
 from sqlext.utilities import Utilities
@@ -51,6 +53,8 @@ class AuthConfig:
 class EngineConfig:
     auth: AuthConfig = field(default_factory=AuthConfig)
     max_connections: int = 100
+    durability: DurabilityConfig | None = None
+    """None: in memory only, no command log and no snapshots."""
 
 
 class Engine:
@@ -69,9 +73,21 @@ class Engine:
         self.catalog_tables.refresh(self.database, catalog)
         register_functions(self.database, self.executor, self.scheduler, VERSION)
         self.utilities = Utilities(run_copy)
+        self.journal: Journal | None = None
+        self.durability: Durability | None = None
         self.sessions: dict[int, EngineSession] = {}
         self._process_ids = itertools.count(1000)
         self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Recover the data directory (if any) before anyone connects."""
+        if self.config.durability is not None:
+            self.durability = Durability(self, self.config.durability)
+            self.durability.start()
+
+    def close(self) -> None:
+        if self.durability is not None:
+            self.durability.close()
 
     # --- wire.backend.Backend ------------------------------------------------------
 

@@ -10,7 +10,9 @@ import asyncio
 import logging
 import signal
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from sqlext.durability import DurabilityConfig
 from sqlext.engine import AuthConfig, Engine, EngineConfig
 from wire.framing import DEFAULT_MAX_MESSAGE_SIZE
 from wire.server import WireServer
@@ -26,6 +28,9 @@ class ServerOptions:
     in_memory: bool = False
     recovery: str = "strong"
     commandlog_timeout_ms: int = 10
+    checkpoint_interval_s: float = 300.0
+    checkpoint_log_mb: float = 64.0
+    snapshots_kept: int = 2
     max_connections: int = 100
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     auth: AuthConfig = field(default_factory=AuthConfig)
@@ -42,8 +47,13 @@ class Server:
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        config = EngineConfig(self.options.auth, self.options.max_connections)
+        options = self.options
+        durability = None if options.in_memory else DurabilityConfig(
+            Path(options.data_dir), options.recovery, options.commandlog_timeout_ms,
+            options.checkpoint_interval_s, options.checkpoint_log_mb, options.snapshots_kept)
+        config = EngineConfig(options.auth, options.max_connections, durability)
         self.engine = Engine(config, loop)
+        self.engine.start()
         self.wire = WireServer(self.engine, self.options.host, self.options.port,
                                self.options.max_message_size)
         self.wire.start()
@@ -57,6 +67,8 @@ class Server:
     def stop(self) -> None:
         if self.wire is not None:
             self.wire.close()
+        if self.engine is not None:
+            self.engine.close()
         self._stopped.set()
 
     async def wait(self) -> None:

@@ -137,6 +137,10 @@ class EngineSession:
         self.on_terminate: Callable[[Notice], None] | None = None
         self.current_sql = ""
         """The statement being worked on (for the server log)."""
+        self._environment: Any = None
+        """The settings the command log last recorded for this session."""
+        self._checkpoint: asyncio.Future[str | None] | None = None
+        """The snapshot a CHECKPOINT of this session waits for."""
         self._refresh_derived()
 
     # --- settings -------------------------------------------------------------
@@ -448,7 +452,7 @@ class EngineSession:
             block.savepoints.clear()
 
     def _context(self) -> StatementContext:
-        now = datetime.now(UTC)
+        now = self.executor.clock()
         started = self.block.started if self.block is not None else now
         return StatementContext(self.settings_view, self.user, self.database,
                                 self.process_id, started, now,
@@ -466,7 +470,7 @@ class EngineSession:
         if compiled.plan is not None:
             return self._run_plan(portal, max_rows)
         if compiled.ddl is not None:
-            return self._run_ddl(compiled.ddl)
+            return self._run_ddl(portal, compiled.ddl)
         assert compiled.utility is not None
         return self.engine.utilities.run(self, portal, compiled.utility, max_rows)
 
@@ -513,6 +517,8 @@ class EngineSession:
                 if plan.after_insert:
                     self.engine.dataflow.after_insert(plan, stored, self.compile_context(),
                                                       self.token)
+                if plan.writes or executor.sequence_origins():
+                    self.note(portal.prepared, portal.params)
         except engine.Error as exc:
             raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc
         finally:
@@ -532,6 +538,25 @@ class EngineSession:
         self._statement_done()
         return Rows(encoded, _tag(verb, len(rows)))
 
+    def note(self, prepared: Prepared, params: Sequence[Any], many: bool = False) -> None:
+        """The running statement succeeded in this session's transaction:
+        the command log records how to redo it (``many``: one row of
+        parameters per execution, as COPY runs)."""
+        executor = self.executor
+        journal = self.engine.journal
+        if journal is None or not executor.owns(self.token):
+            return
+        context = executor.context
+        entry, self._environment = journal.entry(
+            self._environment, self.user, self.database, self.settings_view, prepared.sql,
+            prepared.index, prepared.declared, params, many, context.transaction_start,
+            context.statement_start, executor.sequence_origins())
+        executor.note(entry)
+
+    def durability_barrier(self) -> asyncio.Future[None] | None:
+        journal = self.engine.journal
+        return journal.barrier() if journal is not None else None
+
     def _take_notices(self, context: StatementContext) -> None:
         for message in context.notices:
             self.notice(message)
@@ -549,12 +574,13 @@ class EngineSession:
             runtime = self.engine.dataflow
             args = runtime.arguments(call.arguments, portal.params, self.token)
             runtime.call(call.procedure, args, self.compile_context(), self.token)
+            self.note(portal.prepared, portal.params)
         finally:
             executor.end_statement()
             self._take_notices(context)
         self._statement_done()
 
-    def _run_ddl(self, spec: ddl_specs.DdlSpec | DataflowSpec) -> Outcome:
+    def _run_ddl(self, portal: Portal, spec: ddl_specs.DdlSpec | DataflowSpec) -> Outcome:
         if isinstance(spec, CreateProcedure) and spec.language == "python" and (
             self.settings["is_superuser"] != "on"
         ):
@@ -570,6 +596,7 @@ class EngineSession:
                 spec, DATAFLOW_SPECS) else ddl_specs.apply(spec, catalog, executor.database)
             executor.set_working_catalog(self.token, result.catalog)
             self.engine.catalog_tables.refresh(executor.database, result.catalog)
+            self.note(portal.prepared, portal.params)
         except engine.Error as exc:
             raise executor.translate_error(exc, self.token) from exc
         finally:
@@ -639,6 +666,27 @@ class EngineSession:
             position = len(block.savepoints) - 1 - block.savepoints[::-1].index(name)
             del block.savepoints[position + 1:]
         self.failed = False
+
+    def checkpoint(self) -> None:
+        """CHECKPOINT: returns once a snapshot taken after the call is on
+        disk (the call is repeated until then, see ``WouldBlock``)."""
+        if self.settings["is_superuser"] != "on":
+            raise errors.InsufficientPrivilege(
+                "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
+        durability = self.engine.durability
+        if durability is None or durability.checkpointer is None:
+            self.notice("in-memory mode: there is nothing to checkpoint")
+            return
+        if self.executor.owns(self.token):
+            raise errors.ActiveSqlTransaction(
+                "CHECKPOINT cannot run while this transaction has uncommitted changes")
+        if self._checkpoint is None:
+            self._checkpoint = durability.checkpointer.request()
+        if not self._checkpoint.done():
+            raise WouldBlock(self._checkpoint)
+        failure, self._checkpoint = self._checkpoint.result(), None
+        if failure is not None:
+            raise errors.IoError(f"could not write the snapshot: {failure}")
 
     def _require_block(self, what: str) -> _Block:
         if self.block is None:

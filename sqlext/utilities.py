@@ -148,6 +148,8 @@ class Utilities:
 
     def _maintenance(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                      max_rows: int) -> Outcome:
+        if node.this == "CHECKPOINT":
+            session.checkpoint()
         return Command(str(node.this))
 
     # --- cursors ----------------------------------------------------------------

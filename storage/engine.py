@@ -19,6 +19,8 @@ OperationalError = sqlite3.OperationalError
 Cursor = sqlite3.Cursor
 
 SYSTEM_DATABASES = ("pg_catalog", "information_schema")
+BACKUP_STEP_PAGES = 4096
+"""Pages a snapshot copies between two checks that the server still lives."""
 
 
 def error_name(exc: BaseException) -> str:
@@ -69,6 +71,30 @@ class Database:
     def interrupt(self) -> None:
         """Abort the running statement; safe to call from another thread."""
         self.connection.interrupt()
+
+    def backup_to(self, path: str, keep_going: Callable[[], bool]) -> None:
+        """Copy the main database into the file ``path``, in steps; stops
+        with an error when ``keep_going`` returns False."""
+
+        def progress(status: int, remaining: int, total: int) -> None:
+            if not keep_going():
+                raise InterruptedError("snapshot abandoned")
+
+        if self.connection.in_transaction:
+            self.connection.execute("ROLLBACK")
+        target = sqlite3.connect(path)
+        try:
+            self.connection.backup(target, pages=BACKUP_STEP_PAGES, progress=progress)
+        finally:
+            target.close()
+
+    def restore_from(self, path: str) -> None:
+        """Replace the main database with the file ``path``'s content."""
+        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            source.backup(self.connection, name="main")
+        finally:
+            source.close()
 
     def close(self) -> None:
         self.connection.close()

@@ -32,6 +32,8 @@ class BackendError(Exception):
 class Wakeup(Protocol):
     def add_done_callback(self, callback: Callable[[object], object], /) -> None: ...
 
+    def done(self) -> bool: ...
+
 
 class Busy(Exception):
     """The call must be repeated once ``wakeup`` is done."""
@@ -130,6 +132,11 @@ class Session(Protocol):
     def take_notices(self) -> list[Notice]: ...
 
     def take_parameter_changes(self) -> list[tuple[str, str]]: ...
+
+    def durability_barrier(self) -> Wakeup | None:
+        """Not None while something this session may have seen (its own
+        commit, or data it read) is not durable yet: replies wait for it."""
+        ...
 
     # simple query protocol
     def simple_statements(self, sql: str) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -126,6 +127,8 @@ class Connection:
         self._negotiation = StartupNegotiation(self.framer)
         self._out: list[bytes] = []
         self._out_size = 0
+        self._held: deque[tuple[Wakeup, list[bytes]]] = deque()
+        """Output that waits for the commits it reports to be durable."""
         self._pending: messages.FrontendMessage | None = None
         self._auth: AuthExchange | None = None
         self._startup: messages.StartupMessage | None = None
@@ -148,10 +151,16 @@ class Connection:
             self._process()
 
     def take_output(self) -> bytes:
-        data = b"".join(self._out)
-        self._out.clear()
-        self._out_size = 0
-        return data
+        """Everything that may be sent now: output held behind a durability
+        barrier waits (and so does all output after it)."""
+        parts: list[bytes] = []
+        while self._held and self._held[0][0].done():
+            parts.extend(self._held.popleft()[1])
+        if not self._held:
+            parts.extend(self._out)
+            self._out.clear()
+            self._out_size = 0
+        return b"".join(parts)
 
     def connection_lost(self) -> None:
         if self.session is not None:
@@ -212,7 +221,21 @@ class Connection:
             self._pending = message
             self.waiting = busy.wakeup
             return False
+        if self.session is not None:
+            self._hold_output(self.session.durability_barrier())
         return True
+
+    def _hold_output(self, barrier: Wakeup | None) -> None:
+        """The output so far reports state that is not durable yet: it goes
+        out once ``barrier`` is done."""
+        if barrier is None or not self._out:
+            return
+        self._held.append((barrier, self._out))
+        self._out = []
+        self._out_size = 0
+        if self.flush_hook is not None:
+            hook = self.flush_hook
+            barrier.add_done_callback(lambda _: hook())
 
     def _advance_startup(self) -> bool:
         reply, packet = self._negotiation.advance()

@@ -11,10 +11,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 from sqlext.peer import PostgresPeer
 
@@ -29,6 +30,8 @@ class Variant:
     target: str
     """Which server it talks to: 'sqlext' or 'postgres'."""
     run: Callable[[str], float]
+    server: tuple[str, ...] = ("--in-memory",)
+    """sqlext's options (``{data_dir}`` becomes a fresh temporary directory)."""
 
 
 @dataclass
@@ -85,11 +88,19 @@ def run_variants(title: str, variants: list[Variant], rounds: int, with_peer: bo
     results = [Result(v) for v in variants if with_peer or v.target != "postgres"]
     peer = PostgresPeer().start() if with_peer else None
     try:
-        with sqlext_server("--in-memory") as dsn:
+        with ExitStack() as servers:
+            dsns: dict[tuple[str, ...], str] = {}
+            for variant in (r.variant for r in results if r.variant.target == "sqlext"):
+                if variant.server not in dsns:
+                    data_dir = servers.enter_context(TemporaryDirectory(prefix="sqlext-bench-"))
+                    args = [a.replace("{data_dir}", data_dir) for a in variant.server]
+                    dsns[variant.server] = servers.enter_context(sqlext_server(*args))
             for round_number in range(1, rounds + 1):
                 for result in results:
-                    target_dsn = dsn if result.variant.target == "sqlext" else peer.dsn  # type: ignore[union-attr]
-                    rate = result.variant.run(target_dsn)
+                    variant = result.variant
+                    target_dsn = dsns[variant.server] if variant.target == "sqlext" else (
+                        peer.dsn)  # type: ignore[union-attr]
+                    rate = variant.run(target_dsn)
                     result.rates.append(rate)
                     print(f"  round {round_number}/{rounds} {result.variant.workload} on "
                           f"{result.variant.target}: {rate:,.0f}/s", flush=True)

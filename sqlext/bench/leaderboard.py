@@ -22,6 +22,7 @@ INSERT_VOTE: Final = "INSERT INTO votes_in VALUES ($1, $2, $3)"
 PIPELINE_DEPTH: Final = 200
 """Votes a pipelined client keeps in flight."""
 BENCH_VOTES: Final = 20_000
+DURABLE: Final = ("--data-dir", "{data_dir}", "--recovery", "strong")
 
 Vote = tuple[int, int, int]
 
@@ -47,12 +48,21 @@ def generate_votes(count: int, seed: int = 2015) -> Iterator[Vote]:
         yield vote_id, phone, rng.choices(numbers, weights)[0]
 
 
-def load(conn: psycopg.Connection, schema: str | None = None) -> None:
-    """Create the Leaderboard dataflow (in ``schema`` when given)."""
+def load(conn: psycopg.Connection, schema: str | None = None,
+         client_batch_ids: bool = False) -> None:
+    """Create the Leaderboard dataflow (in ``schema`` when given). With
+    ``client_batch_ids`` each vote's id is its batch id, so a vote sent
+    again after a crash is recognised and skipped (exactly once)."""
     if schema is not None:
         conn.execute(f"CREATE SCHEMA {schema}")
         conn.execute(f"SET search_path = {schema}")
-    conn.execute(SCHEMA_FILE.read_text())
+    script = SCHEMA_FILE.read_text()
+    if client_batch_ids:
+        declaration = "contestant_number integer NOT NULL);"
+        assert script.count(declaration) == 1
+        script = script.replace(
+            declaration, "contestant_number integer NOT NULL) WITH (batch_column = 'vote_id');")
+    conn.execute(script)
 
 
 def send_waiting(conn: psycopg.Connection, votes: list[Vote]) -> None:
@@ -110,6 +120,11 @@ def _dataflow(send: Callable[[psycopg.Connection, list[Vote]], None]) -> Callabl
 
 def variants() -> list[Variant]:
     return [
-        Variant("dataflow, pipelined client", "sqlext", _dataflow(send_pipelined)),
-        Variant("dataflow, waiting client", "sqlext", _dataflow(send_waiting)),
+        Variant("dataflow, pipelined client, --in-memory", "sqlext",
+                _dataflow(send_pipelined)),
+        Variant("dataflow, waiting client, --in-memory", "sqlext", _dataflow(send_waiting)),
+        Variant("dataflow, pipelined client, strong recovery, group commit", "sqlext",
+                _dataflow(send_pipelined), DURABLE),
+        Variant("dataflow, waiting client, strong recovery, group commit", "sqlext",
+                _dataflow(send_waiting), DURABLE),
     ]

@@ -38,9 +38,18 @@ FIELDS = [m.Field("n", 23, 4)]
 class Wakeup:
     def __init__(self) -> None:
         self.callbacks: list[Any] = []
+        self.fired = False
 
     def add_done_callback(self, callback: Any) -> None:
         self.callbacks.append(callback)
+
+    def done(self) -> bool:
+        return self.fired
+
+    def fire(self) -> None:
+        self.fired = True
+        for callback in self.callbacks:
+            callback(self)
 
 
 @dataclass
@@ -72,6 +81,8 @@ class ScriptedSession:
         self.sink = CopySink()
         self.statements: list[str] = []
         self.portal_rows: dict[str, int] = {}
+        self.barrier: Wakeup | None = None
+        """Set by the statement DURABLE: its reply waits for the log."""
 
     def initial_parameters(self) -> list[tuple[str, str]]:
         return [("server_version", "15.18"), ("client_encoding", "UTF8")]
@@ -85,6 +96,10 @@ class ScriptedSession:
     def take_parameter_changes(self) -> list[tuple[str, str]]:
         return []
 
+    def durability_barrier(self) -> Wakeup | None:
+        barrier, self.barrier = self.barrier, None
+        return barrier
+
     def _outcome(self, sql: str, max_rows: int = 0, portal: str = "") -> Outcome:
         if sql.startswith("ERR"):
             raise BackendError(m.Notice("ERROR", "42601", "scripted failure"))
@@ -93,6 +108,8 @@ class ScriptedSession:
             raise Busy(self.wakeup)
         if sql == "COPY":
             return CopyIn(self.sink, 0, [0])
+        if sql.startswith("DURABLE"):
+            self.barrier = Wakeup()
         if sql.startswith("ROWS"):
             total = int(sql.split()[1])
             sent = self.portal_rows.get(portal, 0)
@@ -289,6 +306,25 @@ def test_busy_postpones_and_resumes_the_same_call() -> None:
     connection.resume()
     assert kinds(connection.take_output()) == "CZCZ"
     assert backend.session.calls == ["run BUSY", "run BUSY", "end", "run after", "end"]
+
+
+def test_replies_wait_for_durability_and_keep_their_order() -> None:
+    connection, backend = connect()
+    flushed: list[bytes] = []
+    connection.flush_hook = lambda: flushed.append(connection.take_output())
+    connection.receive(m.encode_query("DURABLE 1"))
+    first = backend.session.barrier
+    assert first is None  # taken by the connection
+    assert connection.take_output() == b""
+    connection.receive(m.encode_query("DURABLE 2") + m.encode_query("plain"))
+    assert connection.take_output() == b""
+    held = [barrier for barrier, _ in connection._held]
+    assert len(held) == 2
+    held[1].fire()  # a later commit durable first: nothing may overtake the first
+    assert flushed == [b""]
+    held[0].fire()
+    assert kinds(flushed[-1]) == "CZCZCZ"
+    assert connection.take_output() == b""
 
 
 def test_copy_in_then_remaining_statements() -> None:
