@@ -118,9 +118,14 @@ class Checkpointer:
             child = os.fork()
             if child == 0:
                 self._write_snapshot(lsn)
-            stall_ms = (time.perf_counter() - started) * 1000
+        except OSError as exc:
+            self._finish(CheckpointRecord(lsn, datetime.now(UTC), 0.0, 0.0, 0,
+                                          f"could not start the snapshot process: {exc}"),
+                         requests)
+            return
         finally:
             executor.rollback(self._token)
+        stall_ms = (time.perf_counter() - started) * 1000
         self._last = time.monotonic()
         threading.Thread(target=self._wait_for, args=(child, lsn, stall_ms, started, requests),
                          name="sqlext-checkpoint", daemon=True).start()

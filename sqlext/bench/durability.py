@@ -21,20 +21,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Final
 
 import psycopg
-from psycopg import pq
 
-from sqlext.bench.harness import Variant, machine_description
+from sqlext.bench.harness import Variant, append_report
+from sqlext.bench.pipeline import send_pipelined
 
 CHAIN_LENGTHS: Final = (1, 5, 10)
 LOGGING_BATCHES: Final = 1_000
 RECOVERY_BATCHES: Final = 5_000
-PIPELINE_DEPTH: Final = 200
 _LISTENING = re.compile(r"listening on (\S+):(\d+)")
 _RECOVERED = re.compile(r"recovery: done in ([\d.]+) s: .* (\d+) records replayed")
 
@@ -67,35 +65,9 @@ def chain_script(length: int) -> str:
 def feed(conn: psycopg.Connection, batches: int) -> None:
     """One batch per transaction into chain_0, pipelined, then wait until
     every batch went through the chain."""
-    pgconn = conn.pgconn
-    query = b"INSERT INTO chain_0 VALUES ($1, 'payload')"
-    pgconn.enter_pipeline_mode()
-    in_flight = 0
-    try:
-        for batch in range(batches):
-            pgconn.send_query_params(query, [str(batch).encode()])
-            pgconn.pipeline_sync()
-            in_flight += 1
-            if in_flight >= PIPELINE_DEPTH:
-                _await_sync(pgconn)
-                in_flight -= 1
-        while in_flight:
-            _await_sync(pgconn)
-            in_flight -= 1
-    finally:
-        pgconn.exit_pipeline_mode()
+    send_pipelined(conn, b"INSERT INTO chain_0 VALUES ($1, 'payload')",
+                   ((batch,) for batch in range(batches)))
     conn.execute("SELECT sqlext_drain(600)")
-
-
-def _await_sync(pgconn: pq.abc.PGconn) -> None:
-    while True:
-        result = pgconn.get_result()
-        if result is None:
-            continue
-        if result.status == pq.ExecStatus.PIPELINE_SYNC:
-            return
-        if result.status != pq.ExecStatus.COMMAND_OK:
-            raise RuntimeError(result.get_error_message())
 
 
 def _logging_run(length: int) -> Callable[[str], float]:
@@ -250,7 +222,4 @@ def _report(title: str, lines: list[str], rounds: int, report: Path | None) -> N
     table = "\n".join(lines)
     print(table)
     if report is not None:
-        with report.open("a", encoding="utf-8") as handle:
-            handle.write(f"\n### {title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
-            handle.write(f"Machine: {machine_description()}. Rounds: {rounds}.\n\n")
-            handle.write(table + "\n")
+        append_report(report, title, rounds, table)

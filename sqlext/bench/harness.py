@@ -110,11 +110,16 @@ def run_variants(title: str, variants: list[Variant], rounds: int, with_peer: bo
     table = format_table(title, results)
     print(table)
     if report is not None:
-        with report.open("a", encoding="utf-8") as handle:
-            handle.write(f"\n### {title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
-            handle.write(f"Machine: {machine_description()}. Rounds: {rounds}.\n\n")
-            handle.write(table + "\n")
+        append_report(report, title, rounds, table)
     return results
+
+
+def append_report(report: Path, title: str, rounds: int, table: str) -> None:
+    """A result table, dated and with the machine, at the end of ``report``."""
+    with report.open("a", encoding="utf-8") as handle:
+        handle.write(f"\n### {title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
+        handle.write(f"Machine: {machine_description()}. Rounds: {rounds}.\n\n")
+        handle.write(table + "\n")
 
 
 def format_table(title: str, results: list[Result]) -> str:

@@ -11,16 +11,14 @@ from pathlib import Path
 from typing import Final
 
 import psycopg
-from psycopg import pq
 
+from sqlext.bench import pipeline
 from sqlext.bench.harness import Variant
 
 SCHEMA_FILE: Final = Path(__file__).resolve().parents[2] / "examples" / "leaderboard" / (
     "leaderboard.sql")
 CONTESTANTS: Final = 50
 INSERT_VOTE: Final = "INSERT INTO votes_in VALUES ($1, $2, $3)"
-PIPELINE_DEPTH: Final = 200
-"""Votes a pipelined client keeps in flight."""
 BENCH_VOTES: Final = 20_000
 DURABLE: Final = ("--data-dir", "{data_dir}", "--recovery", "strong")
 
@@ -73,37 +71,8 @@ def send_waiting(conn: psycopg.Connection, votes: list[Vote]) -> None:
 
 
 def send_pipelined(conn: psycopg.Connection, votes: list[Vote]) -> None:
-    """One vote per transaction (a Sync after each), up to PIPELINE_DEPTH in
-    flight (libpq pipeline mode)."""
-    pgconn = conn.pgconn
-    query = INSERT_VOTE.encode()
-    pgconn.enter_pipeline_mode()
-    in_flight = 0
-    try:
-        for vote in votes:
-            pgconn.send_query_params(query, [str(value).encode() for value in vote])
-            pgconn.pipeline_sync()
-            in_flight += 1
-            if in_flight >= PIPELINE_DEPTH:
-                _receive_one(pgconn)
-                in_flight -= 1
-        while in_flight:
-            _receive_one(pgconn)
-            in_flight -= 1
-    finally:
-        pgconn.exit_pipeline_mode()
-
-
-def _receive_one(pgconn: pq.abc.PGconn) -> None:
-    """The results of one statement and its Sync."""
-    while True:
-        result = pgconn.get_result()
-        if result is None:
-            continue
-        if result.status == pq.ExecStatus.PIPELINE_SYNC:
-            return
-        if result.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
-            raise RuntimeError(result.get_error_message())
+    """One vote per transaction (a Sync after each), many in flight."""
+    pipeline.send_pipelined(conn, INSERT_VOTE.encode(), votes)
 
 
 def _dataflow(send: Callable[[psycopg.Connection, list[Vote]], None]) -> Callable[[str], float]:

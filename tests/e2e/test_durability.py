@@ -220,13 +220,16 @@ def test_killed_server_comes_back_identical(tmp_path: Path, reference: ServerPro
         server.stop()
 
 
-def _rows_after_kill(data_dir: Path, count: int) -> Path:
-    """``count`` one-row transactions, then SIGKILL; the newest segment."""
+def _rows_after_kill(data_dir: Path, count: int, checkpoints: tuple[int, ...] = ()) -> Path:
+    """``count`` one-row transactions (a CHECKPOINT after the rows numbered
+    in ``checkpoints``), then SIGKILL; the newest log segment."""
     server = _durable(data_dir)
     with server.connect(autocommit=True) as conn:
         conn.execute("CREATE TABLE t (n int PRIMARY KEY, pad text)")
         for n in range(count):
-            conn.execute("INSERT INTO t VALUES (%s, repeat('x', 50))", (n,))
+            conn.execute("INSERT INTO t VALUES (%s, repeat('x', 500))", (n,))
+            if n in checkpoints:
+                _checkpoint(conn)
     _kill(server)
     return sorted(data_dir.glob("cmdlog-*.log"))[-1]
 
@@ -262,14 +265,7 @@ def test_damaged_log_tail_is_cut_not_replayed(tmp_path: Path, damage: str) -> No
 
 
 def test_corrupt_newest_snapshot_falls_back_to_the_previous_one(tmp_path: Path) -> None:
-    server = _durable(tmp_path)
-    with server.connect(autocommit=True) as conn:
-        conn.execute("CREATE TABLE t (n int PRIMARY KEY, pad text)")
-        for n in range(30):
-            conn.execute("INSERT INTO t VALUES (%s, repeat('x', 500))", (n,))
-            if n in (9, 19):
-                _checkpoint(conn)
-    _kill(server)
+    _rows_after_kill(tmp_path, 30, checkpoints=(9, 19))
     newest = sorted(tmp_path.glob("snapshot-*.db"))[-1]
     data = bytearray(newest.read_bytes())
     data[len(data) // 2] ^= 0xFF
@@ -285,13 +281,8 @@ def test_corrupt_newest_snapshot_falls_back_to_the_previous_one(tmp_path: Path) 
 
 
 def test_no_usable_snapshot_and_no_log_to_replay_refuses_to_start(tmp_path: Path) -> None:
-    server = _durable(tmp_path)
-    with server.connect(autocommit=True) as conn:
-        conn.execute("CREATE TABLE t (n int)")
-        for n in range(3):
-            conn.execute("INSERT INTO t VALUES (%s)", (n,))
-            _checkpoint(conn)  # three snapshots: the log before the second is gone
-    _kill(server)
+    # three snapshots: the log before the second one is gone
+    _rows_after_kill(tmp_path, 3, checkpoints=(0, 1, 2))
     for manifest in tmp_path.glob("snapshot-*.json"):
         manifest.write_text("{}")
     with pytest.raises(RuntimeError) as failed:
