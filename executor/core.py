@@ -198,8 +198,6 @@ class Executor:
         """The command log (None in memory-only mode and during recovery)."""
         self.clock: Callable[[], datetime] = wall_clock
         """What now() reads; recovery replays the recorded times."""
-        self.replay_seed: int | None = None
-        """Recovery: the seed the transaction being replayed had."""
         self._origins: dict[SequenceKey, int | None] | None = None
         """Sequences the running statement moved, with their positions before."""
         database.set_progress_handler(self._progress, PROGRESS_STEPS)
@@ -237,8 +235,9 @@ class Executor:
         if self._transaction is None:
             self._wake_waiters()
 
-    def acquire(self, token: Token) -> bool:
-        """Make ``token`` the owner, opening its SQLite transaction.
+    def acquire(self, token: Token, seed: int | None = None) -> bool:
+        """Make ``token`` the owner, opening its SQLite transaction (whose
+        random numbers come from ``seed``: recovery passes the recorded one).
 
         Returns False if it already was the owner; raises WouldBlock if
         another session owns the executor or a writer queued before it."""
@@ -257,7 +256,8 @@ class Executor:
         for cursor in list(self.live_cursors):
             cursor.materialize()
         self.database.execute("BEGIN")
-        seed = self.replay_seed if self.replay_seed is not None else _SEEDS.getrandbits(63)
+        if seed is None:
+            seed = _SEEDS.getrandbits(63)
         self._transaction = _Transaction(token, self.catalog, TransactionLog(seed))
         return True
 
@@ -302,7 +302,8 @@ class Executor:
         assert self._transaction is not None and self._transaction.owner is token
         self._transaction.catalog = catalog
 
-    def commit(self, token: Token) -> None:
+    def commit(self, token: Token) -> dict[int, int]:
+        """Returns the batches the transaction created (stream OID -> batch id)."""
         transaction = self._transaction
         assert transaction is not None and transaction.owner is token
         try:
@@ -323,6 +324,7 @@ class Executor:
         if created and self.on_batches is not None:
             self.on_batches(created)
         self._release()
+        return created
 
     def rollback(self, token: Token) -> None:
         transaction = self._transaction

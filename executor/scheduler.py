@@ -31,6 +31,9 @@ from executor.core import Executor, Token
 log = logging.getLogger("sqlext")
 
 ProcedureKey = tuple[str, str]
+SchedulerState = tuple[tuple[tuple[str, str, int, int], ...], tuple[tuple[int, int, int], ...]]
+"""Waiting TEs (schema, procedure, stream OID, batch) and (stream OID, batch,
+consumers still to run): what a snapshot keeps of the scheduler."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +130,10 @@ class Scheduler:
             self._running = False
             self.executor.unreserve()
 
-    def _run_one(self, task: Task) -> None:
+    def _run_one(self, task: Task, seed: int | None = None) -> None:
         executor = self.executor
         stats = self.stats.setdefault(task.procedure, ProcedureStats())
-        executor.acquire(self.token)
+        executor.acquire(self.token, seed)
         executor.bound_batches = {task.stream_oid: task.batch}
         try:
             self.run_task(task, self.token)
@@ -195,13 +198,13 @@ class Scheduler:
         self.paused = False
         self._start()
 
-    def replay(self, task: Task) -> bool:
-        """Run the waiting TE ``task`` now (a logged TE during strong
-        recovery); False if no such TE waits."""
+    def replay(self, task: Task, seed: int) -> bool:
+        """Run the waiting TE ``task`` now with its recorded random seed (a
+        logged TE during strong recovery); False if no such TE waits."""
         for waiting in (self.queue, *self.held.values()):
             if task in waiting:
                 waiting.remove(task)
-                self._run_one(task)
+                self._run_one(task, seed)
                 return True
         return False
 
@@ -209,20 +212,18 @@ class Scheduler:
         """Every TE not yet run: stopped procedures' first, then the queue."""
         return [task for held in self.held.values() for task in held] + list(self.queue)
 
-    def state(self) -> tuple[tuple[object, ...], ...]:
-        """The waiting TEs and their batches' consumer counts, as plain data."""
+    def state(self) -> SchedulerState:
         return (tuple((*t.procedure, t.stream_oid, t.batch) for t in self.waiting()),
                 tuple((*key, count) for key, count in self._consumers.items()))
 
-    def restore(self, state: tuple[tuple[object, ...], ...]) -> None:
+    def restore(self, state: SchedulerState) -> None:
         """Put back waiting TEs (a stopped procedure is tried again)."""
         tasks, consumers = state
-        self.queue = deque(Task((str(s), str(n)), int(o), int(b))  # type: ignore[call-overload]
-                           for s, n, o, b in tasks)
+        self.queue = deque(Task((schema, name), stream, batch)
+                           for schema, name, stream, batch in tasks)
         self.held.clear()
         self.failures.clear()
-        self._consumers = {(int(o), int(b)): int(c)  # type: ignore[call-overload]
-                           for o, b, c in consumers}
+        self._consumers = {(stream, batch): count for stream, batch, count in consumers}
 
     # --- control -------------------------------------------------------------------
 

@@ -134,13 +134,11 @@ class Journal:
         self._waiters.append((self.last_lsn, future))
         return future
 
-    def rotate(self) -> int:
-        """Start a new segment after the last record; returns that record's
-        LSN (what a snapshot taken now covers)."""
+    def rotate(self) -> None:
+        """Start a new segment after the last record."""
         self.writer.rotate(self.last_lsn + 1)
         self._epoch += 1
         self.bytes_since_rotation = 0
-        return self.last_lsn
 
     def close(self) -> None:
         self.writer.close()

@@ -28,8 +28,8 @@ from sqlext import journal as records
 from sqlext import state as engine_state
 from sqlext.copy import insert_rows
 from sqlext.parse import parse
-from sqlext.portal import Portal, Prepared, row_encoder
-from sqlext.session import EngineSession, _Block
+from sqlext.portal import Prepared
+from sqlext.session import EngineSession
 from storage import commandlog, snapshots
 
 if TYPE_CHECKING:
@@ -48,8 +48,6 @@ class RecoveryError(Exception):
 class Recovered:
     snapshot_lsn: int
     last_lsn: int
-    replayed: int
-    seconds: float
 
 
 class _ReplaySession(EngineSession):
@@ -68,12 +66,8 @@ class _ReplaySession(EngineSession):
 
     def redo(self, seed: int, entries: Sequence[tuple[Any, ...]]) -> dict[int, int]:
         executor = self.executor
-        executor.replay_seed = seed
-        try:
-            executor.acquire(self.token)
-        finally:
-            executor.replay_seed = None
-        self.block = _Block("read committed", False)
+        executor.acquire(self.token, seed)
+        self.begin("read committed", False)  # the statements must not commit one by one
         environment = None
         try:
             for entry in entries:
@@ -90,24 +84,14 @@ class _ReplaySession(EngineSession):
                 if many:
                     insert_rows(self, prepared, [list(row) for row in params])
                 else:
-                    self._execute(self._portal_for(prepared, params), 0)
+                    self._execute(self.bind_values(prepared, list(params)), 0)
         except BaseException:
             executor.rollback(self.token)
             raise
         finally:
             self.block = None
             executor.clock = wall_clock
-        created = dict(executor.batches.mark()[0])
-        executor.commit(self.token)
-        return created
-
-    def _portal_for(self, prepared: Prepared, params: Sequence[Any]) -> Portal:
-        compiled = self._compiled(prepared)
-        assert compiled is not None
-        columns = compiled.columns
-        encode = row_encoder(columns, [0] * len(columns), self.codec_settings) if columns \
-            else None
-        return Portal(prepared, compiled, list(params), [], encode, columns)
+        return executor.commit(self.token)
 
 
 class Replayer:
@@ -146,13 +130,11 @@ class Replayer:
     def _redo_task(self, lsn: int, task: Task, seed: int, started: datetime,
                    origins: Sequence[tuple[tuple[str, str], int | None]]) -> None:
         executor = self.engine.executor
-        executor.replay_seed = seed
         executor.clock = lambda: started
         executor.place_sequences(origins)
         try:
-            found = self.engine.scheduler.replay(task)
+            found = self.engine.scheduler.replay(task, seed)
         finally:
-            executor.replay_seed = None
             executor.clock = wall_clock
         if not found:
             raise RecoveryError(f"LSN {lsn}: the log has procedure {task.procedure[1]} run "
@@ -194,7 +176,8 @@ def _read_log(directory: Path, after: int) -> list[tuple[int, bytes, bool]]:
         try:
             segment = commandlog.read_header(path, data)
         except commandlog.LogError as exc:
-            if position == len(listed) - 1 and len(data) < 64:
+            if position == len(listed) - 1 and len(data) < commandlog.HEADER_SIZE:
+                # the server died while starting this segment: nothing in it
                 log.warning("recovery: %s; removing the unfinished segment", exc)
                 path.unlink()
                 break
@@ -261,4 +244,4 @@ def recover(engine: Engine, directory: Path) -> Recovered:
     log.info("recovery: done in %.2f s: snapshot LSN %d, %d records replayed to LSN %d%s; "
              "%d TEs waiting", seconds, snapshot_lsn, total, last, rate,
              len(scheduler.waiting()))
-    return Recovered(snapshot_lsn, last, total, seconds)
+    return Recovered(snapshot_lsn, last)

@@ -316,6 +316,17 @@ class EngineSession:
             return Portal(prepared, None, [], [], None, None)
         values = decode_params(compiled.params, param_formats, params, self.codec_settings,
                                statement_name)
+        return self._portal_for(prepared, compiled, values, result_formats)
+
+    def bind_values(self, prepared: Prepared, values: list[Any]) -> Portal:
+        """A portal for parameter values already in storage form (recovery
+        redoes logged statements, never empty ones)."""
+        compiled = self._compiled(prepared)
+        assert compiled is not None
+        return self._portal_for(prepared, compiled, values, ())
+
+    def _portal_for(self, prepared: Prepared, compiled: Compiled, values: list[Any],
+                    result_formats: Sequence[int]) -> Portal:
         columns = compiled.columns
         formats = expand_formats(result_formats, len(columns) if columns else 0, "result")
         encode = row_encoder(columns, formats, self.codec_settings) if columns else None

@@ -36,7 +36,7 @@ MAGIC: Final = b"SQLXCLOG"
 FORMAT_VERSION: Final = 1
 MODES: Final = ("strong", "weak")
 _HEADER = struct.Struct("<8sHBBQ")
-_HEADER_SIZE: Final = _HEADER.size + 4
+HEADER_SIZE: Final = _HEADER.size + 4
 _RECORD = struct.Struct("<IIQ")
 _LSN = struct.Struct("<Q")
 MAX_RECORD: Final = 1 << 30
@@ -92,7 +92,7 @@ class Segment:
 
 
 def read_header(path: Path, data: bytes) -> Segment:
-    if len(data) < _HEADER_SIZE:
+    if len(data) < HEADER_SIZE:
         raise LogError(f"{path.name}: header is incomplete")
     head = data[:_HEADER.size]
     (crc,) = struct.unpack_from("<I", data, _HEADER.size)
@@ -118,7 +118,7 @@ class Cut:
 
 def read_segment(segment: Segment, data: bytes) -> Iterator[tuple[int, bytes] | Cut]:
     """The records of one segment, then a ``Cut`` if its tail is torn."""
-    offset = _HEADER_SIZE
+    offset = HEADER_SIZE
     expected = segment.first_lsn
     size = len(data)
     while offset < size:

@@ -13,10 +13,7 @@
 from __future__ import annotations
 
 import re
-import signal
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,13 +24,12 @@ from typing import Final
 
 import psycopg
 
-from sqlext.bench.harness import Variant, append_report
+from sqlext.bench.harness import Variant, append_report, start_sqlext
 from sqlext.bench.pipeline import send_pipelined
 
 CHAIN_LENGTHS: Final = (1, 5, 10)
 LOGGING_BATCHES: Final = 1_000
 RECOVERY_BATCHES: Final = 5_000
-_LISTENING = re.compile(r"listening on (\S+):(\d+)")
 _RECOVERED = re.compile(r"recovery: done in ([\d.]+) s: .* (\d+) records replayed")
 
 LOG_MODES: Final = {
@@ -91,35 +87,6 @@ def logging_variants() -> list[Variant]:
 # --- recovery ---------------------------------------------------------------------------
 
 @dataclass
-class _Server:
-    process: subprocess.Popen[str]
-    dsn: str
-    log: list[str]
-
-
-def _start(*args: str) -> _Server:
-    command = [sys.executable, "-m", "sqlext", "serve", "--port", "0", *args]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
-    assert process.stdout is not None
-    log: list[str] = []
-    for line in process.stdout:
-        log.append(line)
-        match = _LISTENING.search(line)
-        if match:
-            dsn = f"host={match.group(1)} port={match.group(2)} user=postgres dbname=bench"
-            return _Server(process, dsn, log)
-    raise RuntimeError("sqlext server did not start:\n" + "".join(log))
-
-
-def _kill(server: _Server) -> None:
-    server.process.send_signal(signal.SIGKILL)
-    server.process.wait()
-    if server.process.stdout is not None:
-        server.process.stdout.close()
-
-
-@dataclass
 class RecoveryResult:
     length: int
     mode: str
@@ -135,15 +102,15 @@ def measure_recovery(length: int, mode: str, rounds: int) -> RecoveryResult:
     with TemporaryDirectory(prefix="sqlext-bench-") as data_dir:
         args = ("--data-dir", data_dir, "--recovery", mode, "--checkpoint-interval-s", "1e9",
                 "--checkpoint-log-mb", "1e6")
-        server = _start(*args)
+        server = start_sqlext(*args)
         with psycopg.connect(server.dsn, autocommit=True) as conn:
             conn.execute(chain_script(length))
             feed(conn, RECOVERY_BATCHES)
         seconds: list[float] = []
         records = 0
         for _ in range(rounds):
-            _kill(server)
-            server = _start(*args)
+            server.kill()
+            server = start_sqlext(*args)
             done = next(_RECOVERED.search(line) for line in server.log
                         if _RECOVERED.search(line))
             assert done is not None
@@ -152,7 +119,7 @@ def measure_recovery(length: int, mode: str, rounds: int) -> RecoveryResult:
         with psycopg.connect(server.dsn, autocommit=True) as conn:
             assert conn.execute("SELECT count(*) FROM chain_done").fetchone() == (
                 RECOVERY_BATCHES,)
-        _kill(server)
+        server.kill()
     return RecoveryResult(length, mode, seconds, records)
 
 
@@ -183,7 +150,7 @@ def run_recovery(rounds: int, report: Path | None) -> list[RecoveryResult]:
 def run_checkpoint(megabytes: int, rounds: int, report: Path | None) -> list[float]:
     """Stalls (ms) of ``rounds`` checkpoints taken while a chain is fed."""
     with TemporaryDirectory(prefix="sqlext-bench-") as data_dir:
-        server = _start("--data-dir", data_dir, "--checkpoint-interval-s", "1e9",
+        server = start_sqlext("--data-dir", data_dir, "--checkpoint-interval-s", "1e9",
                         "--checkpoint-log-mb", "1e6")
         with psycopg.connect(server.dsn, autocommit=True) as conn, psycopg.connect(
                 server.dsn, autocommit=True) as control:
@@ -200,7 +167,7 @@ def run_checkpoint(megabytes: int, rounds: int, report: Path | None) -> list[flo
                 "SELECT stall_ms FROM sqlext_checkpoints WHERE error IS NULL")]
             size = control.execute("SELECT max(size_bytes) FROM sqlext_checkpoints"
                                    ).fetchone()[0]
-        _kill(server)
+        server.kill()
     lines = ["| database | checkpoints | median stall ms | max stall ms |",
              "|---:|---:|---:|---:|",
              f"| {size / 1e9:.2f} GB | {len(stalls)} | {statistics.median(stalls):.1f} | "

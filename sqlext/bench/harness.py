@@ -9,7 +9,7 @@ import re
 import statistics
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -44,29 +44,52 @@ class Result:
         return statistics.median(self.rates)
 
 
-@contextmanager
-def sqlext_server(*args: str) -> Iterator[str]:
-    """A sqlext server process on a free port; yields its DSN."""
+@dataclass
+class SqlextProcess:
+    """A sqlext server the benchmark started; ``log`` keeps filling up."""
+
+    process: subprocess.Popen[str]
+    dsn: str
+    log: list[str]
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash."""
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def start_sqlext(*args: str) -> SqlextProcess:
+    """A sqlext server process on a free port, once it accepts connections
+    (recovery may take a while)."""
     command = [sys.executable, "-m", "sqlext", "serve", "--port", "0", *args]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)
+    assert process.stdout is not None
+    log: list[str] = []
+    for line in process.stdout:
+        log.append(line)
+        match = _LISTENING.search(line)
+        if match:
+            dsn = f"host={match.group(1)} port={match.group(2)} user=postgres dbname=bench"
+            # keep reading, so that the server never blocks on a full pipe
+            threading.Thread(target=log.extend, args=(process.stdout,), daemon=True).start()
+            return SqlextProcess(process, dsn, log)
+    process.wait()
+    raise RuntimeError("sqlext server did not start:\n" + "".join(log))
+
+
+@contextmanager
+def sqlext_server(*args: str) -> Iterator[str]:
+    """A sqlext server process for the length of the block; yields its DSN."""
+    server = start_sqlext(*args)
     try:
-        assert process.stdout is not None
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            match = _LISTENING.search(line)
-            if match:
-                yield f"host={match.group(1)} port={match.group(2)} user=postgres dbname=bench"
-                return
-            if not line:
-                break
-        raise RuntimeError("sqlext server did not start")
+        yield server.dsn
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+        server.stop()
 
 
 def machine_description() -> str:
