@@ -76,7 +76,3 @@ class Trigger:
     """PE trigger: the procedure started for each committed batch."""
     body: str | None = None
     """EE trigger: statements run inside the inserting transaction."""
-
-    @property
-    def is_pe(self) -> bool:
-        return self.procedure is not None

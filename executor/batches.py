@@ -21,6 +21,7 @@ from typing import Final
 
 from catalog import errors
 from catalog.schema import Relation
+from executor.ddl import quoted
 from storage.engine import Database
 
 _MAX: Final = 2**63
@@ -136,5 +137,5 @@ class BatchLedger:
 
 def delete_batch(database: Database, stream: Relation, batch: int) -> None:
     """Garbage-collect one consumed batch of a stream."""
-    quoted = stream.physical.replace('"', '""')
-    database.execute(f'DELETE FROM "{quoted}" WHERE batch_id = ?', (batch,))
+    database.execute(f"DELETE FROM {quoted(stream.physical)} WHERE batch_id = ?",
+                     (batch,))

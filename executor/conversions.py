@@ -76,7 +76,7 @@ def convert(value: Any, source: int, source_typmod: int, target: int, typmod: in
 
 # --- date/time arithmetic ------------------------------------------------------------
 
-def _interval_parts(value: Any) -> tuple[int, int, int]:
+def interval_parts(value: Any) -> tuple[int, int, int]:
     micros, days, months = _INTERVAL.unpack(codecs.binary_encoder(t.INTERVAL)(value))
     return months, days, micros
 
@@ -85,12 +85,12 @@ def _interval(months: int, days: int, micros: int) -> Any:
     return codecs.binary_decoder(t.INTERVAL)(_INTERVAL.pack(micros, days, months))
 
 
-def _timestamp_micros(value: Any, oid: int) -> int:
+def timestamp_micros(value: Any, oid: int) -> int:
     (micros,) = _INT64.unpack(codecs.binary_encoder(oid)(value))
     return int(micros)
 
 
-def _timestamp(micros: int, oid: int) -> Any:
+def timestamp_from_micros(micros: int, oid: int) -> Any:
     return codecs.binary_decoder(oid)(_INT64.pack(micros))
 
 
@@ -135,28 +135,28 @@ def datetime_arithmetic(operator: str, left: Any, left_oid: int, right: Any,
     if left_oid == t.DATE and right_oid == t.INTERVAL and operator in "+-":
         start = _date_days(left) * _MICROS_PER_DAY
         sign = 1 if operator == "+" else -1
-        return _timestamp(_shift(start, _interval_parts(right), sign), t.TIMESTAMP)
+        return timestamp_from_micros(_shift(start, interval_parts(right), sign), t.TIMESTAMP)
     if left_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and right_oid == t.INTERVAL and (
         operator in "+-"
     ):
         sign = 1 if operator == "+" else -1
-        return _timestamp(_shift(_timestamp_micros(left, left_oid), _interval_parts(right),
+        return timestamp_from_micros(_shift(timestamp_micros(left, left_oid), interval_parts(right),
                                  sign), left_oid)
     if left_oid == t.INTERVAL and right_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and operator == "+":
         return datetime_arithmetic("+", right, right_oid, left, left_oid)
     if left_oid == right_oid and left_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and operator == "-":
-        difference = _timestamp_micros(left, left_oid) - _timestamp_micros(right, right_oid)
+        difference = timestamp_micros(left, left_oid) - timestamp_micros(right, right_oid)
         days, micros = divmod(abs(difference), _MICROS_PER_DAY)
         sign = 1 if difference >= 0 else -1
         return _interval(0, sign * days, sign * micros)
     if left_oid == right_oid == t.INTERVAL and operator in "+-":
-        a, b = _interval_parts(left), _interval_parts(right)
+        a, b = interval_parts(left), interval_parts(right)
         sign = 1 if operator == "+" else -1
         return _interval(a[0] + sign * b[0], a[1] + sign * b[1], a[2] + sign * b[2])
     if left_oid == t.INTERVAL and operator in "*/" and right_oid not in _DATETIME_OIDS:
-        return _scale_interval(_interval_parts(left), float(right), operator)
+        return _scale_interval(interval_parts(left), float(right), operator)
     if right_oid == t.INTERVAL and operator == "*" and left_oid not in _DATETIME_OIDS:
-        return _scale_interval(_interval_parts(right), float(left), operator)
+        return _scale_interval(interval_parts(right), float(left), operator)
     raise errors.UndefinedFunction(
         f"operator does not exist: {t.format_type(left_oid)} {operator} "
         f"{t.format_type(right_oid)}")
@@ -185,7 +185,7 @@ def _moment(value: Any, oid: int) -> datetime:
     if oid == t.DATE:
         return datetime.combine(date.fromordinal(date(2000, 1, 1).toordinal()
                                                  + _date_days(value)), datetime.min.time())
-    return _EPOCH_2000 + timedelta(microseconds=_timestamp_micros(value, oid))
+    return _EPOCH_2000 + timedelta(microseconds=timestamp_micros(value, oid))
 
 
 def extract(field: str, value: Any, oid: int) -> Any:
@@ -193,7 +193,7 @@ def extract(field: str, value: Any, oid: int) -> Any:
     field = field.lower().rstrip("s") if field.lower() not in ("dow", "doy", "isodow") \
         else field.lower()
     if oid == t.INTERVAL:
-        months, days, micros = _interval_parts(value)
+        months, days, micros = interval_parts(value)
         if field == "epoch":
             return months * 30 * 86400 + days * 86400 + micros / 1e6
         parts = {"year": months // 12, "month": months % 12, "day": days,

@@ -153,8 +153,7 @@ def _drop_stream(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
     if spec.kind == "window":
         if relation.window is None:
             raise errors.WrongObjectType(f'"{name}" is not a window')
-        windows.drop_storage(database, relation)
-        return catalog.without_triggers_on(relation).without_relation(schema, name)
+        return _drop_window(relation, catalog, database)
     if relation.stream is None:
         raise errors.WrongObjectType(f'"{name}" is not a stream',
                                      hint="Use DROP TABLE to remove a table.")
@@ -166,10 +165,15 @@ def _drop_stream(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
             hint="Use DROP ... CASCADE to drop the dependent objects too.")
     for window in fed:
         notices.append(f"drop cascades to window {window.name}")
-        windows.drop_storage(database, window)
-        catalog = catalog.without_triggers_on(window).without_relation(window.schema,
-                                                                       window.name)
+        catalog = _drop_window(window, catalog, database)
     return drop_relation(relation, catalog, database, spec.cascade, notices)
+
+
+def _drop_window(window: Relation, catalog: Catalog, database: Database) -> Catalog:
+    """The window's storage, the trigger that feeds it and the AFTER SLIDE
+    triggers on it go with it."""
+    windows.drop_storage(database, window)
+    return catalog.without_triggers_on(window).without_relation(window.schema, window.name)
 
 
 def _drop_procedure(spec: DropDataflow, schema: str, name: str, catalog: Catalog,

@@ -128,7 +128,8 @@ class DdlResult:
     notices: list[str] = field(default_factory=list)
 
 
-def _quote(name: str) -> str:
+def quoted(name: str) -> str:
+    """A SQLite identifier, quoted."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -140,7 +141,7 @@ def _sqlite_column(spec: ColumnSpec, primary: bool) -> str:
     declared = t.TYPES[spec.type_oid].storage
     if primary and declared == "INTEGER":
         declared = "INT"  # not a rowid alias: NULL must fail, not get a rowid
-    parts = [_quote(spec.name)]
+    parts = [quoted(spec.name)]
     if declared:
         parts.append(declared)
     if spec.not_null or primary:
@@ -159,23 +160,23 @@ def _constraint_name(table: str, spec: ConstraintSpec) -> str:
 
 
 def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog) -> str:
-    columns = ", ".join(_quote(c) for c in spec.columns)
+    columns = ", ".join(quoted(c) for c in spec.columns)
     if spec.kind == "p":
-        return f"CONSTRAINT {_quote(name)} PRIMARY KEY ({columns})"
+        return f"CONSTRAINT {quoted(name)} PRIMARY KEY ({columns})"
     if spec.kind == "u":
-        return f"CONSTRAINT {_quote(name)} UNIQUE ({columns})"
+        return f"CONSTRAINT {quoted(name)} UNIQUE ({columns})"
     if spec.kind == "c":
-        return f"CONSTRAINT {_quote(name)} CHECK ({spec.check_sqlite})"
+        return f"CONSTRAINT {quoted(name)} CHECK ({spec.check_sqlite})"
     assert spec.ref_table is not None
     target = catalog.relation(spec.ref_table[1], spec.ref_table[0])
-    referenced = ", ".join(_quote(c) for c in spec.ref_columns)
+    referenced = ", ".join(quoted(c) for c in spec.ref_columns)
     actions = ""
     if spec.on_delete:
         actions += f" ON DELETE {spec.on_delete}"
     if spec.on_update:
         actions += f" ON UPDATE {spec.on_update}"
-    return (f"CONSTRAINT {_quote(name)} FOREIGN KEY ({columns}) REFERENCES "
-            f"{_quote(target.physical)} ({referenced}){actions}")
+    return (f"CONSTRAINT {quoted(name)} FOREIGN KEY ({columns}) REFERENCES "
+            f"{quoted(target.physical)} ({referenced}){actions}")
 
 
 def apply(spec: DdlSpec, catalog: Catalog, database: Database) -> DdlResult:
@@ -266,7 +267,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
         clauses.append(_sqlite_constraint(constraint, name, catalog))
     if spec.stream is not None:
         clauses.insert(len(spec.columns), _batch_id_column(oid, spec.stream))
-    database.execute(f"CREATE TABLE {_quote(physical)} ({', '.join(clauses)})")
+    database.execute(f"CREATE TABLE {quoted(physical)} ({', '.join(clauses)})")
     if spec.stream is not None:
         _create_stream_storage(physical, oid, spec.stream, database)
     relation = Relation(oid, spec.schema, spec.name, "r", physical, tuple(columns),
@@ -300,28 +301,28 @@ def _batch_id_column(oid: int, options: StreamOptions) -> str:
     """A stream's batch_id: numbered by the engine, or (client-assigned ids)
     the batch column itself."""
     if options.batch_column is not None:
-        return (f"{_quote(BATCH_ID)} INTEGER GENERATED ALWAYS AS "
-                f"({_quote(options.batch_column)}) VIRTUAL")
-    return f"{_quote(BATCH_ID)} INTEGER NOT NULL DEFAULT (sqlext_batch_of({oid}))"
+        return (f"{quoted(BATCH_ID)} INTEGER GENERATED ALWAYS AS "
+                f"({quoted(options.batch_column)}) VIRTUAL")
+    return f"{quoted(BATCH_ID)} INTEGER NOT NULL DEFAULT (sqlext_batch_of({oid}))"
 
 
 def _create_stream_storage(physical: str, oid: int, options: StreamOptions,
                            database: Database) -> None:
     """The batch index, and for client-assigned ids the trigger that
     accepts each batch or skips a re-delivered one."""
-    database.execute(f"CREATE INDEX {_quote(physical + '__batch')} ON {_quote(physical)} "
-                     f"({_quote(BATCH_ID)})")
+    database.execute(f"CREATE INDEX {quoted(physical + '__batch')} ON {quoted(physical)} "
+                     f"({quoted(BATCH_ID)})")
     if options.batch_column is not None:
         database.execute(
-            f"CREATE TRIGGER {_quote(physical + '__accept')} BEFORE INSERT ON "
-            f"{_quote(physical)} FOR EACH ROW WHEN sqlext_accept_batch({oid}, "
-            f"NEW.{_quote(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
+            f"CREATE TRIGGER {quoted(physical + '__accept')} BEFORE INSERT ON "
+            f"{quoted(physical)} FOR EACH ROW WHEN sqlext_accept_batch({oid}, "
+            f"NEW.{quoted(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
 
 
 def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
                       unique: bool) -> str:
     shown = ", ".join(
-        (c if c.isidentifier() and c == c.lower() else _quote(c)) + (" DESC" if desc else "")
+        (c if c.isidentifier() and c == c.lower() else quoted(c)) + (" DESC" if desc else "")
         for c, desc in columns)
     qualified = f"{schema}.{table}"
     return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {name} ON {qualified} "
@@ -341,10 +342,10 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
         raise errors.DuplicateTable(f'relation "{name}" already exists')
     catalog, oid = catalog.allocate_oids()
     physical = storage_name(table.schema, name)
-    columns = ", ".join(_quote(c) + (" DESC" if desc else "") for c, desc in spec.columns)
+    columns = ", ".join(quoted(c) + (" DESC" if desc else "") for c, desc in spec.columns)
     unique = "UNIQUE " if spec.unique else ""
     database.execute(
-        f"CREATE {unique}INDEX {_quote(physical)} ON {_quote(table.physical)} ({columns})")
+        f"CREATE {unique}INDEX {quoted(physical)} ON {quoted(table.physical)} ({columns})")
     index = Relation(oid, table.schema, name, "i", physical,
                      definition=_index_definition(table.schema, table.name, name,
                                                   list(spec.columns), spec.unique),
@@ -359,11 +360,11 @@ def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlR
     if existing is not None:
         if not spec.replace or existing.kind != "v":
             raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
-        database.execute(f"DROP VIEW {_quote(physical)}")
+        database.execute(f"DROP VIEW {quoted(physical)}")
         oid = existing.oid
     else:
         catalog, oid = catalog.allocate_oids()
-    database.execute(f"CREATE VIEW {_quote(physical)} AS {spec.sqlite_query}")
+    database.execute(f"CREATE VIEW {quoted(physical)} AS {spec.sqlite_query}")
     view = Relation(oid, spec.schema, spec.name, "v", physical, spec.columns,
                     definition=spec.definition)
     return DdlResult(catalog.with_relation(view), "CREATE VIEW")
@@ -470,10 +471,10 @@ def drop_relation(relation: Relation, catalog: Catalog, database: Database, casc
                 sequence.schema == relation.schema
             ):
                 catalog = catalog.without_sequence(sequence.schema, sequence.name)
-        database.execute(f"DROP TABLE {_quote(relation.physical)}")
+        database.execute(f"DROP TABLE {quoted(relation.physical)}")
         catalog = catalog.without_triggers_on(relation)
     elif relation.kind == "v":
-        database.execute(f"DROP VIEW {_quote(relation.physical)}")
+        database.execute(f"DROP VIEW {quoted(relation.physical)}")
     elif relation.kind == "i":
         owner = catalog.find_relation(relation.index_table or "", relation.schema)
         if owner is not None and any(c.index_name == relation.name for c in owner.constraints):
@@ -481,7 +482,7 @@ def drop_relation(relation: Relation, catalog: Catalog, database: Database, casc
                 f"cannot drop index {relation.name} because constraint {relation.name} on "
                 f"table {owner.name} requires it",
                 hint=f"You can drop constraint {relation.name} on table {owner.name} instead.")
-        database.execute(f"DROP INDEX {_quote(relation.physical)}")
+        database.execute(f"DROP INDEX {quoted(relation.physical)}")
     return catalog.without_relation(relation.schema, relation.name)
 
 
@@ -519,19 +520,19 @@ def _rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Dat
             continue  # SQLite CHECK text is not kept; checks of rebuilt tables are dropped
         clauses.append(_sqlite_constraint(spec, constraint.name, catalog))
     shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
-    column_list = ", ".join(_quote(c) for c in shared)
-    database.execute(f"CREATE TABLE {_quote(temporary)} ({', '.join(clauses)})")
-    database.execute(f"INSERT INTO {_quote(temporary)} ({column_list}) "
-                     f"SELECT {column_list} FROM {_quote(old.physical)}")
-    database.execute(f"DROP TABLE {_quote(old.physical)}")
-    database.execute(f"ALTER TABLE {_quote(temporary)} RENAME TO {_quote(new.physical)}")
+    column_list = ", ".join(quoted(c) for c in shared)
+    database.execute(f"CREATE TABLE {quoted(temporary)} ({', '.join(clauses)})")
+    database.execute(f"INSERT INTO {quoted(temporary)} ({column_list}) "
+                     f"SELECT {column_list} FROM {quoted(old.physical)}")
+    database.execute(f"DROP TABLE {quoted(old.physical)}")
+    database.execute(f"ALTER TABLE {quoted(temporary)} RENAME TO {quoted(new.physical)}")
     for index in catalog.indexes_of(old):
         if index.unique and any(c.index_name == index.name for c in new.constraints):
             continue
-        columns = ", ".join(_quote(c) for c in index.index_columns)
+        columns = ", ".join(quoted(c) for c in index.index_columns)
         unique = "UNIQUE " if index.unique else ""
-        database.execute(f"CREATE {unique}INDEX {_quote(index.physical)} ON "
-                         f"{_quote(new.physical)} ({columns})")
+        database.execute(f"CREATE {unique}INDEX {quoted(index.physical)} ON "
+                         f"{quoted(new.physical)} ({columns})")
 
 
 def _drop_schema(name: str, spec: Drop, catalog: Catalog, notices: list[str]) -> Catalog:
@@ -563,7 +564,7 @@ def _truncate(spec: Truncate, catalog: Catalog, database: Database) -> DdlResult
                     hint=f'Truncate table "{other.name}" at the same time, or use '
                          "TRUNCATE ... CASCADE.")
     for relation in relations:
-        database.execute(f"DELETE FROM {_quote(relation.physical)}")
+        database.execute(f"DELETE FROM {quoted(relation.physical)}")
     return DdlResult(catalog, "TRUNCATE TABLE")
 
 
@@ -581,37 +582,37 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
             raise errors.DuplicateColumn(
                 f'column "{column.name}" of relation "{relation.name}" already exists')
         if column.not_null and column.default is None:
-            count = database.execute(f"SELECT count(*) FROM {_quote(relation.physical)}")
+            count = database.execute(f"SELECT count(*) FROM {quoted(relation.physical)}")
             if count.fetchone()[0]:
                 raise errors.NotNullViolation(
                     f'column "{column.name}" of relation "{relation.name}" contains null '
                     "values")
         declared = t.TYPES[column.type_oid].storage
-        database.execute(f"ALTER TABLE {_quote(relation.physical)} ADD COLUMN "
-                         f"{_quote(column.name)} {declared}")
+        database.execute(f"ALTER TABLE {quoted(relation.physical)} ADD COLUMN "
+                         f"{quoted(column.name)} {declared}")
         if column.default_sqlite is not None:
             # Existing rows take the default, as in PostgreSQL.
-            database.execute(f"UPDATE {_quote(relation.physical)} SET {_quote(column.name)} = "
+            database.execute(f"UPDATE {quoted(relation.physical)} SET {quoted(column.name)} = "
                              f"{column.default_sqlite}")
         relation = replace(relation, columns=(*relation.columns, Column(
             column.name, column.type_oid, column.typmod, column.not_null, column.default)))
     for name in spec.drop_columns:
         relation.column(name)
-        database.execute(f"ALTER TABLE {_quote(relation.physical)} DROP COLUMN {_quote(name)}")
+        database.execute(f"ALTER TABLE {quoted(relation.physical)} DROP COLUMN {quoted(name)}")
         relation = replace(relation, columns=tuple(c for c in relation.columns
                                                    if c.name != name))
     if spec.rename_column is not None:
         old, new = spec.rename_column
         relation.column(old)
-        database.execute(f"ALTER TABLE {_quote(relation.physical)} RENAME COLUMN "
-                         f"{_quote(old)} TO {_quote(new)}")
+        database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME COLUMN "
+                         f"{quoted(old)} TO {quoted(new)}")
         relation = replace(relation, columns=tuple(
             replace(c, name=new) if c.name == old else c for c in relation.columns))
     if spec.rename_to is not None:
         if catalog.find_relation(spec.rename_to, relation.schema) is not None:
             raise errors.DuplicateTable(f'relation "{spec.rename_to}" already exists')
         physical = storage_name(relation.schema, spec.rename_to)
-        database.execute(f"ALTER TABLE {_quote(relation.physical)} RENAME TO {_quote(physical)}")
+        database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME TO {quoted(physical)}")
         catalog = catalog.without_relation(relation.schema, relation.name)
         relation = replace(relation, name=spec.rename_to, physical=physical)
     return DdlResult(catalog.with_relation(relation), "ALTER TABLE")

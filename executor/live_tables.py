@@ -11,6 +11,7 @@ from typing import Any
 from catalog.schema import PG_CATALOG
 from executor.catalog_tables import replace_rows
 from executor.core import Executor
+from executor.ddl import quoted
 from executor.scheduler import Scheduler
 
 Row = tuple[Any, ...]
@@ -61,7 +62,7 @@ class LiveTables:
                 continue
             counters = self.executor.batches.counters(relation.oid)
             tuples = self.executor.database.execute(
-                f'SELECT count(*) FROM "{relation.physical}"').fetchone()[0]
+                f"SELECT count(*) FROM {quoted(relation.physical)}").fetchone()[0]
             consumers = [f"procedure {t.procedure[1]}" for t in catalog.triggers_on(relation)
                          if t.procedure] + [f"window {w.name}" for w in catalog.windows_on(
                              relation)] + [f"trigger {t.name}" for t in catalog.triggers_on(

@@ -146,7 +146,6 @@ class Scheduler:
                 f"{type(exc).__name__}: {exc}")
             if not isinstance(exc, errors.SqlError):
                 log.exception("procedure %s failed", task.procedure[1])
-            executor.bound_batches = {}
             executor.rollback(self.token)
             stats.failures += 1
             self._stop(task, error)

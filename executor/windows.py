@@ -29,7 +29,6 @@ Rules (chosen explicitly; see docs/sql.md):
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -37,42 +36,39 @@ from typing import Any, Final
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, WindowSpec
 from catalog.schema import Relation
-from executor import codecs
+from executor.conversions import timestamp_from_micros, timestamp_micros
+from executor.ddl import quoted
 from storage.engine import Database
 
 STATE_TABLE: Final = "sqlext_window_state"
 SEQ: Final = "sqlext_seq"
 VISIBLE: Final = "sqlext_visible"
 _STAGED, _SHOWN, _ARRIVED = 0, 1, 2
-_INT64: Final = struct.Struct("!q")
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def create_storage(database: Database, window: Relation, stream: Relation) -> None:
     """The window's table and the trigger on its stream that feeds it."""
-    columns = [_quote(c.name) + " " + t.TYPES[c.type_oid].storage for c in window.columns]
+    columns = [quoted(c.name) + " " + t.TYPES[c.type_oid].storage for c in window.columns]
     database.execute(f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (window_oid INTEGER NOT NULL, "
                      "part, visible INTEGER NOT NULL, staged INTEGER NOT NULL, "
                      "boundary INTEGER, slides INTEGER NOT NULL)")
     database.execute(
-        f"CREATE TABLE {_quote(window.physical)} ({', '.join(columns)}, "
-        f"{_quote(BATCH_ID)} INTEGER, {SEQ} INTEGER PRIMARY KEY AUTOINCREMENT, "
+        f"CREATE TABLE {quoted(window.physical)} ({', '.join(columns)}, "
+        f"{quoted(BATCH_ID)} INTEGER, {SEQ} INTEGER PRIMARY KEY AUTOINCREMENT, "
         f"{VISIBLE} INTEGER NOT NULL)")
-    database.execute(f"CREATE INDEX {_quote(window.physical + '__visible')} ON "
-                     f"{_quote(window.physical)} ({VISIBLE}, {SEQ})")
-    names = [_quote(c.name) for c in window.columns] + [_quote(BATCH_ID)]
+    database.execute(f"CREATE INDEX {quoted(window.physical + '__visible')} ON "
+                     f"{quoted(window.physical)} ({VISIBLE}, {SEQ})")
+    names = [quoted(c.name) for c in window.columns] + [quoted(BATCH_ID)]
     database.execute(
-        f"CREATE TRIGGER {_quote(window.physical + '__feed')} AFTER INSERT ON "
-        f"{_quote(stream.physical)} BEGIN INSERT INTO {_quote(window.physical)} "
+        f"CREATE TRIGGER {quoted(window.physical + '__feed')} AFTER INSERT ON "
+        f"{quoted(stream.physical)} BEGIN INSERT INTO {quoted(window.physical)} "
         f"({', '.join(names)}, {VISIBLE}) VALUES "
         f"({', '.join('NEW.' + n for n in names)}, {_ARRIVED}); END")
 
 
 def drop_storage(database: Database, window: Relation) -> None:
-    database.execute(f"DROP TABLE {_quote(window.physical)}")
+    database.execute(f"DROP TRIGGER IF EXISTS {quoted(window.physical + '__feed')}")
+    database.execute(f"DROP TABLE {quoted(window.physical)}")
     database.execute(f"DELETE FROM {STATE_TABLE} WHERE window_oid = ?", (window.oid,))
 
 
@@ -96,9 +92,9 @@ class Windows:
         triggers after each slide (the window already in its new state)."""
         spec = window.window
         assert spec is not None
-        table = _quote(window.physical)
-        key = _quote(spec.partition) if spec.partition else (
-            _quote(spec.column) if spec.column else "NULL")
+        table = quoted(window.physical)
+        key = quoted(spec.partition) if spec.partition else (
+            quoted(spec.column) if spec.column else "NULL")
         arrivals = self.database.execute(
             f"SELECT {SEQ}, {key} FROM {table} WHERE {VISIBLE} = {_ARRIVED} "
             f"ORDER BY {SEQ}").fetchall()
@@ -131,9 +127,9 @@ class Windows:
         state.staged += 1
         if state.staged < spec.slide:
             return False
-        table = _quote(window.physical)
+        table = quoted(window.physical)
         where = f"{VISIBLE} IN ({_STAGED}, {_SHOWN})" + (
-            f" AND {_quote(spec.partition)} IS ?" if spec.partition else "")
+            f" AND {quoted(spec.partition)} IS ?" if spec.partition else "")
         args: tuple[Any, ...] = (part,) if spec.partition else ()
         leaving = state.visible + state.staged - spec.size
         if leaving > 0:
@@ -166,8 +162,8 @@ class Windows:
                 self._drop(window, seq)
             return False
         end = state.boundary = position // spec.slide * spec.slide
-        table = _quote(window.physical)
-        column = _quote(spec.column or "")
+        table = quoted(window.physical)
+        column = quoted(spec.column or "")
         first = _value(end - spec.size, spec.column_type)
         last = _value(end, spec.column_type)
         self.database.execute(
@@ -183,11 +179,11 @@ class Windows:
 
     def _mark(self, window: Relation, seq: int, visible: int) -> None:
         self.database.execute(
-            f"UPDATE {_quote(window.physical)} SET {VISIBLE} = ? WHERE {SEQ} = ?",
+            f"UPDATE {quoted(window.physical)} SET {VISIBLE} = ? WHERE {SEQ} = ?",
             (visible, seq))
 
     def _drop(self, window: Relation, seq: int) -> None:
-        self.database.execute(f"DELETE FROM {_quote(window.physical)} WHERE {SEQ} = ?", (seq,))
+        self.database.execute(f"DELETE FROM {quoted(window.physical)} WHERE {SEQ} = ?", (seq,))
 
     def _load(self, oid: int, part: Any) -> _State:
         found = self.database.execute(
@@ -214,11 +210,10 @@ def _position(value: Any, oid: int) -> int:
     in microseconds."""
     if oid in (t.INT2, t.INT4, t.INT8):
         return int(value)
-    (micros,) = _INT64.unpack(codecs.binary_encoder(oid)(value))
-    return int(micros)
+    return timestamp_micros(value, oid)
 
 
 def _value(position: int, oid: int) -> Any:
     if oid in (t.INT2, t.INT4, t.INT8):
         return position
-    return codecs.binary_decoder(oid)(_INT64.pack(position))
+    return timestamp_from_micros(position, oid)

@@ -113,7 +113,7 @@ class DataflowRuntime:
                 # parameters with defaults only (a trigger runs no other kind)
                 call = compile_statement(
                     x.Call(this=exp.to_table(procedure.name, db=procedure.schema)), context,
-                    (), (procedure.body, -1, "defaults"))
+                    (), (procedure.body, -1, f"defaults of {procedure.schema}.{procedure.name}"))
                 assert call.call is not None
                 args = self.arguments(call.call.arguments, (), token)
             self.call(procedure, args, context, token)

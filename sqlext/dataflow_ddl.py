@@ -9,7 +9,6 @@ compile against the current catalog with the procedure's parameters.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -19,7 +18,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import Parameter, StreamOptions, WindowSpec
 from catalog.schema import Catalog
-from executor import codecs, ddl
+from executor import codecs, conversions, ddl
 from executor import dataflow_ddl as specs
 from sqlext import expressions as x
 from sqlext import python_procedures
@@ -45,8 +44,8 @@ def _window_extent(node: exp.Expression, timed: bool, what: str) -> int:
             raise errors.InvalidParameterValue(
                 f"window {what} over a timestamp column must be an interval")
         text = f"{node.this.name} {node.unit.name if node.unit else ''}".strip()
-        micros, days, months = struct.unpack(
-            "!qii", codecs.binary_encoder(t.INTERVAL)(codecs.text_decoder(t.INTERVAL)(text)))
+        months, days, micros = conversions.interval_parts(
+            codecs.text_decoder(t.INTERVAL)(text))
         if months:
             raise errors.InvalidParameterValue(
                 f"window {what} must not be given in months or years")

@@ -8,7 +8,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID
-from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, PUBLIC, Relation
+from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
 from catalog.system import LIVE_TABLES
 from executor.windows import VISIBLE
 from sqlext.expression_rules import DATETIME_OIDS
@@ -39,11 +39,6 @@ def system_columns(relation: Relation) -> list[ColumnInfo]:
     if relation.stream is None and relation.window is None:
         return []
     return [ColumnInfo(BATCH_ID, INT8, relation.oid)]
-
-
-def storage_name(schema: str, name: str) -> str:
-    """The SQLite table name of a user relation."""
-    return name if schema == PUBLIC else f"{schema}.{name}"
 
 
 class SourceTranslator(FunctionRules):

@@ -21,7 +21,7 @@ from catalog import errors
 from sqlext.expression_rules import REG_TYPES, is_unknown_literal, reg_name, unalias
 from sqlext.naming import output_name
 from sqlext.scope import ColumnInfo, Scope, Source
-from sqlext.sources import SourceTranslator, physical_table, storage_name
+from sqlext.sources import SourceTranslator, physical_table
 from sqlext.sqltypes import (
     INT8,
     TEXT,
@@ -29,7 +29,7 @@ from sqlext.sqltypes import (
     common_type,
 )
 
-__all__ = ["Translator", "output_name", "physical_table", "readable_outputs", "storage_name"]
+__all__ = ["Translator", "output_name", "physical_table", "readable_outputs"]
 
 
 class Translator(SourceTranslator):

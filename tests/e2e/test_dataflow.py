@@ -448,3 +448,23 @@ def test_dropping_a_stopped_procedure_releases_its_batches(
     # a stream nothing consumes any more keeps what arrives
     conn.execute("INSERT INTO numbers VALUES (3)")
     assert conn.execute("SELECT n FROM numbers").fetchall() == [(3,)]
+
+
+def test_triggered_procedures_with_one_body_keep_their_own_defaults(
+        dataflow: psycopg.Connection) -> None:
+    conn = dataflow
+    conn.execute("""
+        CREATE STREAM ticks (n int NOT NULL);
+        CREATE TABLE seen (x int);
+        CREATE PROCEDURE one(x int DEFAULT 1) LANGUAGE sql AS $$
+            INSERT INTO seen SELECT x FROM ticks;
+        $$;
+        CREATE PROCEDURE two(x int DEFAULT 2) LANGUAGE sql AS $$
+            INSERT INTO seen SELECT x FROM ticks;
+        $$;
+        CREATE TRIGGER a_one AFTER INSERT ON ticks EXECUTE PROCEDURE one();
+        CREATE TRIGGER b_two AFTER INSERT ON ticks EXECUTE PROCEDURE two();
+    """)
+    conn.execute("INSERT INTO ticks VALUES (0)")
+    conn.execute("SELECT sqlext_drain(5)")
+    assert conn.execute("SELECT x FROM seen ORDER BY x").fetchall() == [(1,), (2,)]

@@ -150,3 +150,14 @@ def test_copy_into_a_stream_fills_its_window(conn: psycopg.Connection) -> None:
             copy.write_row((v,))
     assert _visible(conn, "w") == [3, 4, 5]
     assert _slides(conn) == ["1,2,3", "2,3,4", "3,4,5"]
+
+
+def test_dropping_a_window_leaves_its_stream_working(conn: psycopg.Connection) -> None:
+    conn.execute("CREATE STREAM s (v int)")
+    conn.execute("CREATE WINDOW w ON s ROWS 2 SLIDE 1")
+    conn.execute("DROP WINDOW w")
+    conn.execute("INSERT INTO s VALUES (1)")
+    assert conn.execute("SELECT v FROM s").fetchall() == [(1,)]
+    conn.execute("CREATE WINDOW w ON s ROWS 2 SLIDE 1")  # the name is free again
+    conn.execute("INSERT INTO s VALUES (2)")
+    conn.execute("DROP STREAM s CASCADE")
