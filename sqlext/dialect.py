@@ -20,6 +20,7 @@ from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.generators.postgres import PostgresGenerator
 from sqlglot.parsers.postgres import PostgresParser
+from sqlglot.tokenizer_core import TokenizerCore
 from sqlglot.tokens import Token, TokenType
 
 from catalog import errors
@@ -67,10 +68,31 @@ def atomic_body_end(tokens: Sequence[Token], start: int) -> int | None:
     return None
 
 
+class _TokenizerCore(TokenizerCore):
+    """sqlglot reads ``$1,$2`` (as pgjdbc writes parameters) as a dollar-quoted
+    string tagged ``1,``. PostgreSQL's tags follow the rules of unquoted
+    identifiers, so a ``$`` followed by anything but a letter, ``_`` or a
+    second ``$`` does not open a string: it starts a parameter."""
+
+    __slots__ = ()
+
+    def _scan_string(self, start: str) -> bool:
+        if start == "$" and not (self._peek == "$" or self._peek == "_"
+                                 or self._peek.isalpha()):
+            self._add(self.heredoc_string_alternative)
+            return True
+        return super()._scan_string(start)
+
+
 class SqlExtTokenizer(Postgres.Tokenizer):
     # sqlglot swallows the rest of a statement after a "command" keyword into
     # one string; we parse those statements ourselves, so nothing is swallowed.
     COMMANDS: ClassVar[set[TokenType]] = set()
+
+    def _init_core(self) -> TokenizerCore:
+        core = super()._init_core()
+        core.__class__ = _TokenizerCore
+        return core
 
 
 class SqlExtParser(PostgresParser):
