@@ -2,12 +2,13 @@
 
 All rows one transaction inserts into a stream form one batch. The engine
 numbers batches itself (the highest id so far + 1), or, for a stream with a
-``batch_column``, takes the id the client put in that column. Client ids
-must increase: a batch whose id was already accepted is a re-delivery,
-skipped with a NOTICE (so a retried writer is harmless); an id below the
-highest accepted one that was never accepted arrives out of order and is an
-error (skipping it would lose it). Accepted ids are kept as ranges, so a
-stream whose ids have no gaps costs one pair of numbers.
+``batch_column``, takes the id the client put in that column. A client id
+names a batch: one already accepted is a re-delivery, skipped with a NOTICE
+(so a retried writer is harmless); any other id is accepted whenever it
+arrives, because parallel writers (the tasks of a Spark job) commit in no
+particular order. Batches run through the dataflow in commit order. Accepted
+ids are kept as ranges, so a stream whose ids have no gaps costs one pair of
+numbers.
 
 The ledger is changed only by the transaction that owns the executor and is
 undone when that transaction rolls back, exactly like the rows themselves.
@@ -44,11 +45,19 @@ class StreamCounters:
             self.accepted[position][1])
 
     def add(self, batch: int) -> None:
-        """Record an accepted id (never below the highest one)."""
-        if self.accepted and self.accepted[-1][1] == batch - 1:
-            self.accepted[-1][1] = batch
+        """Record an accepted id (not accepted before), merging ranges."""
+        accepted = self.accepted
+        position = bisect.bisect_right(accepted, [batch, _MAX])
+        joins_left = position > 0 and accepted[position - 1][1] == batch - 1
+        joins_right = position < len(accepted) and accepted[position][0] == batch + 1
+        if joins_left and joins_right:
+            accepted[position - 1][1] = accepted.pop(position)[1]
+        elif joins_left:
+            accepted[position - 1][1] = batch
+        elif joins_right:
+            accepted[position][0] = batch
         else:
-            self.accepted.append([batch, batch])
+            accepted.insert(position, [batch, batch])
 
 
 @dataclass
@@ -93,12 +102,6 @@ class BatchLedger:
         if counters.was_accepted(batch):
             self._skipping[stream_oid] = batch
             return False
-        if batch < counters.last_batch:
-            raise errors.InvalidParameterValue(
-                f'batch id {batch} of stream "{stream_name}" arrives after batch id '
-                f"{counters.last_batch}",
-                hint="Client-assigned batch ids must increase; only batches already "
-                     "accepted may be sent again.")
         self._open[stream_oid] = batch
         self._client_assigned.add(stream_oid)
         return True
@@ -111,7 +114,7 @@ class BatchLedger:
         created = self._open
         for stream_oid, batch in created.items():
             counters = self.counters(stream_oid)
-            counters.last_batch = batch
+            counters.last_batch = max(counters.last_batch, batch)
             if stream_oid in self._client_assigned:
                 counters.add(batch)
         for stream_oid in self._skipping:
