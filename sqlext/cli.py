@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--checkpoint-log-mb", type=float, default=64.0,
                               help="...or once the command log grew this much")
     serve_parser.add_argument("--snapshots-kept", type=int, default=2)
+    serve_parser.add_argument("--copy-dir", help=(
+        "directory for server-side COPY files, e.g. Parquet (default: DATA_DIR/files; "
+        "none with --in-memory)"))
     serve_parser.add_argument("--max-connections", type=int, default=100)
     serve_parser.add_argument("--auth", choices=("trust", "password", "md5", "scram-sha-256"),
                               default="trust", help="authentication method for every user")
@@ -128,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             checkpoint_interval_s=args.checkpoint_interval_s,
             checkpoint_log_mb=args.checkpoint_log_mb, snapshots_kept=args.snapshots_kept,
             max_connections=args.max_connections,
-            auth=AuthConfig(args.auth, passwords),
+            auth=AuthConfig(args.auth, passwords), copy_dir=args.copy_dir,
         )
         try:
             with contextlib.suppress(KeyboardInterrupt):

@@ -13,6 +13,7 @@ import logging
 import platform
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from catalog.schema import Catalog
 from catalog.system import system_relations
@@ -55,6 +56,8 @@ class EngineConfig:
     max_connections: int = 100
     durability: DurabilityConfig | None = None
     """None: in memory only, no command log and no snapshots."""
+    copy_dir: Path | None = None
+    """The only directory COPY may read or write server-side files in."""
 
 
 class Engine:

@@ -34,6 +34,9 @@ class ServerOptions:
     max_connections: int = 100
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
     auth: AuthConfig = field(default_factory=AuthConfig)
+    copy_dir: str | None = None
+    """Where COPY reads and writes server-side files; None: ``<data-dir>/files``,
+    and no server-side files in memory-only mode."""
 
 
 class Server:
@@ -51,7 +54,10 @@ class Server:
         durability = None if options.in_memory else DurabilityConfig(
             Path(options.data_dir), options.recovery, options.commandlog_timeout_ms,
             options.checkpoint_interval_s, options.checkpoint_log_mb, options.snapshots_kept)
-        config = EngineConfig(options.auth, options.max_connections, durability)
+        copy_dir = options.copy_dir or (None if options.in_memory
+                                         else str(Path(options.data_dir) / "files"))
+        config = EngineConfig(options.auth, options.max_connections, durability,
+                              Path(copy_dir).resolve() if copy_dir else None)
         self.engine = Engine(config, loop)
         self.engine.start()
         self.wire = WireServer(self.engine, self.options.host, self.options.port,

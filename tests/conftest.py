@@ -7,4 +7,4 @@ it exactly as clients do; the session-wide one serves most tests, and
 
 from __future__ import annotations
 
-pytest_plugins = ("tests.fixtures.servers",)
+pytest_plugins = ("tests.fixtures.servers", "tests.fixtures.spark")
