@@ -1,4 +1,5 @@
-"""COPY ... FROM STDIN and COPY ... TO STDOUT, in text and CSV formats.
+"""COPY ... FROM STDIN and COPY ... TO STDOUT, in text and CSV formats, and
+what COPY to and from server files (sqlext.copy_files) shares with them.
 
 Incoming data is parsed as it arrives (CopyData messages may split lines
 anywhere) and inserted in batches through an ordinary prepared INSERT, so
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from catalog import errors
+from catalog.schema import Column, Relation
 from executor import codecs
 from sqlext import expressions as x
 from sqlext.parse import parse
@@ -51,13 +53,23 @@ def _single_char(value: object, what: str) -> str:
     return text
 
 
-def copy_format(options: dict[str, object]) -> CopyFormat:
+FORMATS = ("text", "csv", "parquet")
+
+
+def copy_kind(options: dict[str, object]) -> str:
+    """The FORMAT option: text, csv or parquet."""
     kind = str(options.get("format", "text")).lower()
-    if kind not in ("text", "csv"):
+    if kind not in FORMATS:
         if kind == "binary":
-            raise errors.FeatureNotSupported("COPY BINARY is not supported; use text or csv")
+            raise errors.FeatureNotSupported(
+                "COPY BINARY is not supported; use text, csv or parquet")
         raise errors.InvalidParameterValue(f'COPY format "{kind}" not recognized')
-    csv = kind == "csv"
+    return kind
+
+
+def copy_format(options: dict[str, object]) -> CopyFormat:
+    """The options of a text or CSV COPY."""
+    csv = copy_kind(options) == "csv"
     delimiter = _single_char(options.get("delimiter", "," if csv else "\t"), "delimiter")
     quote = _single_char(options.get("quote", '"'), "quote")
     header_option = str(options.get("header", "false")).lower()
@@ -330,29 +342,16 @@ def format_rows(rows: Iterator[Sequence[bytes | None]], names: list[str],
         yield (fmt.delimiter.join(fields) + "\n").encode()
 
 
-# --- entry point ---------------------------------------------------------------------
+# --- the two ends of a COPY ----------------------------------------------------------
 
 def _quote(name: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect="postgres")
 
 
-def run_copy(session: EngineSession, portal: Portal, statement: x.CopyStatement) -> Outcome:
-    if statement.args.get("target") is not None:
-        raise errors.InsufficientPrivilege(
-            "COPY to or from a file is not allowed; use COPY ... FROM STDIN / TO STDOUT "
-            "(psql: \\copy)")
-    fmt = copy_format(statement.args.get("options") or {})
-    source = statement.this
-    columns: list[str] = list(statement.args.get("columns") or [])
-    if statement.args.get("to"):
-        return _copy_to(session, portal, source, columns, fmt)
-    if not isinstance(source, exp.Table):
-        raise errors.SqlSyntaxError("COPY FROM needs a table")
-    return _copy_from(session, source, columns, fmt)
-
-
-def _copy_to(session: EngineSession, portal: Portal, source: exp.Expression,
-             columns: list[str], fmt: CopyFormat) -> Outcome:
+def query_portal(session: EngineSession, source: exp.Expression,
+                 columns: list[str]) -> Portal:
+    """A portal, not yet run, over what COPY ... TO reads: a table's columns
+    or a query's rows."""
     if isinstance(source, exp.Table):
         listed = ", ".join(_quote(c) for c in columns) if columns else "*"
         table = source.sql(dialect="postgres")
@@ -360,34 +359,84 @@ def _copy_to(session: EngineSession, portal: Portal, source: exp.Expression,
     else:
         sql = source.sql(dialect="sqlext")
     prepared = Prepared(sql, 0, session_parse(sql), ())
-    query_portal = session._bind(prepared, [], [], [], "")
-    if query_portal.compiled is None or query_portal.compiled.plan is None:
+    portal = session._bind(prepared, [], [], [], "")
+    if portal.compiled is None or portal.compiled.plan is None:
         raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
-    outcome = session._execute(query_portal, 0)
+    return portal
+
+
+def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list[str],
+                   fmt: CopyFormat) -> tuple[list[bytes], int, int]:
+    """COPY ... TO in text or CSV: the output's chunks, rows and columns."""
+    portal = query_portal(session, source, columns)
+    outcome = session._execute(portal, 0)
     rows = list(getattr(outcome, "rows", []))
-    names = [c.name for c in query_portal.columns or ()]
-    chunks = list(format_rows(iter(rows), names, fmt))
-    return CopyOut(chunks, 0, [0] * len(names), f"COPY {len(rows)}")
+    names = [c.name for c in portal.columns or ()]
+    return list(format_rows(iter(rows), names, fmt)), len(rows), len(names)
 
 
-def _copy_from(session: EngineSession, table: exp.Table, columns: list[str],
-               fmt: CopyFormat) -> Outcome:
+@dataclass(frozen=True, slots=True)
+class InsertTarget:
+    """Where COPY ... FROM puts rows: a relation's columns, through an INSERT."""
+
+    relation: Relation
+    columns: list[str]
+    types: list[Column]
+    prepared: Prepared
+
+
+def insert_target(session: EngineSession, table: exp.Expression,
+                  columns: list[str]) -> InsertTarget:
+    """The INSERT that COPY ... FROM runs; waits for the executor (writes)."""
+    if not isinstance(table, exp.Table):
+        raise errors.SqlSyntaxError("COPY FROM needs a table")
     context = session.compile_context()
     relation = context.catalog.relation(table.name, table.db or None, context.search_path)
     if not columns:
         columns = [c.name for c in relation.columns]
-    for name in columns:
-        relation.column(name)
+    types = [relation.column(name) for name in columns]
     placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
     sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
            f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
-    types = [relation.column(name) for name in columns]
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
     session._access(True)
+    return InsertTarget(relation, columns, types, prepared)
+
+
+def copy_sink(session: EngineSession, table: exp.Expression, columns: list[str],
+              fmt: CopyFormat) -> CopyFromSink:
+    """A sink that parses text or CSV data and inserts its rows."""
+    target = insert_target(session, table, columns)
     decoders = [codecs.text_decoder(c.type_oid, c.typmod, session.codec_settings)
-                for c in types]
-    sink = CopyFromSink(session, prepared, fmt, relation.name, columns, decoders)
-    return CopyIn(sink, 0, [0] * len(columns))
+                for c in target.types]
+    return CopyFromSink(session, target.prepared, fmt, target.relation.name, target.columns,
+                        decoders)
+
+
+def copy_stdio(session: EngineSession, statement: x.CopyStatement) -> Outcome:
+    """COPY ... FROM STDIN / TO STDOUT."""
+    options = statement.args.get("options") or {}
+    if copy_kind(options) == "parquet":
+        raise errors.FeatureNotSupported(
+            "COPY FORMAT parquet works with files on the server, not STDIN or STDOUT",
+            hint="COPY table TO 'file.parquet' (FORMAT parquet); the file lands in the "
+                 "server's --copy-dir.")
+    fmt = copy_format(options)
+    columns: list[str] = list(statement.args.get("columns") or [])
+    if statement.args.get("to"):
+        chunks, count, width = copy_to_chunks(session, statement.this, columns, fmt)
+        return CopyOut(chunks, 0, [0] * width, f"COPY {count}")
+    sink = copy_sink(session, statement.this, columns, fmt)
+    return CopyIn(sink, 0, [0] * len(sink.columns))
+
+
+def run_copy(session: EngineSession, portal: Portal, statement: x.CopyStatement) -> Outcome:
+    if statement.args.get("target") is not None:
+        # server files need Arrow, whose import (~0.1 s) most servers never pay
+        from sqlext.copy_files import copy_file
+
+        return copy_file(session, statement)
+    return copy_stdio(session, statement)
 
 
 def session_parse(sql: str) -> exp.Expression:

@@ -564,6 +564,10 @@ class EngineSession:
             context.statement_start, executor.sequence_origins())
         executor.note(entry)
 
+    @property
+    def is_superuser(self) -> bool:
+        return self.settings["is_superuser"] == "on"
+
     def durability_barrier(self) -> asyncio.Future[None] | None:
         journal = self.engine.journal
         return journal.barrier() if journal is not None else None
@@ -593,7 +597,7 @@ class EngineSession:
 
     def _run_ddl(self, portal: Portal, spec: ddl_specs.DdlSpec | DataflowSpec) -> Outcome:
         if isinstance(spec, CreateProcedure) and spec.language == "python" and (
-            self.settings["is_superuser"] != "on"
+            not self.is_superuser
         ):
             raise errors.InsufficientPrivilege(
                 "permission denied for language python",
@@ -681,7 +685,7 @@ class EngineSession:
     def checkpoint(self) -> None:
         """CHECKPOINT: returns once a snapshot taken after the call is on
         disk (the call is repeated until then, see ``WouldBlock``)."""
-        if self.settings["is_superuser"] != "on":
+        if not self.is_superuser:
             raise errors.InsufficientPrivilege(
                 "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
         durability = self.engine.durability

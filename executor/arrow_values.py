@@ -1,0 +1,206 @@
+"""sqlext storage values <-> Apache Arrow arrays, for Parquet files.
+
+A type Parquet holds natively keeps its type: integers, floats, bool, bytea,
+numeric (decimal; numeric without a typmod as decimal(38,18), the type Spark
+gives such a column), text types, date, time, timestamp, timestamptz (UTC)
+and arrays of these (lists). Every other type (interval, uuid, json, ...) is
+written as its PostgreSQL text. Reading goes the other way through the target
+column's text input function, so a file's values are checked exactly as
+COPY FROM checks text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any, Final
+
+import pyarrow as pa
+
+from catalog import errors, types
+from executor import codecs
+
+Convert = Callable[[Any], Any]
+
+_INTEGERS: Final = {types.INT2: pa.int16(), types.INT4: pa.int32(), types.INT8: pa.int64(),
+                    types.OID: pa.int64()}
+_FLOATS: Final = {types.FLOAT4: pa.float32(), types.FLOAT8: pa.float64()}
+_TEXTS: Final = frozenset({types.TEXT, types.VARCHAR, types.BPCHAR, types.NAME, types.CHAR})
+_UNCONSTRAINED_NUMERIC: Final = pa.decimal128(38, 18)
+
+
+def element_oid(oid: int) -> int:
+    """The element type of an array type, 0 for a scalar type."""
+    found = types.TYPES.get(oid)
+    return found.element_oid if found is not None and found.name.startswith("_") else 0
+
+
+# --- export: storage value -> Arrow ---------------------------------------------------
+
+def arrow_type(oid: int, typmod: int) -> pa.DataType:
+    element = element_oid(oid)
+    if element:
+        return pa.list_(arrow_type(element, typmod))
+    if oid in _INTEGERS:
+        return _INTEGERS[oid]
+    if oid in _FLOATS:
+        return _FLOATS[oid]
+    if oid == types.NUMERIC:
+        shape = types.numeric_precision_scale(typmod)
+        return pa.decimal128(*shape) if shape else _UNCONSTRAINED_NUMERIC
+    return _SIMPLE_TYPES.get(oid, pa.string())
+
+
+_SIMPLE_TYPES: Final[dict[int, pa.DataType]] = {
+    types.BOOL: pa.bool_(), types.BYTEA: pa.binary(), types.DATE: pa.date32(),
+    types.TIME: pa.time64("us"), types.TIMESTAMP: pa.timestamp("us"),
+    types.TIMESTAMPTZ: pa.timestamp("us", tz="UTC"),
+}
+
+
+def _float(value: Any) -> float:
+    return float(value)  # the text 'NaN' included
+
+
+def _out_of_range(kind: str, value: Any) -> errors.SqlError:
+    return errors.DatetimeFieldOverflow(f'{kind} out of range for Parquet: "{value}"')
+
+
+def _date(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise _out_of_range("date", value) from None
+
+
+def _time(value: str) -> time:
+    try:
+        return time.fromisoformat(value)
+    except ValueError:
+        raise _out_of_range("time", value) from None
+
+
+def _timestamp(value: str) -> datetime:
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise _out_of_range("timestamp", value) from None
+
+
+def _timestamptz(value: str) -> datetime:
+    return _timestamp(value).replace(tzinfo=UTC)
+
+
+def _numeric(typmod: int) -> Convert:
+    text = codecs.text_encoder(types.NUMERIC, typmod)
+
+    def convert(value: Any) -> Decimal:
+        number = Decimal(text(value).decode())
+        if not number.is_finite():
+            raise errors.NumericValueOutOfRange(
+                f"numeric value {number} cannot be written to Parquet")
+        return number
+    return convert
+
+
+def _python(oid: int, typmod: int) -> Convert:
+    """Storage value -> the Python value Arrow takes for ``arrow_type``."""
+    if oid == types.BOOL:
+        return bool
+    if oid in _INTEGERS:
+        return int
+    if oid in _FLOATS:
+        return _float
+    if oid == types.NUMERIC:
+        return _numeric(typmod)
+    if oid in _TEXTS:
+        return str
+    if oid == types.BYTEA:
+        return bytes
+    simple = {types.DATE: _date, types.TIME: _time, types.TIMESTAMP: _timestamp,
+              types.TIMESTAMPTZ: _timestamptz}.get(oid)
+    if simple is not None:
+        return simple
+    text = codecs.text_encoder(oid, typmod)
+    return lambda value: text(value).decode()
+
+
+def _list_of(convert: Convert) -> Convert:
+    def convert_list(value: Any) -> list[Any]:
+        return [None if item is None else convert(item) for item in json.loads(value)]
+    return convert_list
+
+
+def to_arrow(oid: int, typmod: int, values: Sequence[Any]) -> pa.Array:
+    """One column of storage values as an Arrow array of ``arrow_type``."""
+    element = element_oid(oid)
+    convert = _list_of(_python(element, typmod)) if element else _python(oid, typmod)
+    converted = [None if value is None else convert(value) for value in values]
+    target = arrow_type(oid, typmod)
+    try:
+        return pa.array(converted, type=target)
+    except (pa.ArrowInvalid, OverflowError) as exc:
+        raise errors.NumericValueOutOfRange(
+            f"a value does not fit Parquet type {target}: {exc}",
+            hint="Cast the column in a query, e.g. COPY (SELECT n::numeric(38,6) ...) TO ...",
+        ) from None
+
+
+# --- import: Arrow -> storage value ---------------------------------------------------
+
+def _array_item(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, list):
+        return _array_literal(value)
+    text = pg_text(value)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _array_literal(values: list[Any]) -> str:
+    return "{" + ",".join(_array_item(value) for value in values) + "}"
+
+
+def _interval(value: timedelta) -> str:
+    return f"{value.days} days {value.seconds} seconds {value.microseconds} microseconds"
+
+
+def pg_text(value: Any) -> str:
+    """A Python value (from Arrow) as PostgreSQL text input."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return repr(value) if not math.isinf(value) else (
+            "Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, bytes):
+        return "\\x" + value.hex()
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, date | time):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return _interval(value)
+    if isinstance(value, list):
+        return _array_literal(value)
+    if isinstance(value, dict):
+        return json.dumps(value, default=str)
+    return str(value)  # int, Decimal
+
+
+def from_arrow(column: pa.ChunkedArray | pa.Array, oid: int, typmod: int,
+               settings: codecs.Settings) -> list[Any]:
+    """Arrow values -> storage values of a column of type ``oid``; raises the
+    type's input errors with the offending value."""
+    if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
+        column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
+    decode = codecs.text_decoder(oid, typmod, settings)
+    if oid == types.TEXT and pa.types.is_string(column.type):
+        return column.to_pylist()
+    return [None if value is None else decode(pg_text(value)) for value in column.to_pylist()]
