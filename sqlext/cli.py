@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
+from sqlext.bench import spark as spark_bench
 from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import Variant, run_variants
 from sqlext.engine import AuthConfig
@@ -37,6 +38,9 @@ SPECIAL_BENCHMARKS: dict[str, Callable[[argparse.Namespace], object]] = {
     "recovery": lambda args: durability_bench.run_recovery(args.rounds, _report(args)),
     "checkpoint": lambda args: durability_bench.run_checkpoint(args.size_mb, args.rounds,
                                                                _report(args)),
+    "spark": lambda args: spark_bench.run_spark(args.rounds, args.peer == "postgres",
+                                                _report(args), tuple(args.rows or
+                                                                     spark_bench.SIZES)),
 }
 """Benchmarks that measure something else (seconds, stalls)."""
 
@@ -95,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.add_argument("name", choices=sorted([*BENCHMARKS, *SPECIAL_BENCHMARKS]))
     bench_parser.add_argument("--size-mb", type=int, default=1000,
                               help="checkpoint: database size")
+    bench_parser.add_argument("--rows", type=int, action="append",
+                              help="spark: DataFrame size (repeatable; default 100,000 and "
+                                   "1,000,000)")
     bench_parser.add_argument("--rounds", type=int, default=3)
     bench_parser.add_argument("--peer", choices=("postgres", "none"), default="postgres")
     bench_parser.add_argument("--report", default="docs/benchmarks.md",

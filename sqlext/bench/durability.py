@@ -24,7 +24,7 @@ from typing import Final
 
 import psycopg
 
-from sqlext.bench.harness import Variant, append_report, start_sqlext
+from sqlext.bench.harness import Variant, report_table, start_sqlext
 from sqlext.bench.pipeline import send_pipelined
 
 CHAIN_LENGTHS: Final = (1, 5, 10)
@@ -141,7 +141,7 @@ def run_recovery(rounds: int, report: Path | None) -> list[RecoveryResult]:
         lines.append(f"| chain of {r.length} | {r.mode} | {r.records:,} | {r.median:.2f} | "
                      f"{min(r.seconds):.2f} | {max(r.seconds):.2f} | "
                      f"{r.records / r.median:,.0f} | {r.median / base:.2f}x |")
-    _report("Recovery time after SIGKILL (log replay, no snapshot)", lines, rounds, report)
+    report_table("Recovery time after SIGKILL (log replay, no snapshot)", lines, rounds, report)
     return results
 
 
@@ -172,7 +172,7 @@ def run_checkpoint(megabytes: int, rounds: int, report: Path | None) -> list[flo
              "|---:|---:|---:|---:|",
              f"| {size / 1e9:.2f} GB | {len(stalls)} | {statistics.median(stalls):.1f} | "
              f"{max(stalls):.1f} |"]
-    _report("Checkpoint stall while a stream runs (fork, copy-on-write)", lines, rounds,
+    report_table("Checkpoint stall while a stream runs (fork, copy-on-write)", lines, rounds,
             report)
     return stalls
 
@@ -183,10 +183,3 @@ def _checkpoint_while_feeding(conn: psycopg.Connection, control: psycopg.Connect
     while thread.is_alive():
         feed(conn, 200)
     thread.join()
-
-
-def _report(title: str, lines: list[str], rounds: int, report: Path | None) -> None:
-    table = "\n".join(lines)
-    print(table)
-    if report is not None:
-        append_report(report, title, rounds, table)

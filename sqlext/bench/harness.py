@@ -51,15 +51,22 @@ class SqlextProcess:
     process: subprocess.Popen[str]
     dsn: str
     log: list[str]
+    reader: threading.Thread
 
     def kill(self) -> None:
         """SIGKILL, as a crash."""
         self.process.kill()
-        self.process.wait()
+        self._reap()
 
     def stop(self) -> None:
         self.process.terminate()
+        self._reap()
+
+    def _reap(self) -> None:
         self.process.wait(timeout=10)
+        self.reader.join(timeout=10)  # it reads the output to its end
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 def start_sqlext(*args: str) -> SqlextProcess:
@@ -76,8 +83,9 @@ def start_sqlext(*args: str) -> SqlextProcess:
         if match:
             dsn = f"host={match.group(1)} port={match.group(2)} user=postgres dbname=bench"
             # keep reading, so that the server never blocks on a full pipe
-            threading.Thread(target=log.extend, args=(process.stdout,), daemon=True).start()
-            return SqlextProcess(process, dsn, log)
+            reader = threading.Thread(target=log.extend, args=(process.stdout,), daemon=True)
+            reader.start()
+            return SqlextProcess(process, dsn, log, reader)
     process.wait()
     raise RuntimeError("sqlext server did not start:\n" + "".join(log))
 
@@ -135,6 +143,14 @@ def run_variants(title: str, variants: list[Variant], rounds: int, with_peer: bo
     if report is not None:
         append_report(report, title, rounds, table)
     return results
+
+
+def report_table(title: str, lines: list[str], rounds: int, report: Path | None) -> None:
+    """Print a result table and append it to ``report`` (when given)."""
+    table = "\n".join(lines)
+    print(table)
+    if report is not None:
+        append_report(report, title, rounds, table)
 
 
 def append_report(report: Path, title: str, rounds: int, table: str) -> None:
