@@ -65,29 +65,21 @@ def _float(value: Any) -> float:
     return float(value)  # the text 'NaN' included
 
 
-def _out_of_range(kind: str, value: Any) -> errors.SqlError:
-    return errors.DatetimeFieldOverflow(f'{kind} out of range for Parquet: "{value}"')
+def _iso(parse: Callable[[str], Any], kind: str) -> Convert:
+    """A storage text -> Python date/time converter; PostgreSQL values
+    Python cannot hold (infinity, BC, 24:00:00) are errors."""
+    def convert(value: str) -> Any:
+        try:
+            return parse(value)
+        except ValueError:
+            raise errors.DatetimeFieldOverflow(
+                f'{kind} out of range for Parquet: "{value}"') from None
+    return convert
 
 
-def _date(value: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise _out_of_range("date", value) from None
-
-
-def _time(value: str) -> time:
-    try:
-        return time.fromisoformat(value)
-    except ValueError:
-        raise _out_of_range("time", value) from None
-
-
-def _timestamp(value: str) -> datetime:
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        raise _out_of_range("timestamp", value) from None
+_date = _iso(date.fromisoformat, "date")
+_time = _iso(time.fromisoformat, "time")
+_timestamp = _iso(datetime.fromisoformat, "timestamp")
 
 
 def _timestamptz(value: str) -> datetime:

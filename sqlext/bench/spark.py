@@ -111,6 +111,16 @@ def _round(spark: object, data: object, rows: int, url: str, pid: int | None,
               + (f" (server CPU {cpu:.2f} s)" if pid else ""), flush=True)
 
 
+def _warm_up(spark: object, urls: dict[str, str], rows: int) -> None:
+    """One small unmeasured round per server: the JVM compiles pgjdbc's and
+    Spark's hot code in the first round, which would count against whichever
+    server came first."""
+    data = frame(spark, rows)
+    for target, url in urls.items():
+        _round(spark, data, rows, url, None, {}, f"{target} (warm-up)")
+    data.unpersist()  # type: ignore[attr-defined]
+
+
 def run_spark(rounds: int, with_peer: bool, report: Path | None,
               sizes: tuple[int, ...] = SIZES, spark: object | None = None) -> list[Timing]:
     """Medians of ``rounds`` writes and reads per size; ``spark``: an existing
@@ -123,16 +133,18 @@ def run_spark(rounds: int, with_peer: bool, report: Path | None,
         with TemporaryDirectory(prefix="sqlext-bench-") as data_dir:
             server = start_sqlext("--data-dir", data_dir)
             host, port = (part.split("=")[1] for part in server.dsn.split()[:2])
+            sqlext_url = f"jdbc:postgresql://{host}:{port}/bench"
+            urls = {"sqlext": sqlext_url} | (
+                {"postgres": f"jdbc:postgresql://127.0.0.1:{peer.port}/postgres"}
+                if peer is not None else {})
             try:
+                _warm_up(session, urls, min(20_000, *sizes))
                 for rows in sizes:
                     data = frame(session, rows)
                     for _ in range(rounds):
-                        if peer is not None:
-                            _round(session, data, rows,
-                                   f"jdbc:postgresql://127.0.0.1:{peer.port}/postgres", None,
-                                   timings, "postgres")
-                        _round(session, data, rows, f"jdbc:postgresql://{host}:{port}/bench",
-                               server.process.pid, timings, "sqlext")
+                        for target, url in urls.items():
+                            pid = server.process.pid if target == "sqlext" else None
+                            _round(session, data, rows, url, pid, timings, target)
                     data.unpersist()  # type: ignore[attr-defined]
             finally:
                 server.stop()

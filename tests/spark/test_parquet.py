@@ -134,6 +134,9 @@ def test_file_errors(conn: psycopg.Connection, jdbc: Jdbc, tmp_path: Path) -> No
         f"COPY {table} TO '../escape.parquet' (FORMAT parquet)": "42501",
         f"COPY {table} TO STDOUT (FORMAT parquet)": "0A000",
         f"COPY {table} TO 'x.parquet' (FORMAT orc)": "22023",
+        "COPY (SELECT 'infinity'::timestamp AS t) TO 'inf.parquet' (FORMAT parquet)": "22008",
+        "COPY (SELECT 'NaN'::numeric AS n) TO 'nan.parquet' (FORMAT parquet)": "22003",
+        "COPY (SELECT 1e30::numeric AS n) TO 'big.parquet' (FORMAT parquet)": "22003",
     }
     (jdbc.copy_dir / "not.parquet").write_text("just text")
     cases[f"COPY {table} FROM 'not.parquet' (FORMAT parquet)"] = "22P04"
@@ -148,6 +151,8 @@ def test_file_errors(conn: psycopg.Connection, jdbc: Jdbc, tmp_path: Path) -> No
             conn.execute(statement)
         assert caught.value.sqlstate == sqlstate, (statement, caught.value)
     assert not (tmp_path / "outside.parquet").exists()
+    assert not (jdbc.copy_dir / "inf.parquet").exists()  # no half-written file either
+    assert not [p for p in jdbc.copy_dir.iterdir() if p.name.endswith(".tmp")]
     # a partial load rolls back; the connection and server stay usable
     assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
     conn.execute(f"COPY {table} (id) FROM 'other.parquet' (FORMAT parquet)")
