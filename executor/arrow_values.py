@@ -126,19 +126,24 @@ def _list_of(convert: Convert) -> Convert:
     return convert_list
 
 
-def to_arrow(oid: int, typmod: int, values: Sequence[Any]) -> pa.Array:
-    """One column of storage values as an Arrow array of ``arrow_type``."""
+def arrow_column(oid: int, typmod: int) -> Callable[[Sequence[Any]], pa.Array]:
+    """A function making Arrow arrays of ``arrow_type`` from a column's
+    storage values (built once per column, called once per chunk)."""
     element = element_oid(oid)
     convert = _list_of(_python(element, typmod)) if element else _python(oid, typmod)
-    converted = [None if value is None else convert(value) for value in values]
     target = arrow_type(oid, typmod)
-    try:
-        return pa.array(converted, type=target)
-    except (pa.ArrowInvalid, OverflowError) as exc:
-        raise errors.NumericValueOutOfRange(
-            f"a value does not fit Parquet type {target}: {exc}",
-            hint="Cast the column in a query, e.g. COPY (SELECT n::numeric(38,6) ...) TO ...",
-        ) from None
+
+    def build(values: Sequence[Any]) -> pa.Array:
+        converted = [None if value is None else convert(value) for value in values]
+        try:
+            return pa.array(converted, type=target)
+        except (pa.ArrowInvalid, OverflowError) as exc:
+            raise errors.NumericValueOutOfRange(
+                f"a value does not fit Parquet type {target}: {exc}",
+                hint="Cast the column in a query, e.g. COPY (SELECT n::numeric(38,6) ...) "
+                     "TO ...",
+            ) from None
+    return build
 
 
 # --- import: Arrow -> storage value ---------------------------------------------------
@@ -186,13 +191,17 @@ def pg_text(value: Any) -> str:
     return str(value)  # int, Decimal
 
 
-def from_arrow(column: pa.ChunkedArray | pa.Array, oid: int, typmod: int,
-               settings: codecs.Settings) -> list[Any]:
-    """Arrow values -> storage values of a column of type ``oid``; raises the
-    type's input errors with the offending value."""
-    if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
-        column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
+def storage_column(oid: int, typmod: int,
+                   settings: codecs.Settings) -> Callable[[pa.Array], list[Any]]:
+    """A function turning Arrow values into storage values of a column of type
+    ``oid`` (built once per column); it raises the type's input errors."""
     decode = codecs.text_decoder(oid, typmod, settings)
-    if oid == types.TEXT and pa.types.is_string(column.type):
-        return column.to_pylist()
-    return [None if value is None else decode(pg_text(value)) for value in column.to_pylist()]
+
+    def convert(column: pa.Array) -> list[Any]:
+        if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
+            column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
+        if oid == types.TEXT and pa.types.is_string(column.type):
+            return column.to_pylist()
+        return [None if value is None else decode(pg_text(value))
+                for value in column.to_pylist()]
+    return convert

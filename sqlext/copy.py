@@ -380,9 +380,12 @@ class InsertTarget:
     """Where COPY ... FROM puts rows: a relation's columns, through an INSERT."""
 
     relation: Relation
-    columns: list[str]
     types: list[Column]
     prepared: Prepared
+
+    @property
+    def columns(self) -> list[str]:
+        return [column.name for column in self.types]
 
 
 def insert_target(session: EngineSession, table: exp.Expression,
@@ -400,7 +403,7 @@ def insert_target(session: EngineSession, table: exp.Expression,
            f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
     session._access(True)
-    return InsertTarget(relation, columns, types, prepared)
+    return InsertTarget(relation, types, prepared)
 
 
 def copy_sink(session: EngineSession, table: exp.Expression, columns: list[str],

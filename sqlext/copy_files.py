@@ -33,7 +33,7 @@ from sqlext.copy import (
     query_portal,
 )
 from storage import datafiles
-from wire.backend import Command, Outcome
+from wire.backend import Command, Outcome, Rows
 
 if TYPE_CHECKING:
     from sqlext.session import EngineSession
@@ -128,16 +128,18 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
     described = portal.columns or ()
     schema = pa.schema([pa.field(c.name, arrow_values.arrow_type(c.type_oid, c.typmod))
                         for c in described])
+    builders = [arrow_values.arrow_column(c.type_oid, c.typmod) for c in described]
 
     def batches() -> Iterator[pa.RecordBatch]:
         while True:
             outcome = session._execute(portal, EXPORT_CHUNK_ROWS)
-            rows: list[Any] = list(getattr(outcome, "rows", []))
+            if not isinstance(outcome, Rows):
+                raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
+            rows: list[Any] = list(outcome.rows)
             if rows:
-                arrays = [arrow_values.to_arrow(c.type_oid, c.typmod, [r[i] for r in rows])
-                          for i, c in enumerate(described)]
+                arrays = [build([r[i] for r in rows]) for i, build in enumerate(builders)]
                 yield pa.RecordBatch.from_arrays(arrays, schema=schema)
-            if getattr(outcome, "tag", None) is not None:
+            if outcome.tag is not None:
                 return
 
     try:
@@ -162,14 +164,14 @@ def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[s
                 f'Parquet file "{name}"',
                 hint="Columns are matched by name; list the columns to load, or rename "
                      "them in the file.")
+    converters = [arrow_values.storage_column(c.type_oid, c.typmod, session.codec_settings)
+                  for c in target.types]
     count = 0
     for batch in datafiles.read_parquet(path, target.columns, BATCH_ROWS):
         values = []
-        for index, column in enumerate(target.types):
+        for index, (column, convert) in enumerate(zip(target.types, converters, strict=True)):
             try:
-                values.append(arrow_values.from_arrow(
-                    batch.column(index), column.type_oid, column.typmod,
-                    session.codec_settings))
+                values.append(convert(batch.column(index)))
             except errors.SqlError as exc:
                 exc.detail = f"COPY {target.relation.name}, column {column.name}"
                 raise

@@ -49,9 +49,14 @@ class SqlextProcess:
     """A sqlext server the benchmark started; ``log`` keeps filling up."""
 
     process: subprocess.Popen[str]
-    dsn: str
+    host: str
+    port: int
     log: list[str]
     reader: threading.Thread
+
+    @property
+    def dsn(self) -> str:
+        return f"host={self.host} port={self.port} user=postgres dbname=bench"
 
     def kill(self) -> None:
         """SIGKILL, as a crash."""
@@ -81,11 +86,10 @@ def start_sqlext(*args: str) -> SqlextProcess:
         log.append(line)
         match = _LISTENING.search(line)
         if match:
-            dsn = f"host={match.group(1)} port={match.group(2)} user=postgres dbname=bench"
             # keep reading, so that the server never blocks on a full pipe
             reader = threading.Thread(target=log.extend, args=(process.stdout,), daemon=True)
             reader.start()
-            return SqlextProcess(process, dsn, log, reader)
+            return SqlextProcess(process, match.group(1), int(match.group(2)), log, reader)
     process.wait()
     raise RuntimeError("sqlext server did not start:\n" + "".join(log))
 

@@ -18,10 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sqlext.bench.harness import report_table, start_sqlext
 from sqlext.peer import PostgresPeer
+
+if TYPE_CHECKING:  # pyspark is imported when the benchmark runs, not by every CLI start
+    from pyspark.sql import DataFrame, SparkSession
 
 SIZES: Final = (100_000, 1_000_000)
 JDBC_JAR: Final = "/usr/share/java/postgresql.jar"
@@ -41,7 +44,7 @@ class Timing:
         return statistics.median(self.seconds)
 
 
-def spark_session() -> object:
+def spark_session() -> SparkSession:
     from pyspark.sql import SparkSession
 
     session = (SparkSession.builder.master(f"local[{PARTITIONS}]").appName("sqlext-bench")
@@ -54,11 +57,11 @@ def spark_session() -> object:
     return session
 
 
-def frame(spark: object, rows: int) -> object:
+def frame(spark: SparkSession, rows: int) -> DataFrame:
     """8 columns of the common types, generated and cached before timing."""
     from pyspark.sql import functions as F
 
-    data = spark.range(0, rows, numPartitions=PARTITIONS).select(  # type: ignore[attr-defined]
+    data = spark.range(0, rows, numPartitions=PARTITIONS).select(
         F.col("id"), (F.col("id") % 1000).cast("int").alias("small"),
         (F.col("id") / 7).alias("ratio"), F.concat(F.lit("name-"), F.col("id")).alias("name"),
         (F.col("id") % 2 == 0).alias("flag"),
@@ -83,7 +86,7 @@ def _timed(run: Callable[[], object], pid: int | None) -> tuple[float, float]:
     return time.perf_counter() - started, _cpu_seconds(pid) - cpu
 
 
-def _round(spark: object, data: object, rows: int, url: str, pid: int | None,
+def _round(spark: SparkSession, data: DataFrame, rows: int, url: str, pid: int | None,
            timings: dict[tuple[str, int, str], Timing], target: str) -> None:
     from pyspark.sql import functions as F
 
@@ -91,11 +94,10 @@ def _round(spark: object, data: object, rows: int, url: str, pid: int | None,
                "dbtable": f"bench_{rows}"}
 
     def write() -> None:
-        data.write.format("jdbc").options(**options).mode(  # type: ignore[attr-defined]
-            "overwrite").save()
+        data.write.format("jdbc").options(**options).mode("overwrite").save()
 
     def read() -> None:
-        back = (spark.read.format("jdbc").options(**options)  # type: ignore[attr-defined]
+        back = (spark.read.format("jdbc").options(**options)
                 .option("partitionColumn", "id").option("lowerBound", 0)
                 .option("upperBound", rows).option("numPartitions", PARTITIONS).load())
         total = back.select(F.count("*"), F.sum(F.hash(*back.columns))).first()
@@ -111,18 +113,19 @@ def _round(spark: object, data: object, rows: int, url: str, pid: int | None,
               + (f" (server CPU {cpu:.2f} s)" if pid else ""), flush=True)
 
 
-def _warm_up(spark: object, urls: dict[str, str], rows: int) -> None:
+def _warm_up(spark: SparkSession, urls: dict[str, str], rows: int) -> None:
     """One small unmeasured round per server: the JVM compiles pgjdbc's and
     Spark's hot code in the first round, which would count against whichever
     server came first."""
     data = frame(spark, rows)
     for target, url in urls.items():
         _round(spark, data, rows, url, None, {}, f"{target} (warm-up)")
-    data.unpersist()  # type: ignore[attr-defined]
+    data.unpersist()
 
 
 def run_spark(rounds: int, with_peer: bool, report: Path | None,
-              sizes: tuple[int, ...] = SIZES, spark: object | None = None) -> list[Timing]:
+              sizes: tuple[int, ...] = SIZES,
+              spark: SparkSession | None = None) -> list[Timing]:
     """Medians of ``rounds`` writes and reads per size; ``spark``: an existing
     session (the test suite's), else one is started and stopped here."""
     own_session = spark is None
@@ -132,9 +135,7 @@ def run_spark(rounds: int, with_peer: bool, report: Path | None,
     try:
         with TemporaryDirectory(prefix="sqlext-bench-") as data_dir:
             server = start_sqlext("--data-dir", data_dir)
-            host, port = (part.split("=")[1] for part in server.dsn.split()[:2])
-            sqlext_url = f"jdbc:postgresql://{host}:{port}/bench"
-            urls = {"sqlext": sqlext_url} | (
+            urls = {"sqlext": f"jdbc:postgresql://{server.host}:{server.port}/bench"} | (
                 {"postgres": f"jdbc:postgresql://127.0.0.1:{peer.port}/postgres"}
                 if peer is not None else {})
             try:
@@ -145,14 +146,14 @@ def run_spark(rounds: int, with_peer: bool, report: Path | None,
                         for target, url in urls.items():
                             pid = server.process.pid if target == "sqlext" else None
                             _round(session, data, rows, url, pid, timings, target)
-                    data.unpersist()  # type: ignore[attr-defined]
+                    data.unpersist()
             finally:
                 server.stop()
     finally:
         if peer is not None:
             peer.stop()
         if own_session:
-            session.stop()  # type: ignore[attr-defined]
+            session.stop()
     results = list(timings.values())
     report_table("Spark JDBC write and read (8 columns, 2 partitions)", _table(results),
                  rounds, report)

@@ -32,10 +32,11 @@ def orders(spark: SparkSession, first_batch: int | None) -> DataFrame:
 
 def dataflow(conn: psycopg.Connection, stream: str, batch_column: bool) -> None:
     """stream -> ingest() -> processed + batch_log (no keys: duplicates would show)."""
-    columns = "bid bigint NOT NULL, id int NOT NULL, amount int NOT NULL"
-    options = " WITH (batch_column = 'bid')" if batch_column else ""
-    conn.execute(f"CREATE STREAM {stream} ({columns}){options}" if batch_column
-                 else f"CREATE STREAM {stream} (id int NOT NULL, amount int NOT NULL)")
+    columns = "id int NOT NULL, amount int NOT NULL"
+    options = ""
+    if batch_column:
+        columns, options = f"bid bigint NOT NULL, {columns}", " WITH (batch_column = 'bid')"
+    conn.execute(f"CREATE STREAM {stream} ({columns}){options}")
     conn.execute(f"CREATE TABLE {stream}_processed (id int, batch bigint, amount int)")
     conn.execute(f"CREATE TABLE {stream}_batches (batch bigint, n int)")
     conn.execute(f"""CREATE PROCEDURE {stream}_ingest() LANGUAGE sql AS $$
