@@ -7,6 +7,7 @@ version), so a hot statement is parsed and translated once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,12 @@ class SqlPlan:
     """Live system views the statement reads (filled just before it runs)."""
     after_insert: AfterInsert | None = None
     """INSERT: work that follows it in the same transaction."""
+    bindings: int = 0
+    """How many parameter values SQLite binds: up to the highest one used."""
+
+    def bound(self, args: Sequence[Any]) -> Sequence[Any]:
+        """The values to bind of ``args`` (one per declared parameter)."""
+        return args if len(args) == self.bindings else args[:self.bindings]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,14 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sqlext.bench import chains as chains_bench
 from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
 from sqlext.bench import spark as spark_bench
 from sqlext.bench import wire as wire_bench
-from sqlext.bench.harness import Variant, run_variants
+from sqlext.bench.harness import BenchmarkFailed, Output, Variant, run_variants
 from sqlext.engine import AuthConfig
+from sqlext.peer import PeerUnavailable
 from sqlext.recovery import RecoveryError
 from sqlext.server import ServerOptions, serve
 from sqlext.version import __version__
@@ -26,27 +28,25 @@ try:
 except ImportError:
     from asyncio import run
 
-BENCHMARKS: dict[str, tuple[str, Callable[[], list[Variant]]]] = {
-    "wire": ("wire round trips, one psycopg connection", wire_bench.variants),
-    "leaderboard": ("Leaderboard votes, one client", leaderboard_bench.variants),
-    "logging": ("PE chain batches/s, pipelined client, by command log mode",
-                durability_bench.logging_variants),
+def _variants(title: str, variants: Callable[[], list[Variant]]
+              ) -> Callable[[argparse.Namespace, Output], object]:
+    return lambda args, output: run_variants(title, variants(), output,
+                                             with_peer=args.peer == "postgres")
+
+
+BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
+    "wire": _variants("Wire: one psycopg connection", wire_bench.variants),
+    "leaderboard": _variants("Leaderboard: votes/s, one client", leaderboard_bench.variants),
+    "pe-chain": _variants("PE chain (Figure 7): batches/s, triggers vs client-driven",
+                          chains_bench.pe_variants),
+    "ee-chain": _variants("EE chain (Figure 6): batches/s, triggers vs client-driven",
+                          chains_bench.ee_variants),
+    "recovery": lambda args, output: durability_bench.run_recovery(output),
+    "checkpoint": lambda args, output: durability_bench.run_checkpoint(args.size_mb, output),
+    "spark": lambda args, output: spark_bench.run_spark(
+        output, args.peer == "postgres", tuple(args.rows or spark_bench.SIZES)),
 }
-"""Benchmarks of operations per second, next to the PostgreSQL peer."""
-
-SPECIAL_BENCHMARKS: dict[str, Callable[[argparse.Namespace], object]] = {
-    "recovery": lambda args: durability_bench.run_recovery(args.rounds, _report(args)),
-    "checkpoint": lambda args: durability_bench.run_checkpoint(args.size_mb, args.rounds,
-                                                               _report(args)),
-    "spark": lambda args: spark_bench.run_spark(args.rounds, args.peer == "postgres",
-                                                _report(args), tuple(args.rows or
-                                                                     spark_bench.SIZES)),
-}
-"""Benchmarks that measure something else (seconds, stalls)."""
-
-
-def _report(args: argparse.Namespace) -> Path | None:
-    return Path(args.report) if args.report else None
+"""``sqlext bench NAME``: each starts the servers it needs and publishes its tables."""
 
 
 def _parse_users(values: Sequence[str]) -> dict[str, str]:
@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--password-file", help="file with NAME:PASSWORD lines")
     serve_parser.add_argument("--log-level", default="INFO")
     bench_parser = commands.add_parser("bench", help="run a benchmark next to PostgreSQL")
-    bench_parser.add_argument("name", choices=sorted([*BENCHMARKS, *SPECIAL_BENCHMARKS]))
+    bench_parser.add_argument("name", choices=sorted(BENCHMARKS))
     bench_parser.add_argument("--size-mb", type=int, default=1000,
                               help="checkpoint: database size")
     bench_parser.add_argument("--rows", type=int, action="append",
@@ -105,7 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.add_argument("--rounds", type=int, default=3)
     bench_parser.add_argument("--peer", choices=("postgres", "none"), default="postgres")
     bench_parser.add_argument("--report", default="docs/benchmarks.md",
-                              help="markdown file the result table is appended to")
+                              help="markdown file the result tables are appended to "
+                                   "('' for none)")
+    bench_parser.add_argument("--json", help="also write the results to this JSON file")
     return parser
 
 
@@ -113,13 +115,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=getattr(args, "log_level", "INFO").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if args.command == "bench" and args.name in SPECIAL_BENCHMARKS:
-        SPECIAL_BENCHMARKS[args.name](args)
-        return 0
     if args.command == "bench":
-        title, variants = BENCHMARKS[args.name]
-        run_variants(title, variants(), args.rounds, args.peer == "postgres",
-                     Path(args.report) if args.report else None)
+        output = Output(args.name, args.rounds, Path(args.report) if args.report else None,
+                        Path(args.json) if args.json else None)
+        try:
+            BENCHMARKS[args.name](args, output)
+        except (BenchmarkFailed, PeerUnavailable) as exc:
+            print(f"sqlext bench {args.name}: {exc}", file=sys.stderr)
+            return 1
         return 0
     if args.command == "serve":
         passwords = _parse_users(args.user)

@@ -141,7 +141,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
         columns = translator.query(tree)
         named = readable_outputs(tree, columns)
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
-                       translator.writes, refresh=frozenset(translator.live_tables))
+                       translator.writes, refresh=frozenset(translator.live_tables),
+                       bindings=translator.highest_param)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -154,7 +155,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
             returning, target = translate_delete(translator, tree)
             verb = "DELETE"
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
-                       target, after_insert=_after_insert(translator, verb))
+                       target, after_insert=_after_insert(translator, verb),
+                       bindings=translator.highest_param)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
@@ -232,6 +234,6 @@ def _call(statement: x.Call, translator: Translator) -> Compiled:
         query = exp.select(*values)
         columns = translator.query(query)
         arguments = SqlPlan(to_sqlite(query), _params(translator), _output(columns), "SELECT",
-                            translator.writes)
+                            translator.writes, bindings=translator.highest_param)
     return Compiled(statement, _params(translator), None, utility=statement,
                     call=CallPlan(procedure, arguments))

@@ -150,7 +150,7 @@ class DataflowRuntime:
         plan = compiled.plan
         executor = self.executor
         try:
-            cursor = executor.query(plan.sql, args)
+            cursor = executor.query(plan.sql, plan.bound(args))
             rows = cursor.fetchall() if plan.columns is not None else []
         except engine.Error as exc:
             raise executor.translate_error(exc, token, plan.target, plan.tag) from exc
@@ -180,7 +180,7 @@ class DataflowRuntime:
             return []
         executor = self.executor
         try:
-            row = executor.query(plan.sql, args).fetchone()
+            row = executor.query(plan.sql, plan.bound(args)).fetchone()
         except engine.Error as exc:
             raise executor.translate_error(exc, token) from exc
         return list(row)

@@ -74,6 +74,9 @@ class ExpressionTranslator:
             SqlType(oid) if oid else UNKNOWN for oid in param_types
         ]
         self.settings = settings
+        self.highest_param = 0
+        """The highest parameter number the SQL uses (SQLite binds exactly
+        that many values; PostgreSQL lets a statement leave parameters unused)."""
         self.param_names: dict[str, int] = {}
         """Procedure bodies: parameter name -> number; a name no column
         claims refers to the parameter (as in PostgreSQL SQL functions)."""
@@ -98,6 +101,7 @@ class ExpressionTranslator:
             raise errors.UndefinedParameter(f"there is no parameter ${number}")
         while len(self.params) < number:
             self.params.append(UNKNOWN)
+        self.highest_param = max(self.highest_param, number)
         return number - 1
 
     def param_types(self) -> list[SqlType]:

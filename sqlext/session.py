@@ -513,7 +513,7 @@ class EngineSession:
                 portal.started = True
                 if plan.refresh:
                     self.engine.live_tables.refresh(plan.refresh)
-                cursor = executor.query(plan.sql, portal.params)
+                cursor = executor.query(plan.sql, plan.bound(portal.params))
                 if plan.columns is None:
                     count = stored = cursor.rowcount
                 elif max_rows == 0:

@@ -18,13 +18,22 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Final
 
 import psycopg
 
-from sqlext.bench.harness import Variant, report_table, start_sqlext
+from sqlext.bench.chains import chain_script
+from sqlext.bench.harness import (
+    BenchmarkFailed,
+    Column,
+    Measured,
+    Output,
+    Table,
+    Variant,
+    run_variants,
+    start_sqlext,
+)
 from sqlext.bench.pipeline import send_pipelined
 
 CHAIN_LENGTHS: Final = (1, 5, 10)
@@ -43,21 +52,6 @@ LOG_MODES: Final = {
 }
 
 
-def chain_script(length: int) -> str:
-    """``length`` procedures, each PE-triggered by the stream the one before
-    writes; the last writes a table."""
-    lines = ["CREATE TABLE chain_done (id int, payload text);"]
-    lines += [f"CREATE STREAM chain_{i} (id int NOT NULL, payload text);"
-              for i in range(length)]
-    for step in range(1, length + 1):
-        target = "chain_done" if step == length else f"chain_{step}"
-        lines.append(f"CREATE PROCEDURE step_{step}() LANGUAGE sql AS $$ INSERT INTO {target} "
-                     f"SELECT id, payload FROM chain_{step - 1}; $$;")
-        lines.append(f"CREATE TRIGGER start_{step} AFTER INSERT ON chain_{step - 1} "
-                     f"EXECUTE PROCEDURE step_{step}();")
-    return "\n".join(lines)
-
-
 def feed(conn: psycopg.Connection, batches: int) -> None:
     """One batch per transaction into chain_0, pipelined, then wait until
     every batch went through the chain."""
@@ -66,22 +60,31 @@ def feed(conn: psycopg.Connection, batches: int) -> None:
     conn.execute("SELECT sqlext_drain(600)")
 
 
-def _logging_run(length: int) -> Callable[[str], float]:
-    def run(dsn: str) -> float:
+def _logging_run(length: int, batches: int) -> Callable[[str], Measured]:
+    def run(dsn: str) -> Measured:
         with psycopg.connect(dsn, autocommit=True) as conn:
             schema = f"chain_{time.monotonic_ns()}"
             conn.execute(f"CREATE SCHEMA {schema}")
             conn.execute(f"SET search_path = {schema}")
             conn.execute(chain_script(length))
             started = time.perf_counter()
-            feed(conn, LOGGING_BATCHES)
-            return LOGGING_BATCHES / (time.perf_counter() - started)
+            feed(conn, batches)
+            return Measured(batches / (time.perf_counter() - started))
     return run
 
 
-def logging_variants() -> list[Variant]:
-    return [Variant(f"chain of {length}: {mode}", "sqlext", _logging_run(length), args)
-            for length in CHAIN_LENGTHS for mode, args in LOG_MODES.items()]
+def logging_variants(lengths: tuple[int, ...] = CHAIN_LENGTHS,
+                     batches: int = LOGGING_BATCHES) -> list[Variant]:
+    """Each log mode compared with no log at all."""
+    variants = []
+    for length in lengths:
+        modes = [Variant(f"chain of {length}: {mode}", "sqlext", _logging_run(length, batches),
+                         args)
+                 for mode, args in LOG_MODES.items()]
+        for variant in modes[1:]:
+            variant.versus = modes[0].label
+        variants += modes
+    return variants
 
 
 # --- recovery ---------------------------------------------------------------------------
@@ -98,14 +101,14 @@ class RecoveryResult:
         return statistics.median(self.seconds)
 
 
-def measure_recovery(length: int, mode: str, rounds: int) -> RecoveryResult:
+def measure_recovery(length: int, mode: str, rounds: int, batches: int) -> RecoveryResult:
     with TemporaryDirectory(prefix="sqlext-bench-") as data_dir:
         args = ("--data-dir", data_dir, "--recovery", mode, "--checkpoint-interval-s", "1e9",
                 "--checkpoint-log-mb", "1e6")
         server = start_sqlext(*args)
         with psycopg.connect(server.dsn, autocommit=True) as conn:
             conn.execute(chain_script(length))
-            feed(conn, RECOVERY_BATCHES)
+            feed(conn, batches)
         seconds: list[float] = []
         records = 0
         for _ in range(rounds):
@@ -117,37 +120,43 @@ def measure_recovery(length: int, mode: str, rounds: int) -> RecoveryResult:
             seconds.append(float(done.group(1)))
             records = int(done.group(2))
         with psycopg.connect(server.dsn, autocommit=True) as conn:
-            assert conn.execute("SELECT count(*) FROM chain_done").fetchone() == (
-                RECOVERY_BATCHES,)
+            recovered = conn.execute("SELECT count(*) FROM chain_done").fetchone()
+            if recovered != (batches,):
+                raise BenchmarkFailed(f"recovered {recovered} batches, not {batches}")
         server.kill()
     return RecoveryResult(length, mode, seconds, records)
 
 
-def run_recovery(rounds: int, report: Path | None) -> list[RecoveryResult]:
+def run_recovery(output: Output, lengths: tuple[int, ...] = CHAIN_LENGTHS,
+                 logging_batches: int = LOGGING_BATCHES,
+                 batches: int = RECOVERY_BATCHES) -> list[RecoveryResult]:
+    """S-Store's Figure 8: logging throughput by log mode (8a), then the
+    recovery time of each chain in each mode (8b)."""
+    run_variants("Figure 8a: PE chain batches/s, pipelined client, by command log mode",
+                 logging_variants(lengths, logging_batches), output)
     results = []
-    for length in CHAIN_LENGTHS:
+    for length in lengths:
         for mode in ("strong", "weak"):
-            result = measure_recovery(length, mode, rounds)
+            result = measure_recovery(length, mode, output.rounds, batches)
             print(f"  chain of {length}, {mode}: {result.records} records, recovery "
                   + ", ".join(f"{s:.2f} s" for s in result.seconds), flush=True)
             results.append(result)
-    weak = {r.length: r.median for r in results if r.mode == "weak"}
-    lines = [f"| recovery of {RECOVERY_BATCHES:,} batches | recovery | records replayed | "
-             "median s | min s | max s | records/s | vs chain of 1 |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    first = {r.mode: r.median for r in results if r.length == lengths[0]}
+    table = Table(f"Figure 8b: recovery of {batches:,} batches after SIGKILL (log replay, "
+                  "no snapshot)",
+                  [Column("chain"), Column("recovery"), Column("records replayed", ","),
+                   Column("median s", ".2f"), Column("min s", ".2f"), Column("max s", ".2f"),
+                   Column("records/s", ",.0f"), Column(f"x chain of {lengths[0]}", ".2f")])
     for r in results:
-        base = weak[CHAIN_LENGTHS[0]] if r.mode == "weak" else next(
-            x.median for x in results if x.mode == "strong" and x.length == CHAIN_LENGTHS[0])
-        lines.append(f"| chain of {r.length} | {r.mode} | {r.records:,} | {r.median:.2f} | "
-                     f"{min(r.seconds):.2f} | {max(r.seconds):.2f} | "
-                     f"{r.records / r.median:,.0f} | {r.median / base:.2f}x |")
-    report_table("Recovery time after SIGKILL (log replay, no snapshot)", lines, rounds, report)
+        table.rows.append([f"chain of {r.length}", r.mode, r.records, r.median, min(r.seconds),
+                           max(r.seconds), r.records / r.median, r.median / first[r.mode]])
+    output.publish(table)
     return results
 
 
 # --- checkpoint stall ----------------------------------------------------------------
 
-def run_checkpoint(megabytes: int, rounds: int, report: Path | None) -> list[float]:
+def run_checkpoint(megabytes: int, output: Output) -> list[float]:
     """Stalls (ms) of ``rounds`` checkpoints taken while a chain is fed."""
     with TemporaryDirectory(prefix="sqlext-bench-") as data_dir:
         server = start_sqlext("--data-dir", data_dir, "--checkpoint-interval-s", "1e9",
@@ -159,7 +168,7 @@ def run_checkpoint(megabytes: int, rounds: int, report: Path | None) -> list[flo
             conn.execute("INSERT INTO ballast SELECT n, repeat('x', 1000) FROM "
                          "generate_series(1, %s) AS n", (rows,))
             conn.execute(chain_script(3))
-            for _ in range(rounds):
+            for _ in range(output.rounds):
                 started = time.perf_counter()
                 _checkpoint_while_feeding(conn, control)
                 print(f"  checkpoint in {time.perf_counter() - started:.1f} s", flush=True)
@@ -168,12 +177,10 @@ def run_checkpoint(megabytes: int, rounds: int, report: Path | None) -> list[flo
             size = control.execute("SELECT max(size_bytes) FROM sqlext_checkpoints"
                                    ).fetchone()[0]
         server.kill()
-    lines = ["| database | checkpoints | median stall ms | max stall ms |",
-             "|---:|---:|---:|---:|",
-             f"| {size / 1e9:.2f} GB | {len(stalls)} | {statistics.median(stalls):.1f} | "
-             f"{max(stalls):.1f} |"]
-    report_table("Checkpoint stall while a stream runs (fork, copy-on-write)", lines, rounds,
-            report)
+    output.publish(Table("Checkpoint stall while a stream runs (fork, copy-on-write)",
+                         [Column("database GB", ".2f"), Column("checkpoints", ","),
+                          Column("median stall ms", ".1f"), Column("max stall ms", ".1f")],
+                         [[size / 1e9, len(stalls), statistics.median(stalls), max(stalls)]]))
     return stalls
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import platform
 import re
@@ -22,16 +23,40 @@ from sqlext.peer import PostgresPeer
 _LISTENING = re.compile(r"listening on (\S+):(\d+)")
 
 
+@dataclass(frozen=True)
+class Measured:
+    """What one run of a variant gives: its rate and, for workloads whose
+    variants must end in the same state, that state (compared after every
+    round; the benchmark fails when two differ)."""
+
+    rate: float
+    state: object = None
+
+
 @dataclass
 class Variant:
-    """One workload on one server: ``run(dsn)`` returns operations per second."""
+    """One workload on one target: ``run(dsn)`` returns operations per second."""
 
     workload: str
     target: str
-    """Which server it talks to: 'sqlext' or 'postgres'."""
-    run: Callable[[str], float]
+    """Where it runs: 'sqlext', 'postgres' or 'local' (no server: ``run('')``)."""
+    run: Callable[[str], Measured]
     server: tuple[str, ...] = ("--in-memory",)
     """sqlext's options (``{data_dir}`` becomes a fresh temporary directory)."""
+    versus: str | None = None
+    """The label of the variant this one's rate is compared with; by default
+    the PostgreSQL variant of the same workload."""
+    agrees_with: str = ""
+    """Variants with the same non-empty key here must end in the same state
+    (default: those of the same workload)."""
+
+    @property
+    def state_group(self) -> str:
+        return self.agrees_with or self.workload
+
+    @property
+    def label(self) -> str:
+        return f"{self.target}: {self.workload}"
 
 
 @dataclass
@@ -42,6 +67,10 @@ class Result:
     @property
     def median(self) -> float:
         return statistics.median(self.rates)
+
+
+class BenchmarkFailed(RuntimeError):
+    """Variants that must agree ended in different states."""
 
 
 @dataclass
@@ -118,64 +147,126 @@ def machine_description() -> str:
             f"{platform.system()} {platform.release()}, server event loop: {loop}")
 
 
-def run_variants(title: str, variants: list[Variant], rounds: int, with_peer: bool,
-                 report: Path | None) -> list[Result]:
+@dataclass(frozen=True)
+class Column:
+    header: str
+    format: str = ""
+    """A format spec for numbers (``",.0f"``); text columns leave it empty."""
+
+    def cell(self, value: object) -> str:
+        if value is None:
+            return ""
+        return format(value, self.format) if self.format else str(value)
+
+
+@dataclass
+class Table:
+    """A result table: written as markdown to the report and as raw values to
+    the JSON file."""
+
+    title: str
+    columns: list[Column]
+    rows: list[list[object]] = field(default_factory=list)
+
+    def markdown(self) -> str:
+        lines = ["| " + " | ".join(c.header for c in self.columns) + " |",
+                 "|" + "|".join("---:" if c.format else "---" for c in self.columns) + "|"]
+        lines += ["| " + " | ".join(c.cell(v) for c, v in zip(self.columns, row, strict=True))
+                  + " |" for row in self.rows]
+        return "\n".join(lines)
+
+    def as_json(self) -> dict[str, object]:
+        headers = [c.header for c in self.columns]
+        return {"title": self.title,
+                "rows": [dict(zip(headers, row, strict=True)) for row in self.rows]}
+
+
+@dataclass
+class Output:
+    """Where a benchmark's tables go besides the terminal: appended to the
+    markdown ``report``, and all of one run's tables into ``json``."""
+
+    benchmark: str
+    rounds: int
+    report: Path | None = None
+    json: Path | None = None
+    tables: list[Table] = field(default_factory=list)
+
+    def publish(self, table: Table) -> None:
+        print(f"\n{table.title}\n\n{table.markdown()}", flush=True)
+        self.tables.append(table)
+        if self.report is not None:
+            with self.report.open("a", encoding="utf-8") as handle:
+                handle.write(f"\n### {table.title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
+                handle.write(f"Command: `sqlext bench {self.benchmark} --rounds {self.rounds}`. "
+                             f"Machine: {machine_description()}.\n\n")
+                handle.write(table.markdown() + "\n")
+        if self.json is not None:
+            self.json.write_text(json.dumps({
+                "benchmark": self.benchmark, "rounds": self.rounds,
+                "machine": machine_description(), "date": datetime.now(UTC).isoformat(),
+                "tables": [t.as_json() for t in self.tables]}, indent=2) + "\n")
+
+
+def run_variants(title: str, variants: list[Variant], output: Output,
+                 with_peer: bool = True) -> list[Result]:
+    """Every round runs every variant once, on servers started here (one per
+    distinct set of sqlext options, and the PostgreSQL peer when a variant
+    needs it and ``with_peer``)."""
     results = [Result(v) for v in variants if with_peer or v.target != "postgres"]
-    peer = PostgresPeer().start() if with_peer else None
-    try:
-        with ExitStack() as servers:
-            dsns: dict[tuple[str, ...], str] = {}
-            for variant in (r.variant for r in results if r.variant.target == "sqlext"):
-                if variant.server not in dsns:
-                    data_dir = servers.enter_context(TemporaryDirectory(prefix="sqlext-bench-"))
-                    args = [a.replace("{data_dir}", data_dir) for a in variant.server]
-                    dsns[variant.server] = servers.enter_context(sqlext_server(*args))
-            for round_number in range(1, rounds + 1):
-                for result in results:
-                    variant = result.variant
-                    target_dsn = dsns[variant.server] if variant.target == "sqlext" else (
-                        peer.dsn)  # type: ignore[union-attr]
-                    rate = variant.run(target_dsn)
-                    result.rates.append(rate)
-                    print(f"  round {round_number}/{rounds} {result.variant.workload} on "
-                          f"{result.variant.target}: {rate:,.0f}/s", flush=True)
-    finally:
-        if peer is not None:
-            peer.stop()
-    table = format_table(title, results)
-    print(table)
-    if report is not None:
-        append_report(report, title, rounds, table)
+    needs_peer = any(r.variant.target == "postgres" for r in results)
+    with ExitStack() as servers:
+        peer = servers.enter_context(PostgresPeer()) if needs_peer else None
+        dsns: dict[tuple[str, ...], str] = {}
+        for variant in (r.variant for r in results if r.variant.target == "sqlext"):
+            if variant.server not in dsns:
+                data_dir = servers.enter_context(TemporaryDirectory(prefix="sqlext-bench-"))
+                args = [a.replace("{data_dir}", data_dir) for a in variant.server]
+                dsns[variant.server] = servers.enter_context(sqlext_server(*args))
+        for round_number in range(1, output.rounds + 1):
+            states: dict[str, dict[str, object]] = {}
+            for result in results:
+                variant = result.variant
+                dsn = ""
+                if variant.target == "sqlext":
+                    dsn = dsns[variant.server]
+                elif peer is not None and variant.target == "postgres":
+                    dsn = peer.dsn
+                measured = variant.run(dsn)
+                result.rates.append(measured.rate)
+                if measured.state is not None:
+                    states.setdefault(variant.state_group, {})[variant.label] = measured.state
+                print(f"  round {round_number}/{output.rounds} {variant.label}: "
+                      f"{measured.rate:,.0f}/s", flush=True)
+            for group in states.values():
+                _check_same_state(group)
+    output.publish(results_table(title, results))
     return results
 
 
-def report_table(title: str, lines: list[str], rounds: int, report: Path | None) -> None:
-    """Print a result table and append it to ``report`` (when given)."""
-    table = "\n".join(lines)
-    print(table)
-    if report is not None:
-        append_report(report, title, rounds, table)
+def _check_same_state(states: dict[str, object]) -> None:
+    if not states:
+        return
+    first_label, first = next(iter(states.items()))
+    differing = [label for label, state in states.items() if state != first]
+    if differing:
+        raise BenchmarkFailed(f"final states differ: {', '.join(differing)} did not end "
+                              f"in the state of {first_label}")
 
 
-def append_report(report: Path, title: str, rounds: int, table: str) -> None:
-    """A result table, dated and with the machine, at the end of ``report``."""
-    with report.open("a", encoding="utf-8") as handle:
-        handle.write(f"\n### {title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
-        handle.write(f"Machine: {machine_description()}. Rounds: {rounds}.\n\n")
-        handle.write(table + "\n")
-
-
-def format_table(title: str, results: list[Result]) -> str:
-    """Medians per workload and server, and sqlext's rate relative to the
-    peer's for the same workload measured in the same run."""
-    lines = [f"| {title} | server | median/s | min/s | max/s | sqlext / postgres |",
-             "|---|---|---:|---:|---:|---:|"]
-    peers = {r.variant.workload: r.median for r in results if r.variant.target == "postgres"}
+def results_table(title: str, results: list[Result]) -> Table:
+    """Median and range per variant, and its rate relative to the variant it
+    is compared with, measured in the same run."""
+    medians = {r.variant.label: r.median for r in results}
+    table = Table(title, [Column("workload"), Column("server"), Column("median/s", ",.0f"),
+                          Column("min/s", ",.0f"), Column("max/s", ",.0f"),
+                          Column("compared with"), Column("ratio (x)", ".2f")])
     for result in results:
-        peer = peers.get(result.variant.workload)
-        ratio = (f"{result.median / peer:.2f}x"
-                 if peer and result.variant.target == "sqlext" else "")
-        lines.append(
-            f"| {result.variant.workload} | {result.variant.target} | {result.median:,.0f} | "
-            f"{min(result.rates):,.0f} | {max(result.rates):,.0f} | {ratio} |")
-    return "\n".join(lines)
+        variant = result.variant
+        versus = variant.versus or (f"postgres: {variant.workload}"
+                                    if variant.target == "sqlext" else None)
+        base = medians.get(versus) if versus else None
+        table.rows.append([variant.workload, variant.target, result.median, min(result.rates),
+                           max(result.rates), versus if base else None,
+                           result.median / base if base else None])
+    return table

@@ -4,22 +4,24 @@ feed it one vote per transaction, waiting for each or pipelined."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Final
 
 import psycopg
 
 from sqlext.bench import pipeline
-from sqlext.bench.harness import Variant
+from sqlext.bench.harness import Measured, Variant
 
-SCHEMA_FILE: Final = Path(__file__).resolve().parents[2] / "examples" / "leaderboard" / (
-    "leaderboard.sql")
+EXAMPLE_DIR: Final = Path(__file__).resolve().parents[2] / "examples" / "leaderboard"
+SCHEMA_FILE: Final = EXAMPLE_DIR / "leaderboard.sql"
 CONTESTANTS: Final = 50
 INSERT_VOTE: Final = "INSERT INTO votes_in VALUES ($1, $2, $3)"
-BENCH_VOTES: Final = 20_000
+BENCH_VOTES: Final = 10_000
 DURABLE: Final = ("--data-dir", "{data_dir}", "--recovery", "strong")
 
 Vote = tuple[int, int, int]
@@ -75,25 +77,105 @@ def send_pipelined(conn: psycopg.Connection, votes: list[Vote]) -> None:
     pipeline.send_pipelined(conn, INSERT_VOTE.encode(), votes)
 
 
-def _dataflow(send: Callable[[psycopg.Connection, list[Vote]], None]) -> Callable[[str], float]:
-    def run(dsn: str) -> float:
-        votes = list(generate_votes(BENCH_VOTES))
+def send_client_driven(conn: psycopg.Connection, votes: list[Vote]) -> None:
+    """Three CALLs per vote, each a transaction of its own, each waited for:
+    the next step may only run on a committed result."""
+    for vote in votes:
+        conn.execute("CALL lb_validate(%s, %s, %s)", vote, prepare=True)
+        conn.execute("CALL lb_count(%s)", (vote[0],), prepare=True)
+        conn.execute("CALL lb_remove()", prepare=True)
+
+
+def tables_script() -> str:
+    """The tables of the Leaderboard (leaderboard.sql up to its streams)."""
+    script = SCHEMA_FILE.read_text()
+    return script[:script.index("CREATE STREAM")]
+
+
+def load_procedures(conn: psycopg.Connection) -> None:
+    """The Leaderboard as procedures a client calls (client_driven.sql)."""
+    conn.execute(tables_script())
+    conn.execute((EXAMPLE_DIR / "client_driven.sql").read_text())
+
+
+def load_postgres_triggers(conn: psycopg.Connection) -> None:
+    """The procedures, run by a PL/pgSQL trigger on each inserted vote."""
+    load_procedures(conn)
+    conn.execute((EXAMPLE_DIR / "postgres_triggers.sql").read_text())
+
+
+def final_state(conn: psycopg.Connection) -> tuple[object, ...]:
+    """What every way of running the benchmark must agree on."""
+    return tuple(conn.execute(query).fetchall() for query in (
+        "SELECT valid_votes, trending, overall FROM board_history ORDER BY valid_votes",
+        "SELECT contestant_number, num_votes FROM leaderboard ORDER BY contestant_number",
+        "SELECT cnt, total FROM votes_count",
+        "SELECT contestant_number, num_votes FROM removals ORDER BY round",
+        "SELECT contestant_number, count(*) FROM votes GROUP BY contestant_number "
+        "ORDER BY contestant_number"))
+
+
+def _run(setup: Callable[[psycopg.Connection], None],
+         send: Callable[[psycopg.Connection, list[Vote]], None],
+         count: int, drain: bool = False) -> Callable[[str], Measured]:
+    def run(dsn: str) -> Measured:
+        votes = list(generate_votes(count))
         with psycopg.connect(dsn, autocommit=True) as conn:
-            load(conn, f"lb_{time.monotonic_ns()}")
+            schema = f"lb_{time.monotonic_ns()}"
+            conn.execute(f"CREATE SCHEMA {schema}")
+            conn.execute(f"SET search_path = {schema}")
+            setup(conn)
             started = time.perf_counter()
             send(conn, votes)
-            conn.execute("SELECT sqlext_drain(600)")
-            return len(votes) / (time.perf_counter() - started)
+            if drain:
+                conn.execute("SELECT sqlext_drain(600)")
+            rate = len(votes) / (time.perf_counter() - started)
+            return Measured(rate, final_state(conn))
     return run
 
 
-def variants() -> list[Variant]:
-    return [
-        Variant("dataflow, pipelined client, --in-memory", "sqlext",
-                _dataflow(send_pipelined)),
-        Variant("dataflow, waiting client, --in-memory", "sqlext", _dataflow(send_waiting)),
+def _fsync_rate(seconds: float) -> Callable[[str], Measured]:
+    """Appends of 256 bytes, each followed by fdatasync (as the command log
+    does), on the file system that holds the benchmark's data directories."""
+    def run(_dsn: str) -> Measured:
+        with TemporaryDirectory(prefix="sqlext-bench-") as directory:
+            descriptor = os.open(Path(directory) / "fsync", os.O_WRONLY | os.O_CREAT
+                                 | os.O_APPEND, 0o644)
+            try:
+                count = 0
+                started = time.perf_counter()
+                while (elapsed := time.perf_counter() - started) < seconds:
+                    os.write(descriptor, b"x" * 256)
+                    os.fdatasync(descriptor)
+                    count += 1
+            finally:
+                os.close(descriptor)
+            return Measured(count / elapsed)
+    return run
+
+
+def variants(votes: int = BENCH_VOTES, fsync_seconds: float = 3.0) -> list[Variant]:
+    def load_dataflow(conn: psycopg.Connection) -> None:
+        load(conn)
+
+    pg_pipelined = "triggers (PL/pgSQL), pipelined client"
+    pg_client = "client-driven (3 CALLs per vote), waiting client"
+    fsync = Variant("fdatasync of 256 appended bytes", "local", _fsync_rate(fsync_seconds))
+    agreeing = [
         Variant("dataflow, pipelined client, strong recovery, group commit", "sqlext",
-                _dataflow(send_pipelined), DURABLE),
+                _run(load_dataflow, send_pipelined, votes, drain=True), DURABLE,
+                versus=f"postgres: {pg_pipelined}"),
         Variant("dataflow, waiting client, strong recovery, group commit", "sqlext",
-                _dataflow(send_waiting), DURABLE),
+                _run(load_dataflow, send_waiting, votes, drain=True), DURABLE,
+                versus=fsync.label),
+        Variant(f"{pg_client}, strong recovery, group commit", "sqlext",
+                _run(load_procedures, send_client_driven, votes), DURABLE,
+                versus=f"postgres: {pg_client}"),
+        Variant(pg_pipelined, "postgres", _run(load_postgres_triggers, send_pipelined, votes)),
+        Variant("triggers (PL/pgSQL), waiting client", "postgres",
+                _run(load_postgres_triggers, send_waiting, votes)),
+        Variant(pg_client, "postgres", _run(load_procedures, send_client_driven, votes)),
     ]
+    for variant in agreeing:
+        variant.agrees_with = "leaderboard"
+    return [*agreeing, fsync]

@@ -20,7 +20,7 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Final
 
-from sqlext.bench.harness import report_table, start_sqlext
+from sqlext.bench.harness import Column, Output, Table, start_sqlext
 from sqlext.peer import PostgresPeer
 
 if TYPE_CHECKING:  # pyspark is imported when the benchmark runs, not by every CLI start
@@ -123,8 +123,7 @@ def _warm_up(spark: SparkSession, urls: dict[str, str], rows: int) -> None:
     data.unpersist()
 
 
-def run_spark(rounds: int, with_peer: bool, report: Path | None,
-              sizes: tuple[int, ...] = SIZES,
+def run_spark(output: Output, with_peer: bool, sizes: tuple[int, ...] = SIZES,
               spark: SparkSession | None = None) -> list[Timing]:
     """Medians of ``rounds`` writes and reads per size; ``spark``: an existing
     session (the test suite's), else one is started and stopped here."""
@@ -142,7 +141,7 @@ def run_spark(rounds: int, with_peer: bool, report: Path | None,
                 _warm_up(session, urls, min(20_000, *sizes))
                 for rows in sizes:
                     data = frame(session, rows)
-                    for _ in range(rounds):
+                    for _ in range(output.rounds):
                         for target, url in urls.items():
                             pid = server.process.pid if target == "sqlext" else None
                             _round(session, data, rows, url, pid, timings, target)
@@ -155,21 +154,22 @@ def run_spark(rounds: int, with_peer: bool, report: Path | None,
         if own_session:
             session.stop()
     results = list(timings.values())
-    report_table("Spark JDBC write and read (8 columns, 2 partitions)", _table(results),
-                 rounds, report)
+    output.publish(_table(results))
     return results
 
 
-def _table(results: list[Timing]) -> list[str]:
+def _table(results: list[Timing]) -> Table:
     peers = {(t.rows, t.operation): t.median for t in results if t.target == "postgres"}
-    lines = ["| rows | operation | server | median s | min s | max s | rows/s | "
-             "server CPU s | sqlext / postgres time |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    table = Table("Spark JDBC write and read (8 columns, 2 partitions)",
+                  [Column("rows", ","), Column("operation"), Column("server"),
+                   Column("median s", ".2f"), Column("min s", ".2f"), Column("max s", ".2f"),
+                   Column("rows/s", ",.0f"), Column("server CPU s", ".2f"),
+                   Column("sqlext / postgres time", ".2f")])
     for t in results:
         peer = peers.get((t.rows, t.operation))
-        ratio = f"{t.median / peer:.2f}x" if peer and t.target == "sqlext" else ""
-        cpu = f"{statistics.median(t.server_cpu):.2f}" if t.target == "sqlext" else ""
-        lines.append(f"| {t.rows:,} | {t.operation} | {t.target} | {t.median:.2f} | "
-                     f"{min(t.seconds):.2f} | {max(t.seconds):.2f} | "
-                     f"{t.rows / t.median:,.0f} | {cpu} | {ratio} |")
-    return lines
+        sqlext = t.target == "sqlext"
+        table.rows.append([t.rows, t.operation, t.target, t.median, min(t.seconds),
+                           max(t.seconds), t.rows / t.median,
+                           statistics.median(t.server_cpu) if sqlext else None,
+                           t.median / peer if peer and sqlext else None])
+    return table

@@ -209,6 +209,24 @@ def test_call_runs_procedures_atomically(dataflow: psycopg.Connection) -> None:
                            "SELECT 1 $$") == "42723"
 
 
+def test_procedure_statements_may_leave_parameters_unused(
+        dataflow: psycopg.Connection) -> None:
+    """As in PostgreSQL, a statement of a body uses any subset of the
+    parameters: none, only the first, only the last."""
+    conn = dataflow
+    conn.execute("""
+        CREATE TABLE log (a int, b text);
+        CREATE PROCEDURE record(first int, second text) BEGIN ATOMIC
+            INSERT INTO log VALUES (0, 'none');
+            INSERT INTO log VALUES (first, 'first');
+            INSERT INTO log VALUES (-1, second);
+        END;
+    """)
+    conn.execute("CALL record(7, %s)", ("last",))
+    assert conn.execute("SELECT a, b FROM log ORDER BY a").fetchall() == [
+        (-1, "last"), (0, "none"), (7, "first")]
+
+
 def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connection) -> None:
     conn = dataflow
     conn.execute("""

@@ -1,0 +1,86 @@
+"""Every ``sqlext bench`` at tiny sizes, one round, so the benchmarks never
+rot: they start their servers (and the PostgreSQL peer), finish, agree on
+the final state where they must, and publish their tables. Their figures
+come from full runs (docs/benchmarks.md), never from here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sqlext.bench import chains, durability, leaderboard, wire
+from sqlext.bench.harness import BenchmarkFailed, Measured, Output, Variant, run_variants
+from sqlext.cli import main
+
+
+def _rows(output: Output) -> dict[tuple[str, str], dict[str, object]]:
+    return {(str(row["workload"]), str(row["server"])): row
+            for table in output.tables for row in table.as_json()["rows"]}  # type: ignore[union-attr]
+
+
+def test_leaderboard_variants_agree_with_each_other_and_postgres() -> None:
+    output = Output("leaderboard", rounds=1)
+    results = run_variants("smoke", leaderboard.variants(votes=300, fsync_seconds=0.2),
+                           output)
+    assert {r.variant.target for r in results} == {"sqlext", "postgres", "local"}
+    rows = _rows(output)
+    dataflow = rows[("dataflow, pipelined client, strong recovery, group commit", "sqlext")]
+    assert dataflow["compared with"] == "postgres: triggers (PL/pgSQL), pipelined client"
+    assert isinstance(dataflow["ratio (x)"], float) and dataflow["ratio (x)"] > 0
+
+
+def test_leaderboard_states_are_really_compared() -> None:
+    """A variant that ends elsewhere fails the benchmark."""
+    honest = leaderboard.variants(votes=120)[2]  # client-driven, on sqlext
+    cheat = Variant("cheat", "sqlext", lambda dsn: Measured(1.0, ("other",)),
+                    agrees_with="leaderboard")
+    honest.server = cheat.server
+    with pytest.raises(BenchmarkFailed, match="cheat"):
+        run_variants("smoke", [honest, cheat], Output("leaderboard", rounds=1),
+                     with_peer=False)
+
+
+def test_chains_compare_triggers_with_client_driven() -> None:
+    output = Output("pe-chain", rounds=1)
+    run_variants("smoke", chains.pe_variants((1, 3), batches=20)
+                 + chains.ee_variants((2,), batches=20), output)
+    rows = _rows(output)
+    assert rows[("chain of 3, PE triggers", "sqlext")]["compared with"] == (
+        "sqlext: chain of 3, client-driven")
+    assert rows[("chain of 2, EE triggers", "sqlext")]["compared with"] == (
+        "sqlext: chain of 2, client-driven")
+
+
+def test_wire_against_postgres() -> None:
+    output = Output("wire", rounds=1)
+    run_variants("smoke", wire.variants(round_trips=50, fetch_rows=500), output)
+    rows = _rows(output)
+    assert len(rows) == 8
+    assert all(row["ratio (x)"] for (_, server), row in rows.items() if server == "sqlext")
+
+
+def test_recovery_and_checkpoint(tmp_path: Path) -> None:
+    output = Output("recovery", rounds=1)
+    results = durability.run_recovery(output, lengths=(1, 2), logging_batches=20, batches=50)
+    assert {(r.length, r.mode) for r in results} == {(1, "strong"), (1, "weak"), (2, "strong"),
+                                                     (2, "weak")}
+    assert all(r.records > 0 for r in results)
+    stalls = durability.run_checkpoint(1, Output("checkpoint", rounds=1))
+    assert len(stalls) == 1 and stalls[0] >= 0
+
+
+def test_cli_writes_the_report_and_json(tmp_path: Path) -> None:
+    """``sqlext bench ee-chain`` at its default sizes, as a user runs it."""
+    report, results = tmp_path / "benchmarks.md", tmp_path / "results.json"
+    assert main(["bench", "ee-chain", "--rounds", "1", "--report", str(report),
+                 "--json", str(results)]) == 0
+    document = json.loads(results.read_text())
+    assert document["benchmark"] == "ee-chain" and document["rounds"] == 1
+    [table] = document["tables"]
+    assert len(table["rows"]) == 2 * len(chains.EE_LENGTHS)
+    assert all(row["median/s"] > 0 for row in table["rows"])
+    text = report.read_text()
+    assert "EE chain (Figure 6)" in text and "sqlext bench ee-chain --rounds 1" in text
+
