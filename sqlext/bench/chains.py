@@ -19,13 +19,12 @@ the disk; ``sqlext bench recovery`` measures the chains with the log.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Final
 
 import psycopg
 
-from sqlext.bench.harness import Measured, Variant
+from sqlext.bench.harness import Measured, Variant, timed_run
 from sqlext.bench.pipeline import send_pipelined
 
 PE_LENGTHS: Final = (1, 2, 4, 6, 8, 10)
@@ -79,83 +78,62 @@ def client_ee_script(length: int) -> str:
     return "\n".join(lines)
 
 
-def _in_fresh_schema(conn: psycopg.Connection, script: str) -> None:
-    schema = f"chain_{time.monotonic_ns()}"
-    conn.execute(f"CREATE SCHEMA {schema}")
-    conn.execute(f"SET search_path = {schema}")
-    conn.execute(script)
+Runner = Callable[[int, int], Callable[[str], Measured]]
+"""(chain length, batches) -> a variant's run."""
 
 
-def _done(conn: psycopg.Connection, table: str) -> object:
-    return conn.execute(f"SELECT count(*), sum(id) FROM {table}").fetchone()
+def feed_chain(conn: psycopg.Connection, batches: int) -> None:
+    """One batch per transaction into chain_0, pipelined, then wait until
+    every batch went through the chain."""
+    send_pipelined(conn, b"INSERT INTO chain_0 VALUES ($1, 'payload')",
+                   ((batch,) for batch in range(batches)))
+    conn.execute("SELECT sqlext_drain(600)")
 
 
-def _timed(conn: psycopg.Connection, feed: Callable[[], None], batches: int,
-           table: str) -> Measured:
-    started = time.perf_counter()
-    feed()
-    return Measured(batches / (time.perf_counter() - started), _done(conn, table))
+def _script(text: str) -> Callable[[psycopg.Connection], object]:
+    return lambda conn: conn.execute(text)
+
+
+def _rows_of(table: str) -> Callable[[psycopg.Connection], object]:
+    return lambda conn: conn.execute(f"SELECT count(*), sum(id) FROM {table}").fetchone()
 
 
 def _pe_triggers(length: int, batches: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            _in_fresh_schema(conn, chain_script(length))
-
-            def feed() -> None:
-                send_pipelined(conn, b"INSERT INTO chain_0 VALUES ($1, 'payload')",
-                               ((batch,) for batch in range(batches)))
-                conn.execute("SELECT sqlext_drain(600)")
-            return _timed(conn, feed, batches, "chain_done")
-    return run
+    return timed_run(_script(chain_script(length)), lambda conn: feed_chain(conn, batches),
+                     batches, _rows_of("chain_done"))
 
 
 def _pe_client(length: int, batches: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            _in_fresh_schema(conn, client_chain_script(length))
-            calls = [f"CALL step_{step}(%s, %s)" for step in range(1, length + 1)]
+    calls = [f"CALL step_{step}(%s, %s)" for step in range(1, length + 1)]
 
-            def feed() -> None:
-                for batch in range(batches):
-                    for call in calls:
-                        conn.execute(call, (batch, "payload"), prepare=True)
-            return _timed(conn, feed, batches, "chain_done")
-    return run
+    def work(conn: psycopg.Connection) -> None:
+        for batch in range(batches):
+            for call in calls:
+                conn.execute(call, (batch, "payload"), prepare=True)
+    return timed_run(_script(client_chain_script(length)), work, batches,
+                     _rows_of("chain_done"))
 
 
 def _ee_triggers(length: int, batches: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            _in_fresh_schema(conn, ee_chain_script(length))
-
-            def feed() -> None:
-                for batch in range(batches):
-                    conn.execute("INSERT INTO ee_0 VALUES (%s, 'payload')", (batch,),
-                                 prepare=True)
-            return _timed(conn, feed, batches, "ee_done")
-    return run
+    def work(conn: psycopg.Connection) -> None:
+        for batch in range(batches):
+            conn.execute("INSERT INTO ee_0 VALUES (%s, 'payload')", (batch,), prepare=True)
+    return timed_run(_script(ee_chain_script(length)), work, batches, _rows_of("ee_done"))
 
 
 def _ee_client(length: int, batches: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            _in_fresh_schema(conn, client_ee_script(length))
-            inserts = [f"INSERT INTO ee_{step} VALUES (%s, 'payload')" for step in range(length)]
-            inserts.append("INSERT INTO ee_done VALUES (%s, 'payload')")
+    inserts = [f"INSERT INTO ee_{step} VALUES (%s, 'payload')" for step in range(length)]
+    inserts.append("INSERT INTO ee_done VALUES (%s, 'payload')")
 
-            def feed() -> None:
-                for batch in range(batches):
-                    with conn.transaction():
-                        for insert in inserts:
-                            conn.execute(insert, (batch,), prepare=True)
-            return _timed(conn, feed, batches, "ee_done")
-    return run
+    def work(conn: psycopg.Connection) -> None:
+        for batch in range(batches):
+            with conn.transaction():
+                for insert in inserts:
+                    conn.execute(insert, (batch,), prepare=True)
+    return timed_run(_script(client_ee_script(length)), work, batches, _rows_of("ee_done"))
 
 
-def _versus(length: int, kind: str,
-            with_triggers: Callable[[int, int], Callable[[str], Measured]],
-            client_driven: Callable[[int, int], Callable[[str], Measured]],
+def _versus(length: int, kind: str, with_triggers: Runner, client_driven: Runner,
             batches: int) -> list[Variant]:
     """The chain with triggers, compared with the same chain client-driven;
     both must end with the same rows."""

@@ -23,7 +23,7 @@ from typing import Final
 
 import psycopg
 
-from sqlext.bench.chains import chain_script
+from sqlext.bench.chains import chain_script, feed_chain
 from sqlext.bench.harness import (
     BenchmarkFailed,
     Column,
@@ -33,8 +33,8 @@ from sqlext.bench.harness import (
     Variant,
     run_variants,
     start_sqlext,
+    timed_run,
 )
-from sqlext.bench.pipeline import send_pipelined
 
 CHAIN_LENGTHS: Final = (1, 5, 10)
 LOGGING_BATCHES: Final = 1_000
@@ -52,25 +52,9 @@ LOG_MODES: Final = {
 }
 
 
-def feed(conn: psycopg.Connection, batches: int) -> None:
-    """One batch per transaction into chain_0, pipelined, then wait until
-    every batch went through the chain."""
-    send_pipelined(conn, b"INSERT INTO chain_0 VALUES ($1, 'payload')",
-                   ((batch,) for batch in range(batches)))
-    conn.execute("SELECT sqlext_drain(600)")
-
-
 def _logging_run(length: int, batches: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            schema = f"chain_{time.monotonic_ns()}"
-            conn.execute(f"CREATE SCHEMA {schema}")
-            conn.execute(f"SET search_path = {schema}")
-            conn.execute(chain_script(length))
-            started = time.perf_counter()
-            feed(conn, batches)
-            return Measured(batches / (time.perf_counter() - started))
-    return run
+    return timed_run(lambda conn: conn.execute(chain_script(length)),
+                     lambda conn: feed_chain(conn, batches), batches)
 
 
 def logging_variants(lengths: tuple[int, ...] = CHAIN_LENGTHS,
@@ -108,7 +92,7 @@ def measure_recovery(length: int, mode: str, rounds: int, batches: int) -> Recov
         server = start_sqlext(*args)
         with psycopg.connect(server.dsn, autocommit=True) as conn:
             conn.execute(chain_script(length))
-            feed(conn, batches)
+            feed_chain(conn, batches)
         seconds: list[float] = []
         records = 0
         for _ in range(rounds):
@@ -188,5 +172,5 @@ def _checkpoint_while_feeding(conn: psycopg.Connection, control: psycopg.Connect
     thread = threading.Thread(target=lambda: control.execute("CHECKPOINT"))
     thread.start()
     while thread.is_alive():
-        feed(conn, 200)
+        feed_chain(conn, 200)
     thread.join()

@@ -11,12 +11,15 @@ import statistics
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
+
+import psycopg
 
 from sqlext.peer import PostgresPeer
 
@@ -67,6 +70,30 @@ class Result:
     @property
     def median(self) -> float:
         return statistics.median(self.rates)
+
+
+def use_schema(conn: psycopg.Connection, name: str) -> None:
+    """Create schema ``name`` and make it the connection's first."""
+    conn.execute(f"CREATE SCHEMA {name}")
+    conn.execute(f"SET search_path = {name}")
+
+
+def timed_run(setup: Callable[[psycopg.Connection], object],
+              work: Callable[[psycopg.Connection], object], operations: int,
+              state: Callable[[psycopg.Connection], object] | None = None
+              ) -> Callable[[str], Measured]:
+    """A variant's ``run``: connect, ``setup`` in a schema of its own (so
+    rounds never see each other's data), time ``work`` (``operations``
+    of them), then read the final ``state`` the variants must agree on."""
+    def run(dsn: str) -> Measured:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            use_schema(conn, f"bench_{time.monotonic_ns()}")
+            setup(conn)
+            started = time.perf_counter()
+            work(conn)
+            rate = operations / (time.perf_counter() - started)
+            return Measured(rate, state(conn) if state is not None else None)
+    return run
 
 
 class BenchmarkFailed(RuntimeError):

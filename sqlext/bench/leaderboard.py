@@ -15,7 +15,7 @@ from typing import Final
 import psycopg
 
 from sqlext.bench import pipeline
-from sqlext.bench.harness import Measured, Variant
+from sqlext.bench.harness import Measured, Variant, timed_run, use_schema
 
 EXAMPLE_DIR: Final = Path(__file__).resolve().parents[2] / "examples" / "leaderboard"
 SCHEMA_FILE: Final = EXAMPLE_DIR / "leaderboard.sql"
@@ -54,8 +54,7 @@ def load(conn: psycopg.Connection, schema: str | None = None,
     ``client_batch_ids`` each vote's id is its batch id, so a vote sent
     again after a crash is recognised and skipped (exactly once)."""
     if schema is not None:
-        conn.execute(f"CREATE SCHEMA {schema}")
-        conn.execute(f"SET search_path = {schema}")
+        use_schema(conn, schema)
     script = SCHEMA_FILE.read_text()
     if client_batch_ids:
         declaration = "contestant_number integer NOT NULL);"
@@ -115,23 +114,14 @@ def final_state(conn: psycopg.Connection) -> tuple[object, ...]:
         "ORDER BY contestant_number"))
 
 
-def _run(setup: Callable[[psycopg.Connection], None],
+def _run(setup: Callable[[psycopg.Connection], object],
          send: Callable[[psycopg.Connection, list[Vote]], None],
-         count: int, drain: bool = False) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        votes = list(generate_votes(count))
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            schema = f"lb_{time.monotonic_ns()}"
-            conn.execute(f"CREATE SCHEMA {schema}")
-            conn.execute(f"SET search_path = {schema}")
-            setup(conn)
-            started = time.perf_counter()
-            send(conn, votes)
-            if drain:
-                conn.execute("SELECT sqlext_drain(600)")
-            rate = len(votes) / (time.perf_counter() - started)
-            return Measured(rate, final_state(conn))
-    return run
+         votes: list[Vote], drain: bool = False) -> Callable[[str], Measured]:
+    def work(conn: psycopg.Connection) -> None:
+        send(conn, votes)
+        if drain:
+            conn.execute("SELECT sqlext_drain(600)")
+    return timed_run(setup, work, len(votes), final_state)
 
 
 def _fsync_rate(seconds: float) -> Callable[[str], Measured]:
@@ -154,19 +144,17 @@ def _fsync_rate(seconds: float) -> Callable[[str], Measured]:
     return run
 
 
-def variants(votes: int = BENCH_VOTES, fsync_seconds: float = 3.0) -> list[Variant]:
-    def load_dataflow(conn: psycopg.Connection) -> None:
-        load(conn)
-
+def variants(count: int = BENCH_VOTES, fsync_seconds: float = 3.0) -> list[Variant]:
+    votes = list(generate_votes(count))  # the same votes for every variant
     pg_pipelined = "triggers (PL/pgSQL), pipelined client"
     pg_client = "client-driven (3 CALLs per vote), waiting client"
     fsync = Variant("fdatasync of 256 appended bytes", "local", _fsync_rate(fsync_seconds))
     agreeing = [
         Variant("dataflow, pipelined client, strong recovery, group commit", "sqlext",
-                _run(load_dataflow, send_pipelined, votes, drain=True), DURABLE,
+                _run(load, send_pipelined, votes, drain=True), DURABLE,
                 versus=f"postgres: {pg_pipelined}"),
         Variant("dataflow, waiting client, strong recovery, group commit", "sqlext",
-                _run(load_dataflow, send_waiting, votes, drain=True), DURABLE,
+                _run(load, send_waiting, votes, drain=True), DURABLE,
                 versus=fsync.label),
         Variant(f"{pg_client}, strong recovery, group commit", "sqlext",
                 _run(load_procedures, send_client_driven, votes), DURABLE,

@@ -4,13 +4,12 @@ prepared), single-row INSERTs that commit durably, and fetching 100,000 rows."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Final
 
 import psycopg
 
-from sqlext.bench.harness import Measured, Variant
+from sqlext.bench.harness import BenchmarkFailed, Measured, Variant, timed_run
 
 ROUND_TRIPS: Final = 5000
 FETCH_ROWS: Final = 100_000
@@ -19,48 +18,37 @@ DURABLE: Final = ("--data-dir", "{data_dir}", "--recovery", "strong")
 
 
 def _select_one(prepare: bool, round_trips: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            for _ in range(200):
-                conn.execute("SELECT 1", prepare=prepare).fetchone()
-            started = time.perf_counter()
-            for _ in range(round_trips):
-                conn.execute("SELECT 1", prepare=prepare).fetchone()
-            return Measured(round_trips / (time.perf_counter() - started))
-    return run
+    def warm_up(conn: psycopg.Connection) -> None:
+        for _ in range(200):
+            conn.execute("SELECT 1", prepare=prepare).fetchone()
+
+    def work(conn: psycopg.Connection) -> None:
+        for _ in range(round_trips):
+            conn.execute("SELECT 1", prepare=prepare).fetchone()
+    return timed_run(warm_up, work, round_trips)
 
 
 def _insert(round_trips: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            table = f"wire_insert_{time.monotonic_ns()}"
-            conn.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, payload text)")
-            statement = f"INSERT INTO {table} VALUES (%s, 'payload')"
-            started = time.perf_counter()
-            for row in range(round_trips):
-                conn.execute(statement, (row,), prepare=True)
-            rate = round_trips / (time.perf_counter() - started)
-            count = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
-            conn.execute(f"DROP TABLE {table}")
-            return Measured(rate, count)
-    return run
+    def work(conn: psycopg.Connection) -> None:
+        for row in range(round_trips):
+            conn.execute("INSERT INTO inserted VALUES (%s, 'payload')", (row,), prepare=True)
+    return timed_run(
+        lambda conn: conn.execute("CREATE TABLE inserted (id int PRIMARY KEY, payload text)"),
+        work, round_trips, lambda conn: conn.execute("SELECT count(*) FROM inserted").fetchone())
 
 
 def _fetch(rows: int) -> Callable[[str], Measured]:
-    def run(dsn: str) -> Measured:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            table = f"wire_fetch_{rows}"
-            conn.execute(f"CREATE TABLE IF NOT EXISTS {table} "
-                         "(id int PRIMARY KEY, name text, amount float8)")
-            if conn.execute(f"SELECT count(*) FROM {table}").fetchone() != (rows,):
-                conn.execute(f"DELETE FROM {table}")
-                conn.execute(f"INSERT INTO {table} SELECT n, 'name-' || n, n * 0.5 "
-                             "FROM generate_series(1, %s) AS n", (rows,))
-            started = time.perf_counter()
-            fetched = conn.execute(f"SELECT id, name, amount FROM {table}").fetchall()
-            rate = len(fetched) / (time.perf_counter() - started)
-            return Measured(rate, (len(fetched), sum(row[0] for row in fetched)))
-    return run
+    def fill(conn: psycopg.Connection) -> None:
+        conn.execute("CREATE TABLE fetched (id int PRIMARY KEY, name text, amount float8)")
+        conn.execute("INSERT INTO fetched SELECT n, 'name-' || n, n * 0.5 "
+                     "FROM generate_series(1, %s) AS n", (rows,))
+
+    def work(conn: psycopg.Connection) -> None:
+        fetched = conn.execute("SELECT id, name, amount FROM fetched").fetchall()
+        if len(fetched) != rows:
+            raise BenchmarkFailed(f"fetched {len(fetched)} rows, not {rows}")
+    return timed_run(fill, work, rows,
+                     lambda conn: conn.execute("SELECT count(*), sum(id) FROM fetched").fetchone())
 
 
 def variants(round_trips: int = ROUND_TRIPS, fetch_rows: int = FETCH_ROWS) -> list[Variant]:

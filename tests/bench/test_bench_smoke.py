@@ -22,7 +22,7 @@ def _rows(output: Output) -> dict[tuple[str, str], dict[str, object]]:
 
 def test_leaderboard_variants_agree_with_each_other_and_postgres() -> None:
     output = Output("leaderboard", rounds=1)
-    results = run_variants("smoke", leaderboard.variants(votes=300, fsync_seconds=0.2),
+    results = run_variants("smoke", leaderboard.variants(count=300, fsync_seconds=0.2),
                            output)
     assert {r.variant.target for r in results} == {"sqlext", "postgres", "local"}
     rows = _rows(output)
@@ -33,7 +33,7 @@ def test_leaderboard_variants_agree_with_each_other_and_postgres() -> None:
 
 def test_leaderboard_states_are_really_compared() -> None:
     """A variant that ends elsewhere fails the benchmark."""
-    honest = leaderboard.variants(votes=120)[2]  # client-driven, on sqlext
+    honest = leaderboard.variants(count=120)[2]  # client-driven, on sqlext
     cheat = Variant("cheat", "sqlext", lambda dsn: Measured(1.0, ("other",)),
                     agrees_with="leaderboard")
     honest.server = cheat.server
