@@ -22,7 +22,7 @@ from catalog.schema import Column, Relation
 from executor import codecs
 from sqlext import expressions as x
 from sqlext.parse import parse
-from sqlext.portal import Portal, Prepared
+from sqlext.portal import Portal, Prepared, column_encoders
 from storage import engine
 from wire.backend import CopyIn, CopyOut, Outcome
 
@@ -369,9 +369,13 @@ def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list
                    fmt: CopyFormat) -> tuple[list[bytes], int, int]:
     """COPY ... TO in text or CSV: the output's chunks, rows and columns."""
     portal = query_portal(session, source, columns)
+    described = portal.columns or ()
+    encoders = column_encoders(described, [0] * len(described), session.codec_settings)
+    portal.encode = lambda row: [None if value is None else encode(value)
+                                 for value, encode in zip(row, encoders, strict=False)]
     outcome = session._execute(portal, 0)
     rows = list(getattr(outcome, "rows", []))
-    names = [c.name for c in portal.columns or ()]
+    names = [c.name for c in described]
     return list(format_rows(iter(rows), names, fmt)), len(rows), len(names)
 
 

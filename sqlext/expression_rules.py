@@ -167,6 +167,21 @@ class ExpressionTranslator:
             exp.Literal.number(target.oid), exp.Literal.number(target.typmod),
         ])
 
+    def _adopt_typmod(self, node: exp.Expression, node_type: SqlType, target: SqlType) -> bool:
+        """A parameter of the column's type that only this value uses takes
+        the column's typmod: its decoder then rounds or checks the value once,
+        while binding, instead of a conversion SQLite calls for every row."""
+        if not isinstance(node, exp.Parameter) or node_type.oid != target.oid:
+            return False
+        if node_type.typmod >= 0 or target.typmod < 0:
+            return False
+        uses = sum(1 for other in node.root().find_all(exp.Parameter, exp.Placeholder)
+                   if other.name == node.name)
+        if uses != 1:
+            return False
+        self.params[self._param_index(node)] = target
+        return True
+
     def assign(self, node: exp.Expression, node_type: SqlType, target: SqlType,
                column: str) -> exp.Expression:
         """Convert a value stored into a column of type ``target`` (PostgreSQL's
@@ -174,6 +189,8 @@ class ExpressionTranslator:
         if node_type.is_unknown or isinstance(node, exp.Null):
             return self.coerce(node, target)
         if isinstance(node, StorageLiteral):
+            return node
+        if self._adopt_typmod(node, node_type, target):
             return node
         number = _number_literal(node)
         if number is not None and (is_numeric(target) or is_string(target)):

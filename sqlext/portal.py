@@ -21,9 +21,11 @@ from executor import codecs
 from executor.core import LiveCursor
 from executor.plans import OutputColumn, ParamType
 from sqlext.compile import Compiled
-from wire.messages import Field
+from wire.messages import Field, data_row_encoder
 
-RowEncoder = Callable[[Sequence[Any]], list[bytes | None]]
+RowEncoder = Callable[[Sequence[Any]], Any]
+"""A row of stored values -> its DataRow message (COPY TO Parquet keeps the
+stored values)."""
 
 
 @dataclass(slots=True)
@@ -111,20 +113,19 @@ def row_encoder(columns: Sequence[OutputColumn], formats: Sequence[int],
 @functools.lru_cache(maxsize=1024)
 def _row_encoder(columns: tuple[OutputColumn, ...], formats: tuple[int, ...],
                  settings: codecs.Settings) -> RowEncoder:
+    return data_row_encoder(column_encoders(columns, formats, settings))
+
+
+def column_encoders(columns: Sequence[OutputColumn], formats: Sequence[int],
+                    settings: codecs.Settings) -> list[codecs.Encoder]:
+    """Each column's output function in its format (0 text, 1 binary)."""
     for column, code in zip(columns, formats, strict=True):
         if code == 1 and column.encode_as:
             raise errors.FeatureNotSupported(
                 f'binary output of column "{column.name}" '
                 f"({t.format_type(column.type_oid)}) is not supported; request text")
-    encoders = [
+    return [
         codecs.text_encoder(c.encode_as or c.type_oid, c.display_typmod, settings) if code == 0
         else codecs.binary_encoder(c.type_oid, c.display_typmod)
         for c, code in zip(columns, formats, strict=True)
     ]
-    pairs = list(enumerate(encoders))
-
-    def encode(row: Sequence[Any]) -> list[bytes | None]:
-        return [None if (value := row[index]) is None else encoder(value)
-                for index, encoder in pairs]
-
-    return encode

@@ -18,6 +18,7 @@ from sqlext import settings as config
 from sqlext.portal import Portal, Prepared, row_encoder
 from sqlext.sqltypes import resolve_type
 from wire.backend import Command, Outcome, Rows
+from wire.messages import data_row
 
 if TYPE_CHECKING:
     from sqlext.session import EngineSession
@@ -127,11 +128,11 @@ class Utilities:
               max_rows: int) -> Outcome:
         name = node.name
         if name == "all":
-            rows = [[key.encode(), session.show(key).encode(),
-                     (parameter.description or "").encode()]
+            rows = [data_row([key.encode(), session.show(key).encode(),
+                              (parameter.description or "").encode()])
                     for key, parameter in sorted(config.PARAMETERS.items())]
             return Rows(rows, f"SHOW {len(rows)}")
-        return Rows([[session.show(name).encode()]], "SHOW")
+        return Rows([data_row([session.show(name).encode()])], "SHOW")
 
     def _discard(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                  max_rows: int) -> Outcome:
@@ -197,7 +198,7 @@ class Utilities:
         return self._cursor_rows(portal, cursor, rows, verb)
 
     @staticmethod
-    def _cursor_rows(portal: Portal, cursor: Portal, rows: list[list[bytes | None]],
+    def _cursor_rows(portal: Portal, cursor: Portal, rows: list[bytes],
                      verb: str) -> Outcome:
         # The FETCH statement's own portal describes the cursor's columns.
         portal.columns = cursor.columns

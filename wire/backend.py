@@ -43,7 +43,9 @@ class Busy(Exception):
         self.wakeup = wakeup
 
 
-Row = Sequence[bytes | None]
+Row = bytes
+"""One complete DataRow message (``messages.data_row`` or a
+``messages.data_row_encoder``)."""
 
 
 @dataclass(slots=True)

@@ -7,8 +7,9 @@ Reference: https://www.postgresql.org/docs/15/protocol-message-formats.html
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 PROTOCOL_3_0 = 196608
 SSL_REQUEST_CODE = 80877103
@@ -181,6 +182,42 @@ class _Reader:
         except UnicodeDecodeError as exc:
             raise MalformedMessage("invalid UTF-8 in message") from exc
 
+    def format_codes(self) -> tuple[int, ...]:
+        """A count, then that many int16 format codes."""
+        count = self.int16()
+        if count < 0:
+            raise MalformedMessage("invalid format code count")
+        end = self.pos + 2 * count
+        if end > len(self.body):
+            raise MalformedMessage("insufficient data left in message")
+        codes = struct.unpack_from(f"!{count}h", self.body, self.pos)
+        self.pos = end
+        return codes
+
+    def values(self) -> tuple[bytes | None, ...]:
+        """A count, then that many length-prefixed values (-1: NULL)."""
+        count = self.int16()
+        if count < 0:
+            raise MalformedMessage("invalid parameter count")
+        body, pos, size = self.body, self.pos, len(self.body)
+        unpack = _INT32.unpack_from
+        values: list[bytes | None] = []
+        for _ in range(count):
+            if pos + 4 > size:
+                raise MalformedMessage("insufficient data left in message")
+            (length,) = unpack(body, pos)
+            pos += 4
+            if length == -1:
+                values.append(None)
+                continue
+            end = pos + length
+            if length < 0 or end > size:
+                raise MalformedMessage("insufficient data left in message")
+            values.append(body[pos:end])
+            pos = end
+        self.pos = pos
+        return tuple(values)
+
     def take(self, count: int) -> bytes:
         end = self.pos + count
         if count < 0 or end > len(self.body):
@@ -247,25 +284,13 @@ def _decode_parse(r: _Reader) -> Parse:
 def _decode_bind(r: _Reader) -> Bind:
     portal = r.cstring()
     statement = r.cstring()
-    format_count = r.int16()
-    if format_count < 0:
-        raise MalformedMessage("invalid format code count")
-    formats = tuple(r.int16() for _ in range(format_count))
-    param_count = r.int16()
-    if param_count < 0:
-        raise MalformedMessage("invalid parameter count")
-    params: list[bytes | None] = []
-    for _ in range(param_count):
-        length = r.int32()
-        params.append(None if length == -1 else r.take(length))
-    result_count = r.int16()
-    if result_count < 0:
-        raise MalformedMessage("invalid format code count")
-    result_formats = tuple(r.int16() for _ in range(result_count))
+    formats = r.format_codes()
+    params = r.values()
+    result_formats = r.format_codes()
     for code in (*formats, *result_formats):
         if code not in (0, 1):
             raise MalformedMessage(f"unsupported format code: {code}")
-    return Bind(portal, statement, formats, tuple(params), result_formats)
+    return Bind(portal, statement, formats, params, result_formats)
 
 
 def _decode_describe(r: _Reader) -> Describe:
@@ -438,9 +463,29 @@ def data_row(values: Sequence[bytes | None]) -> bytes:
     return b"D" + _INT32.pack(len(body) + 4) + body
 
 
-def data_rows(rows: Iterable[Sequence[bytes | None]]) -> bytes:
-    """Many DataRow messages at once (the hot path of every result set)."""
-    return b"".join(map(data_row, rows))
+def data_row_encoder(encoders: Sequence[Callable[[Any], bytes]]
+                     ) -> Callable[[Sequence[Any]], bytes]:
+    """A function turning a row of values into its DataRow message, each
+    non-NULL value through its column's encoder: one pass per row, the hot
+    path of every result set."""
+    count = _INT16.pack(len(encoders))
+    pack = _INT32.pack
+
+    def encode(row: Sequence[Any]) -> bytes:
+        parts = [count]
+        append = parts.append
+        # A row may carry trailing values no column shows (sort keys).
+        for value, encoder in zip(row, encoders, strict=False):
+            if value is None:
+                append(b"\xff\xff\xff\xff")
+            else:
+                data = encoder(value)
+                append(pack(len(data)))
+                append(data)
+        body = b"".join(parts)
+        return b"D" + pack(len(body) + 4) + body
+
+    return encode
 
 
 def _response_fields(fields: Iterable[tuple[bytes, str | None]]) -> bytes:

@@ -369,14 +369,12 @@ class Connection:
         self._emit(messages.error_response(notice))
 
     def _write_rows(self, rows: Iterable[Row]) -> None:
-        data_row = messages.data_row
         batch: list[bytes] = []
         size = 0
         try:
             for row in rows:
-                encoded = data_row(row)
-                batch.append(encoded)
-                size += len(encoded)
+                batch.append(row)
+                size += len(row)
                 if size >= OUTPUT_CHUNK:
                     self._emit(b"".join(batch))
                     batch.clear()

@@ -137,3 +137,32 @@ def test_text_output_forms(typed_conn: psycopg.Connection) -> None:
         assert cur.fetchone() == (
             "true", "1.5", "-1e+300", "NaN", "123.40", "\\xdeadbeef",
             "2024-01-02 03:04:05.123456+00", "1 day 02:03:04", "{1,2,NULL}", '{x,"y z"}')
+
+
+@pytest.mark.parametrize("params", ["text", "binary"])
+def test_typed_parameters_take_the_column_typmod(typed_conn: psycopg.Connection,
+                                                 params: str) -> None:
+    """A typed parameter stored into a column with a typmod is rounded and
+    checked as PostgreSQL's assignment does, also when one parameter fills
+    two columns of different typmods."""
+    p = "%t" if params == "text" else "%b"
+    table = f"typmods_{params}"
+    typed_conn.execute(f"DROP TABLE IF EXISTS {table}")
+    typed_conn.execute(f"CREATE TABLE {table} (id int, two numeric(5,2), three numeric(6,3), "
+                       f"short varchar(3), whole timestamp(0))")
+    insert = f"INSERT INTO {table} VALUES ({p}, {p}, {p}, {p}, {p})"
+    typed_conn.execute(insert, [1, Decimal("1.005"), Decimal("1.0005"), "abc",
+                                datetime(2024, 1, 1, 0, 0, 0, 600000)])
+    shared = p.replace("%", "%(x)")  # psycopg sends one parameter, used twice
+    typed_conn.execute(f"INSERT INTO {table} (id, two, three) VALUES (2, {shared}, {shared})",
+                       {"x": Decimal("2.0005")})
+    rows = typed_conn.execute(f"SELECT id, two, three, short, whole FROM {table} ORDER BY id"
+                              ).fetchall()
+    assert rows == [(1, Decimal("1.01"), Decimal("1.001"), "abc", datetime(2024, 1, 1, 0, 0, 1)),
+                    (2, Decimal("2.00"), Decimal("2.001"), None, None)]
+    with pytest.raises(psycopg.errors.NumericValueOutOfRange, match="numeric field overflow"):
+        typed_conn.execute(insert, [3, Decimal("1000"), None, None, None])
+    with pytest.raises(psycopg.errors.StringDataRightTruncation,
+                       match=r"too long for type character varying\(3\)"):
+        typed_conn.execute(insert, [3, None, None, "abcd", None])
+    typed_conn.execute(f"DROP TABLE {table}")

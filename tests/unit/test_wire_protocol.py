@@ -115,7 +115,7 @@ class ScriptedSession:
             sent = self.portal_rows.get(portal, 0)
             count = total - sent if max_rows == 0 else min(max_rows, total - sent)
             self.portal_rows[portal] = sent + count
-            rows = [[str(sent + i).encode()] for i in range(count)]
+            rows = [m.data_row([str(sent + i).encode()]) for i in range(count)]
             done = sent + count >= total
             return Rows(rows, f"SELECT {count}" if done else None)
         if sql == "":
