@@ -89,8 +89,9 @@ def decode_params(types: Sequence[ParamType], formats: Sequence[int],
             f'bind message supplies {len(values)} parameters, but prepared statement '
             f'"{statement_name}" requires {len(types)}')
     codes = expand_formats(formats, len(values), "parameter")
+    decoders = _param_decoders(tuple(types), tuple(codes), settings)
     decoded: list[Any] = []
-    for param, code, value in zip(types, codes, values, strict=True):
+    for decoder, code, value in zip(decoders, codes, values, strict=True):
         if value is None:
             decoded.append(None)
         elif code == 0:
@@ -99,10 +100,31 @@ def decode_params(types: Sequence[ParamType], formats: Sequence[int],
             except UnicodeDecodeError:
                 raise errors.CharacterNotInRepertoire(
                     "invalid byte sequence for encoding \"UTF8\"") from None
-            decoded.append(codecs.text_decoder(param.oid, param.typmod, settings)(text))
+            decoded.append(decoder(text))
         else:
-            decoded.append(codecs.binary_decoder(param.oid, param.typmod, settings)(value))
+            decoded.append(decoder(value))
     return decoded
+
+
+@functools.lru_cache(maxsize=1024)
+def _param_decoders(types: tuple[ParamType, ...], codes: tuple[int, ...],
+                    settings: codecs.Settings) -> list[Callable[[Any], Any]]:
+    """Each parameter's input function in its format, built once per shape."""
+    return [codecs.text_decoder(p.oid, p.typmod, settings) if code == 0
+            else _binary_decoder(p, settings) for p, code in zip(types, codes, strict=True)]
+
+
+def _binary_decoder(param: ParamType, settings: codecs.Settings) -> Callable[[bytes], Any]:
+    """A type without binary input fails only when a value arrives (NULL is fine)."""
+    try:
+        return codecs.binary_decoder(param.oid, param.typmod, settings)
+    except errors.FeatureNotSupported as exc:
+        problem = exc
+
+        def fail(_value: bytes) -> Any:
+            raise problem
+
+        return fail
 
 
 def row_encoder(columns: Sequence[OutputColumn], formats: Sequence[int],

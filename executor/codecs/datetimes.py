@@ -15,7 +15,7 @@ the transaction clock, which the executor owns).
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import re
 import struct
 from collections.abc import Callable
@@ -28,6 +28,7 @@ from catalog.errors import (
     FeatureNotSupported,
     InvalidDatetimeFormat,
     InvalidParameterValue,
+    SqlError,
 )
 from executor.codecs.base import (
     BinDecoder,
@@ -83,8 +84,11 @@ _TIME: Final = re.compile(
     re.ASCII | re.IGNORECASE,
 )
 _STORED: Final = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?)?", re.ASCII
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?)?)"
+    r"(?:( ?)([+-][0-9]{2}(?::[0-9]{2})?))?", re.ASCII
 )
+"""The stored form, or what drivers send: the same with a numeric offset
+(pgjdbc: '2024-01-02 03:04:05.123456+00', and '2024-01-02 +00' for dates)."""
 _EPOCH: Final = datetime(2000, 1, 1)
 _MICROSECOND: Final = timedelta(microseconds=1)
 _RELATIVE: Final = frozenset({"now", "today", "tomorrow", "yesterday"})
@@ -154,10 +158,11 @@ def _special(text: str, type_name: str) -> int | None:
 
 
 def _parse(text: str, type_name: str) -> _Parsed:
-    if _STORED.fullmatch(text):  # the stored form itself: let datetime check and count it
-        with contextlib.suppress(ValueError):  # February 30th, year 0...: reported below
-            micros = (datetime.fromisoformat(text) - _EPOCH) // _MICROSECOND
-            return _Parsed(*divmod(micros, USECS_PER_DAY), None)
+    fast = _STORED.fullmatch(text)
+    if fast is not None:
+        parsed = _parse_iso(*fast.groups())
+        if parsed is not None:
+            return parsed
     match = _DATETIME.fullmatch(text)
     if match is None:
         raise invalid_syntax(type_name, text, InvalidDatetimeFormat)
@@ -174,6 +179,29 @@ def _parse(text: str, type_name: str) -> _Parsed:
     if not 1 <= day <= days_in_month(year, month):
         raise _field_overflow(text)
     return _Parsed(days_from_civil(year, month, day), _clock(match, text), zone)
+
+
+def _parse_iso(moment: str, space: str | None, offset: str | None) -> _Parsed | None:
+    """The common forms on a fast path, with datetime checking the fields;
+    None sends the text down the general path (which reports any error)."""
+    if offset is not None and len(moment) == 10 and not space:
+        return None  # '2024-01-02-05': leave unusual forms to the general parser
+    zone = None if offset is None else _numeric_offset(offset)
+    if offset is not None and zone is None:
+        return None
+    try:  # February 30th, year 0...: reported by the general path
+        micros = (datetime.fromisoformat(moment) - _EPOCH) // _MICROSECOND
+    except ValueError:
+        return None
+    return _Parsed(*divmod(micros, USECS_PER_DAY), zone)
+
+
+@functools.lru_cache(maxsize=64)
+def _numeric_offset(text: str) -> Zone | None:
+    try:
+        return offset_zone(text, text)
+    except SqlError:
+        return None
 
 
 def _date_in(text: str) -> str:
