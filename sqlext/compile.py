@@ -72,6 +72,9 @@ class CompileContext:
     """Procedure bodies: (parameter name, number) pairs."""
     batch_streams: frozenset[int] = frozenset()
     """Transaction executions: streams whose name denotes the current batch."""
+    params_decoded: bool = True
+    """Parameter values come through their types' input functions (a
+    client's Bind); procedure bodies get stored values as they are."""
 
 
 def _output(columns: list[ColumnInfo] | None,
@@ -108,7 +111,8 @@ def compile_statement(statement: exp.Expression, context: CompileContext,
     key = None
     if source is not None:
         key = (source, param_oids, context.catalog.version, context.search_path,
-               context.settings, context.param_names, context.batch_streams)
+               context.settings, context.param_names, context.batch_streams,
+               context.params_decoded)
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
@@ -126,6 +130,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
     translator = Translator(context.catalog, context.search_path, param_oids, context.settings)
     translator.param_names = dict(context.param_names)
     translator.batch_streams = context.batch_streams
+    translator.params_decoded = context.params_decoded
     if isinstance(statement, x.DeclareCursor):
         inner = _compile(statement.expression, context, param_oids)
         return Compiled(statement, inner.params, None, utility=statement)
@@ -203,7 +208,7 @@ def procedure_context(context: CompileContext,
     """How a procedure body compiles: the caller's context, with the
     procedure's parameters known by name."""
     names = tuple((p.name, number) for number, p in enumerate(params, start=1) if p.name)
-    return replace(context, param_names=names)
+    return replace(context, param_names=names, params_decoded=False)
 
 
 def _call(statement: x.Call, translator: Translator) -> Compiled:

@@ -82,6 +82,8 @@ class ExpressionTranslator:
         claims refers to the parameter (as in PostgreSQL SQL functions)."""
         self.batch_streams: frozenset[int] = frozenset()
         """Streams (OIDs) whose name denotes only the batch being processed."""
+        self.params_decoded = True
+        """See ``CompileContext.params_decoded``."""
         self.target_relation: Relation | None = None
         """INSERT, UPDATE, DELETE: the relation changed."""
         self.live_tables: set[str] = set()
@@ -171,7 +173,8 @@ class ExpressionTranslator:
         """A parameter of the column's type that only this value uses takes
         the column's typmod: its decoder then rounds or checks the value once,
         while binding, instead of a conversion SQLite calls for every row."""
-        if not isinstance(node, exp.Parameter) or node_type.oid != target.oid:
+        if not self.params_decoded or not isinstance(node, exp.Parameter) or (
+                node_type.oid != target.oid):
             return False
         if node_type.typmod >= 0 or target.typmod < 0:
             return False

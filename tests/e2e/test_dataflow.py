@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import psycopg
@@ -225,6 +226,24 @@ def test_procedure_statements_may_leave_parameters_unused(
     conn.execute("CALL record(7, %s)", ("last",))
     assert conn.execute("SELECT a, b FROM log ORDER BY a").fetchall() == [
         (-1, "last"), (0, "none"), (7, "first")]
+
+
+def test_procedure_parameters_take_the_column_typmod(dataflow: psycopg.Connection) -> None:
+    """A body's parameters hold stored values (no input function ran on
+    them): storing one applies the column's typmod, as PostgreSQL does."""
+    conn = dataflow
+    conn.execute("""
+        CREATE TABLE prices (amount numeric(5,2), code varchar(2));
+        CREATE PROCEDURE price(amount numeric, code varchar) BEGIN ATOMIC
+            INSERT INTO prices VALUES (amount, code);
+        END;
+    """)
+    conn.execute("CALL price(%s, %s)", (Decimal("1.005"), "ab"))
+    conn.execute("CALL price(2.004, 'cd')")
+    assert conn.execute("SELECT amount, code FROM prices ORDER BY amount").fetchall() == [
+        (Decimal("1.01"), "ab"), (Decimal("2.00"), "cd")]
+    assert _sqlstate(conn, "CALL price(1000, 'x')") == "22003"
+    assert _sqlstate(conn, "CALL price(1, 'xyz')") == "22001"
 
 
 def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connection) -> None:
