@@ -212,6 +212,15 @@ def element_of(oid: int) -> int:
     return TYPES[oid].element_oid if oid in TYPES else 0
 
 
+def array_element(oid: int) -> int:
+    """The element type of a true array type (``_int4``...), 0 for every
+    other type, including the vectors and ``name`` that also have one."""
+    pg_type = TYPES.get(oid)
+    if pg_type is None or pg_type.category != "A" or not pg_type.name.startswith("_"):
+        return 0
+    return pg_type.element_oid
+
+
 # Type modifiers, encoded as PostgreSQL does (atttypmod, RowDescription).
 VARHDRSZ: Final = 4
 
@@ -240,7 +249,7 @@ def format_type(oid: int, typmod: int = -1) -> str:
     pg_type = TYPES.get(oid)
     if pg_type is None:
         return "???"
-    if pg_type.element_oid and pg_type.category == "A" and pg_type.name.startswith("_"):
+    if array_element(oid):
         return format_type(pg_type.element_oid, typmod) + "[]"
     name = pg_type.sql_name
     if typmod < 0:

@@ -32,16 +32,10 @@ _TEXTS: Final = frozenset({types.TEXT, types.VARCHAR, types.BPCHAR, types.NAME, 
 _UNCONSTRAINED_NUMERIC: Final = pa.decimal128(38, 18)
 
 
-def element_oid(oid: int) -> int:
-    """The element type of an array type, 0 for a scalar type."""
-    found = types.TYPES.get(oid)
-    return found.element_oid if found is not None and found.name.startswith("_") else 0
-
-
 # --- export: storage value -> Arrow ---------------------------------------------------
 
 def arrow_type(oid: int, typmod: int) -> pa.DataType:
-    element = element_oid(oid)
+    element = types.array_element(oid)
     if element:
         return pa.list_(arrow_type(element, typmod))
     if oid in _INTEGERS:
@@ -129,7 +123,7 @@ def _list_of(convert: Convert) -> Convert:
 def arrow_column(oid: int, typmod: int) -> Callable[[Sequence[Any]], pa.Array]:
     """A function making Arrow arrays of ``arrow_type`` from a column's
     storage values (built once per column, called once per chunk)."""
-    element = element_oid(oid)
+    element = types.array_element(oid)
     convert = _list_of(_python(element, typmod)) if element else _python(oid, typmod)
     target = arrow_type(oid, typmod)
 

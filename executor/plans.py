@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class OutputColumn:
+class OutputColumn(NamedTuple):
+    """A result column. A named tuple, like ``ParamType``: every Bind looks
+    its statement's shape up in a cache, and tuples hash without Python code."""
+
     name: str
     type_oid: int
     typmod: int = -1
@@ -27,8 +29,7 @@ class OutputColumn:
     column's own (regclass names are already text)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ParamType:
+class ParamType(NamedTuple):
     oid: int
     typmod: int = -1
 

@@ -351,7 +351,7 @@ def _quote(name: str) -> str:
 def query_portal(session: EngineSession, source: exp.Expression,
                  columns: list[str]) -> Portal:
     """A portal, not yet run, over what COPY ... TO reads: a table's columns
-    or a query's rows."""
+    or a query's rows, as stored values (each format encodes them itself)."""
     if isinstance(source, exp.Table):
         listed = ", ".join(_quote(c) for c in columns) if columns else "*"
         table = source.sql(dialect="postgres")
@@ -362,7 +362,12 @@ def query_portal(session: EngineSession, source: exp.Expression,
     portal = session._bind(prepared, [], [], [], "")
     if portal.compiled is None or portal.compiled.plan is None:
         raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
+    portal.encode = _as_stored
     return portal
+
+
+def _as_stored(row: Sequence[Any]) -> Sequence[Any]:
+    return row
 
 
 def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list[str],
@@ -371,12 +376,12 @@ def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list
     portal = query_portal(session, source, columns)
     described = portal.columns or ()
     encoders = column_encoders(described, [0] * len(described), session.codec_settings)
-    portal.encode = lambda row: [None if value is None else encode(value)
-                                 for value, encode in zip(row, encoders, strict=False)]
     outcome = session._execute(portal, 0)
     rows = list(getattr(outcome, "rows", []))
+    texts = ([None if value is None else encode(value)
+              for value, encode in zip(row, encoders, strict=False)] for row in rows)
     names = [c.name for c in described]
-    return list(format_rows(iter(rows), names, fmt)), len(rows), len(names)
+    return list(format_rows(texts, names, fmt)), len(rows), len(names)
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,7 +124,6 @@ def _text_from(session: EngineSession, table: exp.Expression, columns: list[str]
 def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[str],
                 path: Path) -> int:
     portal = query_portal(session, source, columns)
-    portal.encode = _as_stored
     described = portal.columns or ()
     schema = pa.schema([pa.field(c.name, arrow_values.arrow_type(c.type_oid, c.typmod))
                         for c in described])
@@ -147,10 +146,6 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
     finally:
         if portal.cursor is not None:
             portal.cursor.close()
-
-
-def _as_stored(row: Any) -> Any:
-    return row
 
 
 def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[str],

@@ -24,8 +24,8 @@ from sqlext.compile import Compiled
 from wire.messages import Field, data_row_encoder
 
 RowEncoder = Callable[[Sequence[Any]], Any]
-"""A row of stored values -> its DataRow message (COPY TO Parquet keeps the
-stored values)."""
+"""A row of stored values -> its DataRow message (COPY TO keeps the stored
+values: ``copy.query_portal``)."""
 
 
 @dataclass(slots=True)

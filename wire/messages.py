@@ -451,16 +451,8 @@ def row_description(fields: Sequence[Field], formats: Sequence[int]) -> bytes:
 
 
 def data_row(values: Sequence[bytes | None]) -> bytes:
-    parts = [_INT16.pack(len(values))]
-    append = parts.append
-    for value in values:
-        if value is None:
-            append(b"\xff\xff\xff\xff")
-        else:
-            append(_INT32.pack(len(value)))
-            append(value)
-    body = b"".join(parts)
-    return b"D" + _INT32.pack(len(body) + 4) + body
+    """A DataRow of values already encoded."""
+    return data_row_encoder([bytes] * len(values))(values)
 
 
 def data_row_encoder(encoders: Sequence[Callable[[Any], bytes]]
