@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Final
 
 from catalog import errors
 from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
+from catalog.matviews import Matview
 
 PG_CATALOG: Final = "pg_catalog"
 PUBLIC: Final = "public"
@@ -69,7 +70,8 @@ class Relation:
     schema: str
     name: str
     kind: str
-    """pg_class.relkind: 'r' table, 'v' view, 'i' index, 'S' sequence."""
+    """pg_class.relkind: 'r' table, 'v' view, 'm' materialized view, 'i' index,
+    'S' sequence."""
     physical: str
     """How the storage engine names it (tables, views and indexes)."""
     columns: tuple[Column, ...] = ()
@@ -86,6 +88,15 @@ class Relation:
     """Set for streams (stored like tables, with a hidden batch_id column)."""
     window: WindowSpec | None = None
     """Set for windows (filled from their stream, read-only to clients)."""
+    matview: Matview | None = None
+    """Set for materialized views: how the view is kept up to date."""
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        """Unpickling (snapshots): fields added since a snapshot was written
+        take their defaults."""
+        for position, spec in enumerate(fields(self)):
+            value = state[position] if position < len(state) else spec.default
+            object.__setattr__(self, spec.name, value)
 
     def column(self, name: str) -> Column:
         for column in self.columns:

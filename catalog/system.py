@@ -183,6 +183,10 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool"
     ),
     "pg_views": "schemaname name, viewname name, viewowner name, definition text",
+    "pg_matviews": (
+        "schemaname name, matviewname name, matviewowner name, tablespace name, "
+        "hasindexes bool, ispopulated bool, definition text"
+    ),
     "pg_indexes": (
         "schemaname name, tablename name, indexname name, tablespace name, indexdef text"
     ),
@@ -291,7 +295,8 @@ _FIRST_INFORMATION_SCHEMA_OID: Final = 13100
 
 
 SYSTEM_VIEWS: Final = frozenset({"pg_roles", "pg_user", "pg_settings", "pg_tables",
-                                 "pg_views", "pg_indexes", "pg_stat_activity", *LIVE_TABLES})
+                                 "pg_views", "pg_matviews", "pg_indexes", "pg_stat_activity",
+                                 *LIVE_TABLES})
 """The pg_catalog relations PostgreSQL defines as views (relkind 'v'), like
 every relation of information_schema."""
 

@@ -69,7 +69,7 @@ def _constraint_definition(relation: Relation, constraint: Constraint, pretty: b
 
 def view_definition(view: Relation) -> str | None:
     """A view's query as pg_get_viewdef and pg_views show it."""
-    return f" {view.definition};" if view.kind == "v" and view.definition else None
+    return f" {view.definition};" if view.kind in ("v", "m") and view.definition else None
 
 
 def index_keys(index: Relation) -> list[tuple[str, bool]]:

@@ -258,6 +258,8 @@ def _dynamic_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
         for r in relations if r.kind == "r" and r.schema != INFORMATION_SCHEMA]
     yield "pg_views", [(r.schema, r.name, r.owner, view_definition(r))
                        for r in relations if r.kind == "v"]
+    yield "pg_matviews", [(r.schema, r.name, r.owner, None, False, True, view_definition(r))
+                          for r in relations if r.kind == "m"]
     yield "pg_indexes", [(r.schema, r.index_table, r.name, None, r.definition)
                          for r in relations if r.kind == "i"]
     yield "pg_sequence", [(s.oid, type_oid, s.start, s.increment, SEQUENCE_MAX[type_oid], 1,
@@ -299,7 +301,7 @@ def _index_keys(index: Relation, catalog: Catalog) -> tuple[int, list[tuple[int,
 def _class_row(relation: Relation, catalog: Catalog) -> Row:
     indexes = list(catalog.indexes_of(relation)) if relation.kind == "r" else []
     checks = sum(1 for c in relation.constraints if c.kind == "c")
-    am = {"r": HEAP_AM, "i": BTREE_AM}.get(relation.kind, 0)
+    am = {"r": HEAP_AM, "m": HEAP_AM, "i": BTREE_AM}.get(relation.kind, 0)
     index = relation.kind == "i"
     # PostgreSQL enforces foreign keys with triggers; psql shows them only then.
     key = (relation.schema, relation.name)
@@ -311,8 +313,8 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
         BOOTSTRAP_SUPERUSER_OID, am, relation.oid, 0, int(index), 0.0 if index else -1.0, 0,
         0, bool(indexes), False, "p", relation.kind,
         len(relation.index_columns) if index else len(relation.columns), checks,
-        relation.kind == "v", has_triggers, False, False, False, True,
-        "d" if relation.kind == "r" else "n", False, 0, 0, 0, None, None, None,
+        relation.kind in ("v", "m"), has_triggers, False, False, False, True,
+        "d" if relation.kind in ("r", "m") else "n", False, 0, 0, 0, None, None, None,
     )
 
 

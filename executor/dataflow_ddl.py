@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from catalog import errors
 from catalog.dataflow import Parameter, Procedure, Trigger, WindowSpec
 from catalog.schema import Catalog, Relation
-from executor import windows
+from executor import matviews, windows
 from executor.ddl import DdlResult, drop_relation, storage_name
 from storage.engine import Database
 
@@ -153,7 +153,7 @@ def _drop_stream(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
     if spec.kind == "window":
         if relation.window is None:
             raise errors.WrongObjectType(f'"{name}" is not a window')
-        return _drop_window(relation, catalog, database)
+        return _drop_window(relation, catalog, database, spec.cascade, notices)
     if relation.stream is None:
         raise errors.WrongObjectType(f'"{name}" is not a stream',
                                      hint="Use DROP TABLE to remove a table.")
@@ -165,13 +165,15 @@ def _drop_stream(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
             hint="Use DROP ... CASCADE to drop the dependent objects too.")
     for window in fed:
         notices.append(f"drop cascades to window {window.name}")
-        catalog = _drop_window(window, catalog, database)
+        catalog = _drop_window(window, catalog, database, spec.cascade, notices)
     return drop_relation(relation, catalog, database, spec.cascade, notices)
 
 
-def _drop_window(window: Relation, catalog: Catalog, database: Database) -> Catalog:
+def _drop_window(window: Relation, catalog: Catalog, database: Database, cascade: bool,
+                 notices: list[str]) -> Catalog:
     """The window's storage, the trigger that feeds it and the AFTER SLIDE
     triggers on it go with it."""
+    catalog = matviews.drop_dependents(window, catalog, database, cascade, notices)
     windows.drop_storage(database, window)
     return catalog.without_triggers_on(window).without_relation(window.schema, window.name)
 

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field, replace
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
+from catalog.matviews import Matview
 from catalog.schema import PUBLIC, Catalog, Column, Constraint, Relation, Sequence
+from executor import matviews
 from storage.engine import Database
 
 
@@ -78,6 +80,26 @@ class CreateView:
 
 
 @dataclass(frozen=True, slots=True)
+class CreateMatview:
+    schema: str
+    name: str
+    physical: str
+    definition: str
+    columns: tuple[Column, ...]
+    create: tuple[str, ...]
+    """SQLite statements making its storage and triggers (then it is populated)."""
+    matview: Matview
+    notice: str | None = None
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshMatview:
+    schema: str | None
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class CreateSchema:
     name: str
     if_not_exists: bool = False
@@ -117,8 +139,8 @@ class AlterTable:
     if_exists: bool = False
 
 
-DdlSpec = (CreateTable | CreateIndex | CreateView | CreateSchema | CreateSequence | Drop
-           | Truncate | AlterTable)
+DdlSpec = (CreateTable | CreateIndex | CreateView | CreateMatview | RefreshMatview
+           | CreateSchema | CreateSequence | Drop | Truncate | AlterTable)
 
 
 @dataclass
@@ -187,6 +209,11 @@ def apply(spec: DdlSpec, catalog: Catalog, database: Database) -> DdlResult:
         return _create_index(spec, catalog, database)
     if isinstance(spec, CreateView):
         return _create_view(spec, catalog, database)
+    if isinstance(spec, CreateMatview):
+        return _create_matview(spec, catalog, database)
+    if isinstance(spec, RefreshMatview):
+        matviews.refresh(matviews.matview(catalog, spec.schema, spec.name), database)
+        return DdlResult(catalog, "REFRESH MATERIALIZED VIEW")
     if isinstance(spec, CreateSchema):
         return _create_schema(spec, catalog)
     if isinstance(spec, CreateSequence):
@@ -370,6 +397,22 @@ def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlR
     return DdlResult(catalog.with_relation(view), "CREATE VIEW")
 
 
+def _create_matview(spec: CreateMatview, catalog: Catalog, database: Database) -> DdlResult:
+    if catalog.find_relation(spec.name, spec.schema) is not None:
+        if spec.if_not_exists:
+            return DdlResult(catalog, "CREATE MATERIALIZED VIEW",
+                             [_exists_notice("relation", spec.name)])
+        raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+    catalog, oid = catalog.allocate_oids()
+    matviews.run(database, spec.create)
+    view = Relation(oid, spec.schema, spec.name, "m", spec.physical, spec.columns,
+                    definition=spec.definition, matview=spec.matview)
+    matviews.refresh(view, database)
+    rows = database.execute(f"SELECT count(*) FROM {quoted(view.physical)}").fetchone()[0]
+    return DdlResult(catalog.with_relation(view), f"SELECT {rows}",
+                     [spec.notice] if spec.notice else [])
+
+
 def _create_schema(spec: CreateSchema, catalog: Catalog) -> DdlResult:
     if spec.name in catalog.schemas:
         if spec.if_not_exists:
@@ -406,6 +449,7 @@ def _dependents(catalog: Catalog, relation: Relation) -> list[Relation]:
 
 
 _DROP_KINDS = {"table": ("r", "DROP TABLE"), "view": ("v", "DROP VIEW"),
+               "materialized view": ("m", "DROP MATERIALIZED VIEW"),
                "index": ("i", "DROP INDEX"), "sequence": ("S", "DROP SEQUENCE"),
                "schema": ("n", "DROP SCHEMA")}
 
@@ -429,7 +473,7 @@ def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
         relation = catalog.find_relation(name, schema)
         if relation is None or relation.schema in ("pg_catalog", "information_schema"):
             if not spec.if_exists:
-                kind = {"r": "table", "v": "view", "i": "index"}[relkind]
+                kind = {"r": "table", "v": "view", "i": "index", "m": "materialized view"}[relkind]
                 raise errors.UndefinedTable(f'{kind} "{name}" does not exist')
             notices.append(f'{spec.kind} "{name}" does not exist, skipping')
             continue
@@ -446,11 +490,15 @@ def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
 
 
 def _kind_word(relkind: str) -> str:
-    return {"r": "TABLE", "v": "VIEW", "i": "INDEX", "S": "SEQUENCE"}.get(relkind, "TABLE")
+    return {"r": "TABLE", "v": "VIEW", "i": "INDEX", "S": "SEQUENCE",
+            "m": "MATERIALIZED VIEW"}.get(relkind, "TABLE")
 
 
 def drop_relation(relation: Relation, catalog: Catalog, database: Database, cascade: bool,
                    notices: list[str]) -> Catalog:
+    if relation.kind == "m":
+        return matviews.drop(relation, catalog, database, cascade, notices)
+    catalog = matviews.drop_dependents(relation, catalog, database, cascade, notices)
     if relation.kind == "r":
         dependents = _dependents(catalog, relation)
         if dependents and not cascade:
@@ -577,6 +625,8 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
         raise errors.UndefinedTable(f'relation "{spec.name}" does not exist')
     if relation.kind != "r":
         raise errors.WrongObjectType(f'"{spec.name}" is not a table')
+    if spec.drop_columns or spec.rename_column or spec.rename_to:
+        matviews.check_alterable(relation, catalog)
     for column in spec.add_columns:
         if any(c.name == column.name for c in relation.columns):
             raise errors.DuplicateColumn(

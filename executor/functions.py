@@ -250,10 +250,10 @@ class _NumericSum:
         if value is None:
             return
         self.count += 1
-        if isinstance(value, str) or (isinstance(value, float) and not math.isfinite(value)):
+        if _special(value):
             self.special = value if self.special is None else self.special
             return
-        exact = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+        exact = _exact(value)
         self.total = exact if self.total is None else self.total + exact
 
     def finalize(self) -> Any:
@@ -267,6 +267,41 @@ class _NumericAvg(_NumericSum):
         if self.special is not None:
             return self.special
         return None if self.total is None else _number(self.total / self.count)
+
+
+def _special(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, float) and not math.isfinite(value))
+
+
+def _exact(value: int | float) -> Decimal:
+    return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+
+
+def _numeric_add(total: Any, value: Any, sign: int) -> Any:
+    """A materialized view's numeric sum plus (sign 1) or minus (-1) a value,
+    exactly, as sum() adds. NaN and infinities are sticky: once in, the
+    total stays that value."""
+    if value is None:
+        return total
+    if _special(total):
+        return total
+    if _special(value):
+        return value if sign > 0 else total
+    return _number(_exact(total or 0) + sign * _exact(value))
+
+
+def _numeric_quotient(total: Any, count: Any) -> Any:
+    """avg() of numeric values kept as a sum and a count."""
+    if not count:
+        return None
+    if _special(total):
+        return total
+    return _number(_exact(total) / count)
+
+
+def _average(total: Any, count: Any) -> Any:
+    """avg() of other values kept as a sum and a count (SQLite's avg is a double)."""
+    return float(total) / count if count else None
 
 
 def _number(value: Decimal) -> int | float:
@@ -456,6 +491,9 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         "sqlext_reg_name": (2, reg_name),
         "sqlext_currval": (1, currval),
         "sqlext_setval": (-1, setval),
+        "sqlext_numeric_add": (3, _numeric_add),
+        "sqlext_numeric_quotient": (2, _numeric_quotient),
+        "sqlext_average": (2, _average),
     }
     scalar.update(catalog_functions(context))
     scalar.update(json_functions())

@@ -62,6 +62,9 @@ class SqlPlan:
     """The table a DML statement changes (for constraint error messages)."""
     refresh: frozenset[str] = frozenset()
     """Live system views the statement reads (filled just before it runs)."""
+    recompute: tuple[tuple[str, str], ...] = ()
+    """Materialized views it reads that are recomputed when stale (just
+    before it runs)."""
     after_insert: AfterInsert | None = None
     """INSERT: work that follows it in the same transaction."""
     bindings: int = 0

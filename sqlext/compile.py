@@ -147,7 +147,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
         named = readable_outputs(tree, columns)
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
                        translator.writes, refresh=frozenset(translator.live_tables),
-                       bindings=translator.highest_param)
+                       recompute=_recomputed(translator), bindings=translator.highest_param)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -160,11 +160,19 @@ def _compile(statement: exp.Expression, context: CompileContext,
             returning, target = translate_delete(translator, tree)
             verb = "DELETE"
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
-                       target, after_insert=_after_insert(translator, verb),
+                       target, recompute=_recomputed(translator),
+                       after_insert=_after_insert(translator, verb),
                        bindings=translator.highest_param)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
+
+
+def _recomputed(translator: Translator) -> tuple[tuple[str, str], ...]:
+    """The materialized views the statement reads that are not maintained
+    incrementally (they are recomputed first if stale)."""
+    return tuple((r.schema, r.name) for r in translator.read_relations.values()
+                 if r.matview is not None and not r.matview.incremental)
 
 
 def _utility(statement: x.UtilityStatement, translator: Translator) -> Compiled:
@@ -175,6 +183,8 @@ def _utility(statement: x.UtilityStatement, translator: Translator) -> Compiled:
                        OutputColumn("description", t.TEXT))
         else:
             columns = (OutputColumn(config.display_name(statement.name), t.TEXT),)
+    elif isinstance(statement, x.ExplainMatview):
+        columns = (OutputColumn("QUERY PLAN", t.TEXT),)
     return Compiled(statement, _params(translator), columns, utility=statement)
 
 

@@ -22,6 +22,7 @@ from executor.batches import delete_batch
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.context import StatementContext
 from executor.core import Executor, Token
+from executor.matviews import recompute_stale
 from executor.plans import SqlPlan
 from executor.scheduler import Task
 from executor.windows import Windows
@@ -150,6 +151,8 @@ class DataflowRuntime:
         plan = compiled.plan
         executor = self.executor
         try:
+            if plan.recompute:
+                recompute_stale(executor.database, context.catalog, plan.recompute)
             cursor = executor.query(plan.sql, plan.bound(args))
             rows = cursor.fetchall() if plan.columns is not None else []
         except engine.Error as exc:

@@ -7,13 +7,15 @@ translated for SQLite, which enforces them.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
 from catalog import errors
 from catalog.schema import Catalog, Column
 from executor import ddl
+from sqlext import expressions as x
+from sqlext.matview_ddl import compile_matview
 from sqlext.parse import parse_expression
 from sqlext.scope import ColumnInfo, Scope, Source
 from sqlext.sqltypes import SERIAL_TYPES, SqlType, resolve_type
@@ -67,6 +69,16 @@ def _reference(reference: exp.Expression, search_path: tuple[str, ...],
     return (relation.schema, relation.name), columns
 
 
+@dataclass(frozen=True, slots=True)
+class ViewQuery:
+    schema: str
+    name: str
+    definition: str
+    """The query as PostgreSQL text (pg_get_viewdef)."""
+    translated: exp.Expression
+    columns: tuple[Column, ...]
+
+
 class DdlCompiler:
     """Compiles one DDL statement against a catalog."""
 
@@ -76,6 +88,9 @@ class DdlCompiler:
         self.search_path = translator.search_path
 
     def compile(self, node: exp.Expression) -> ddl.DdlSpec:
+        if isinstance(node, x.RefreshMatview):
+            schema, name = self._resolved(node.this)
+            return ddl.RefreshMatview(schema, name)
         if isinstance(node, exp.Create):
             return self._create(node)
         if isinstance(node, exp.Drop):
@@ -101,6 +116,10 @@ class DdlCompiler:
             return self._create_table(node)
         if kind == "INDEX":
             return self._create_index(node)
+        if kind == "VIEW" and properties is not None and any(
+            isinstance(p, exp.MaterializedProperty) for p in properties.expressions
+        ):
+            return compile_matview(self, node)
         if kind == "VIEW":
             return self._create_view(node)
         if kind == "SCHEMA":
@@ -241,6 +260,14 @@ class DdlCompiler:
                                bool(node.args.get("unique")), bool(node.args.get("exists")))
 
     def _create_view(self, node: exp.Create) -> ddl.CreateView:
+        query = self.view_query(node, "views")
+        return ddl.CreateView(query.schema, query.name, query.definition,
+                              to_sqlite(query.translated), query.columns,
+                              bool(node.args.get("replace")))
+
+    def view_query(self, node: exp.Create, what: str) -> ViewQuery:
+        """The query of CREATE [MATERIALIZED] VIEW, translated, its outputs
+        named as the view's columns."""
         table = node.this
         columns_override: list[str] = []
         if isinstance(table, exp.Schema):
@@ -251,7 +278,7 @@ class DdlCompiler:
         translated = query.copy()
         produced = self.translator.query(translated)
         if self.translator.writes:
-            raise errors.FeatureNotSupported("views cannot lock rows")
+            raise errors.FeatureNotSupported(f"{what} cannot lock rows")
         names = columns_override + [c.name for c in produced[len(columns_override):]]
         if isinstance(translated, exp.Select):
             for projection, name in zip(translated.expressions, names, strict=False):
@@ -260,8 +287,7 @@ class DdlCompiler:
         columns = tuple(Column(name, info.type.oid, info.type.typmod)
                         for name, info in zip(names, produced, strict=False))
         schema = creation_schema(table, self.catalog, self.search_path)
-        return ddl.CreateView(schema, table.name, definition,
-                              to_sqlite(translated), columns, bool(node.args.get("replace")))
+        return ViewQuery(schema, table.name, definition, translated, columns)
 
     def _create_sequence(self, node: exp.Create) -> ddl.CreateSequence:
         start, increment = 1, 1
@@ -281,7 +307,9 @@ class DdlCompiler:
 
     def _drop(self, node: exp.Drop) -> ddl.Drop:
         kind = str(node.args.get("kind") or "").lower()
-        if kind not in ("table", "view", "index", "sequence", "schema"):
+        if kind == "view" and node.args.get("materialized"):
+            kind = "materialized view"
+        if kind not in ("table", "view", "materialized view", "index", "sequence", "schema"):
             raise errors.FeatureNotSupported(f"DROP {kind.upper()} is not supported")
         names: list[tuple[str | None, str]] = []
         for table in node.args.get("tables") or []:

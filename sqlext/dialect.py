@@ -40,7 +40,7 @@ _COPY_VALUE_OPTIONS = {"DELIMITER": "delimiter", "NULL": "null", "QUOTE": "quote
 
 
 _UNSUPPORTED_STATEMENTS = frozenset({
-    "LISTEN", "NOTIFY", "UNLISTEN", "DO", "EXPLAIN", "LOCK", "COMMENT", "REFRESH",
+    "LISTEN", "NOTIFY", "UNLISTEN", "DO", "LOCK", "COMMENT",
     "REINDEX", "CLUSTER", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
     "GRANT", "REVOKE",
 })
@@ -705,6 +705,22 @@ class SqlExtParser(PostgresParser):
         name = self._object_name()
         return x.ResumeProcedure(this=name) if self._match_text_seq("RESUME") else None
 
+    def _parse_refresh_statement(self) -> exp.Expr:
+        self._expect("MATERIALIZED", "VIEW")
+        self._match_text_seq("CONCURRENTLY")
+        name = self._object_name()
+        if self._match_text_seq("WITH", "NO", "DATA"):
+            self._unsupported("WITH NO DATA is not supported", self._prev)
+        self._match_text_seq("WITH", "DATA")
+        return x.RefreshMatview(this=name)
+
+    def _parse_explain_statement(self) -> exp.Expr:
+        start = self._prev
+        if not self._match_text_seq("MATERIALIZED", "VIEW"):
+            self._unsupported("EXPLAIN is supported for materialized views only",
+                              start)
+        return x.ExplainMatview(this=self._object_name())
+
     def _parse_call_statement(self) -> exp.Expr:
         name = self._object_name()
         self._match_l_paren()
@@ -737,6 +753,8 @@ SqlExtParser.UTILITY_PARSERS = {
     "ANALYZE": SqlExtParser._parse_maintenance_statement,
     "CHECKPOINT": SqlExtParser._parse_maintenance_statement,
     "CALL": SqlExtParser._parse_call_statement,
+    "REFRESH": SqlExtParser._parse_refresh_statement,
+    "EXPLAIN": SqlExtParser._parse_explain_statement,
 }
 
 SqlExtParser.DATAFLOW_PARSERS = {
@@ -907,6 +925,8 @@ class SqlExtGenerator(PostgresGenerator):
         x.DropDataflow: _drop_dataflow_sql,
         x.Call: lambda g, e: f"CALL {g.sql(e, 'this')}({g.expressions(e, flat=True)})",
         x.ResumeProcedure: lambda g, e: f"ALTER PROCEDURE {g.sql(e, 'this')} RESUME",
+        x.RefreshMatview: lambda g, e: f"REFRESH MATERIALIZED VIEW {g.sql(e, 'this')}",
+        x.ExplainMatview: lambda g, e: f"EXPLAIN MATERIALIZED VIEW {g.sql(e, 'this')}",
     }
 
 

@@ -88,6 +88,8 @@ class ExpressionTranslator:
         """INSERT, UPDATE, DELETE: the relation changed."""
         self.live_tables: set[str] = set()
         """Live system views the statement reads."""
+        self.read_relations: dict[int, Relation] = {}
+        """Every relation named in a FROM clause, by OID."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
         self._set_returning: list[list[exp.Expression]] = []

@@ -182,6 +182,19 @@ class Call(UtilityStatement):
     arg_types = {"this": True, "expressions": False}
 
 
+class ExplainMatview(UtilityStatement):
+    """EXPLAIN MATERIALIZED VIEW name: how the view is kept up to date."""
+
+    arg_types = {"this": True}
+
+
+class RefreshMatview(exp.Expression):
+    """REFRESH MATERIALIZED VIEW [CONCURRENTLY] name: a schema statement
+    (compiled like DDL, logged like one)."""
+
+    arg_types = {"this": True}
+
+
 class ResumeProcedure(UtilityStatement):
     """ALTER PROCEDURE name RESUME: a procedure stopped by a failed batch
     runs again from that batch."""

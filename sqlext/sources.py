@@ -146,6 +146,7 @@ class SourceTranslator(FunctionRules):
             scope.add(source)
             return source
         relation = self.relation(item)
+        self.read_relations[relation.oid] = relation
         columns = [
             ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number,
                        not c.not_null)

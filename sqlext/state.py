@@ -17,7 +17,7 @@ from executor.core import Executor
 from executor.scheduler import Scheduler
 
 STATE_VERSION: Final = 1
-_ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow")
+_ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews")
 
 
 class StateError(Exception):

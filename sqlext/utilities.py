@@ -134,6 +134,16 @@ class Utilities:
             return Rows(rows, f"SHOW {len(rows)}")
         return Rows([data_row([session.show(name).encode()])], "SHOW")
 
+    def _explain_matview(self, session: EngineSession, portal: Portal,
+                         node: x.UtilityStatement, max_rows: int) -> Outcome:
+        target = node.this
+        catalog = session.executor.working_catalog(session.token)
+        relation = catalog.relation(target.name, target.db or None, session.search_path)
+        if relation.matview is None:
+            raise errors.WrongObjectType(f'"{relation.name}" is not a materialized view')
+        rows = [data_row([line.encode()]) for line in relation.matview.plan]
+        return Rows(rows, "EXPLAIN")
+
     def _discard(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                  max_rows: int) -> Outcome:
         what = node.name.upper()
@@ -286,6 +296,7 @@ _HANDLERS: dict[type, Handler] = {
     x.SetTransaction: Utilities._set_transaction,
     x.Reset: Utilities._reset,
     x.Show: Utilities._show,
+    x.ExplainMatview: Utilities._explain_matview,
     x.Discard: Utilities._discard,
     x.Maintenance: Utilities._maintenance,
     x.DeclareCursor: Utilities._declare,
