@@ -625,8 +625,10 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
         raise errors.UndefinedTable(f'relation "{spec.name}" does not exist')
     if relation.kind != "r":
         raise errors.WrongObjectType(f'"{spec.name}" is not a table')
-    if spec.drop_columns or spec.rename_column or spec.rename_to:
-        matviews.check_alterable(relation, catalog)
+    for name in spec.drop_columns:
+        matviews.check_alterable(relation, catalog, f"drop column {name} of table {spec.name}")
+    if spec.rename_column or spec.rename_to:
+        matviews.check_alterable(relation, catalog, f"rename table {spec.name} or its columns")
     for column in spec.add_columns:
         if any(c.name == column.name for c in relation.columns):
             raise errors.DuplicateColumn(

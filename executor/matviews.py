@@ -91,14 +91,14 @@ def drop(view: Relation, catalog: Catalog, database: Database, cascade: bool,
     return catalog.without_relation(view.schema, view.name)
 
 
-def check_alterable(relation: Relation, catalog: Catalog) -> None:
+def check_alterable(relation: Relation, catalog: Catalog, change: str) -> None:
     """Renaming or dropping columns of a relation a materialized view reads
-    would leave the view's triggers reading names that no longer exist."""
+    would leave the view's triggers reading names that no longer exist;
+    ``change`` says what was asked (``drop column c of table t``)."""
     found = dependents(catalog, relation)
     if found:
         raise errors.DependentObjectsStillExist(
-            f"cannot alter {kind_word(relation)} {relation.name} because other objects "
-            "depend on it",
+            f"cannot {change} because other objects depend on it",
             detail="\n".join(f"materialized view {view.name} depends on {kind_word(relation)} "
                              f"{relation.name}" for view in found),
-            hint="Drop the materialized views, alter the table, and create them again.")
+            hint="Drop the materialized views first, and create them again afterwards.")

@@ -351,7 +351,8 @@ class DdlCompiler:
             elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == (
                 "COLUMN"
             ):
-                drop.extend(column.name for column in action.expressions)
+                drop.extend(column.name for column in action.args.get("tables")
+                            or action.expressions)
             elif isinstance(action, exp.AlterRename):
                 rename_to = action.this.name
             elif isinstance(action, exp.RenameColumn):

@@ -131,11 +131,13 @@ def analyse(select: exp.Expression, relations: dict[str, Relation]) -> Shape:
     sources, conditions = _sources(select, relations)
     aliases = {s.alias for s in sources}
     where = select.args.get("where")
-    for part in [*conditions, *conjuncts(where.this if where is not None else None)]:
+    conditions += conjuncts(where.this if where is not None else None)
+    for part in conditions:
         _no_subquery(part, "WHERE")
-    local: dict[str, list[exp.Expression]] = {alias: [] for alias in aliases}
+    local: dict[str, list[exp.Expression]] = {
+        s.alias: [s.condition] if s.condition is not None else [] for s in sources}
     joins: list[exp.Expression] = []
-    for part in [*conditions, *conjuncts(where.this if where is not None else None)]:
+    for part in conditions:
         named = aliases_in(part) & aliases
         if len(named) > 1:
             joins.append(part)

@@ -49,7 +49,22 @@ $$;
 CREATE PROCEDURE lucky(who int) LANGUAGE python AS $$
     sql("UPDATE accounts SET luck = $1 WHERE id = $2", len(str(who)) * 1.5, who)
 $$;
+CREATE MATERIALIZED VIEW balances AS
+    SELECT owner, count(*) AS accounts, sum(balance) AS total, max(balance) AS top
+    FROM accounts GROUP BY owner;
+CREATE MATERIALIZED VIEW sensors AS
+    SELECT sensor, count(*) AS readings, avg(value) AS average, min(value) AS low
+    FROM recent GROUP BY sensor;
+CREATE MATERIALIZED VIEW richest AS
+    SELECT owner, balance FROM accounts ORDER BY balance DESC, owner LIMIT 2;
 """
+MATVIEWS = {
+    "balances": "SELECT owner, count(*), sum(balance), max(balance) FROM accounts "
+                "GROUP BY owner",
+    "sensors": "SELECT sensor, count(*), avg(value), min(value) FROM recent GROUP BY sensor",
+    "richest": "SELECT owner, balance FROM accounts ORDER BY balance DESC, owner LIMIT 2",
+}
+"""Each materialized view of SETUP and its query: they must agree after recovery."""
 
 
 def _first_part(conn: psycopg.Connection) -> None:
@@ -131,7 +146,7 @@ def full_dump(conn: psycopg.Connection, mask: frozenset[str] = frozenset()) -> D
     streams = {name for (name,) in conn.execute("SELECT name FROM sqlext_streams")}
     windows = {"recent"}
     for schema, name, kind in relations:
-        if kind not in ("r", "v"):
+        if kind not in ("r", "v", "m"):
             continue
         extra = "batch_id, " if name in streams | windows else ""
         cursor = conn.execute(f"SELECT {extra}* FROM {schema}.{name}")
@@ -140,6 +155,11 @@ def full_dump(conn: psycopg.Connection, mask: frozenset[str] = frozenset()) -> D
         dump[f"{schema}.{name}"] = sorted(
             (tuple(None if i in masked else v for i, v in enumerate(row))
              for row in cursor.fetchall()), key=repr)
+    for view, query in MATVIEWS.items():
+        if ("public", view, "m") not in relations:
+            continue
+        view_rows = sorted(conn.execute(f"SELECT * FROM public.{view}").fetchall(), key=repr)
+        assert view_rows == sorted(conn.execute(query).fetchall(), key=repr), view
     dump["streams"] = conn.execute(
         "SELECT name, batch_column, last_batch, tuples, skipped_batches, consumers "
         "FROM sqlext_streams ORDER BY name").fetchall()

@@ -163,6 +163,19 @@ def test_views(server: ServerProcess, names: dict[str, str]) -> None:
     assert "View definition:" in verbose and f"FROM {names['main']}" in verbose
 
 
+def test_materialized_views(server: ServerProcess, names: dict[str, str]) -> None:
+    view = f"mv_{names['main']}"
+    output(server, f"CREATE MATERIALIZED VIEW {view} AS SELECT flag, count(*) AS n "
+                   f"FROM {names['main']} GROUP BY flag")
+    assert ["public", view, "materialized view", "postgres"] in rows(output(server, r"\dm"))
+    described = output(server, rf"\d+ {view}")
+    assert f'Materialized view "public.{view}"' in described
+    assert ["n", "bigint", "", "", "", "plain", "", "", ""] in rows(described)
+    assert "View definition:" in described and f"FROM {names['main']} GROUP BY flag" in described
+    plan = output(server, f"EXPLAIN MATERIALIZED VIEW {view}")
+    assert "QUERY PLAN" in plan and "maintained incrementally" in plan
+
+
 def test_schemas_databases_roles_functions(server: ServerProcess,
                                            names: dict[str, str]) -> None:
     schemas = rows(output(server, r"\dn"))
