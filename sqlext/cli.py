@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlext.bench import chains as chains_bench
 from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
+from sqlext.bench import matviews as matview_bench
 from sqlext.bench import spark as spark_bench
 from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import BenchmarkFailed, Output, Variant, run_variants
@@ -43,6 +44,8 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
                           chains_bench.ee_variants),
     "recovery": lambda args, output: durability_bench.run_recovery(output),
     "checkpoint": lambda args, output: durability_bench.run_checkpoint(args.size_mb, output),
+    "matview": lambda args, output: matview_bench.run_matviews(
+        output, args.peer == "postgres", tuple(args.rows or matview_bench.SIZES)),
     "spark": lambda args, output: spark_bench.run_spark(
         output, args.peer == "postgres", tuple(args.rows or spark_bench.SIZES)),
 }
@@ -101,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                               help="checkpoint: database size")
     bench_parser.add_argument("--rows", type=int, action="append",
                               help="spark: DataFrame size (repeatable; default 100,000 and "
-                                   "1,000,000)")
+                                   "1,000,000); matview: base relation size (default 10^3 "
+                                   "to 10^6)")
     bench_parser.add_argument("--rounds", type=int, default=3)
     bench_parser.add_argument("--peer", choices=("postgres", "none"), default="postgres")
     bench_parser.add_argument("--report", default="docs/benchmarks.md",

@@ -194,63 +194,94 @@ class IncrementalProgram:
     # --- the whole program --------------------------------------------------------------
 
     def build(self, sources: tuple[tuple[str, str], ...]) -> Program:
-        create = [*self._tables(), *self._value_set_triggers()]
+        create = [*self._state_table(), *self._map_tables()]
         for index in range(len(self.shape.sources)):
             create.extend(self._source_triggers(index))
         create.append(self._view())
-        clear = [f"DELETE FROM {quoted(self.state)}"]
-        clear += [f"DELETE FROM {quoted(self._values(j))}" for j, _ in self._value_sets()]
+        dropped_sets = [f"DROP TABLE IF EXISTS {quoted(self._values(j))}"
+                        for j, _ in self._value_sets()]
+        maps = [self._map(index) for index in range(len(self.shape.sources))] if (
+            self.joined) else []
         drop = [f"DROP VIEW IF EXISTS {quoted(self.physical)}",
-                f"DROP TABLE IF EXISTS {quoted(self.state)}"]
-        drop += [f"DROP TABLE IF EXISTS {quoted(self._values(j))}" for j, _ in self._value_sets()]
-        populate: list[str] = []
-        if self.joined:
-            for index, source in enumerate(self.shape.sources):
-                clear.append(f"DELETE FROM {quoted(self._map(index))}")
-                drop.append(f"DROP TABLE IF EXISTS {quoted(self._map(index))}")
-                populate.append(self._populate_map(index, source.alias))
+                f"DROP TABLE IF EXISTS {quoted(self.state)}", *dropped_sets]
+        drop += [f"DROP TABLE IF EXISTS {quoted(name)}" for name in maps]
         for index in range(len(self.shape.sources)):
             drop += [f"DROP TRIGGER IF EXISTS {quoted(name)}"
                      for name in self._trigger_names(index)]
+        # The value sets are made by each (re)computation and get their
+        # triggers once filled: deleting or inserting their rows one by one
+        # would run those triggers for every row. The state table stays (the
+        # views that read this one watch it with triggers of their own).
+        clear = [f"DELETE FROM {quoted(self.state)}", *dropped_sets,
+                 *self._value_set_tables()]
+        clear += [f"DELETE FROM {quoted(name)}" for name in maps]
+        populate = [self._populate_map(index, source.alias)
+                    for index, source in enumerate(self.shape.sources) if self.joined]
         populate += [self._populate_values(j, a) for j, a in self._value_sets()]
-        populate.append(self._populate_state())
-        watched = (self.state,)
+        populate += [self._populate_state(), *self._value_set_triggers()]
         return Program(tuple(create), Matview(
-            True, sources, watched, tuple(self._plan()), tuple(populate), tuple(clear),
+            True, sources, (self.state,), tuple(self._plan()), tuple(populate), tuple(clear),
             tuple(drop)))
 
     # --- storage --------------------------------------------------------------------
 
-    def _tables(self) -> list[str]:
+    def _state_table(self) -> list[str]:
         state = quoted(self.state)
-        columns = [*self._keys, COUNT] + [
-            c for j, a in enumerate(self.shape.aggregates) for c in self._state_columns(j, a)]
-        out = [f"CREATE TABLE {state} ({', '.join(quoted(c) for c in columns)})"]
+        columns = [self._declared(k, key) for k, key in zip(self._keys, self.shape.keys,
+                                                             strict=True)]
+        columns += [quoted(COUNT)] + [quoted(c) for j, a in enumerate(self.shape.aggregates)
+                                      for c in self._state_columns(j, a)]
+        out = [f"CREATE TABLE {state} ({', '.join(columns)})"]
         if self.shape.grouped:
             out.append(f"CREATE INDEX {quoted(self.state + '__key')} ON {state} "
                        f"({', '.join(quoted(k) for k in self._keys)})")
             out.append(self._empty_index(self.state, COUNT))
-        for j, _ in self._value_sets():
+        return out
+
+    def _value_set_tables(self) -> list[str]:
+        out = []
+        for j, aggregate in self._value_sets():
+            assert aggregate.argument is not None
             table = quoted(self._values(j))
-            columns = [*self._keys, VALUE, VALUE_COUNT]
-            out.append(f"CREATE TABLE {table} ({', '.join(quoted(c) for c in columns)})")
+            columns = [self._declared(k, key) for k, key in zip(self._keys, self.shape.keys,
+                                                                 strict=True)]
+            columns += [self._declared(VALUE, aggregate.argument), quoted(VALUE_COUNT)]
+            out.append(f"CREATE TABLE {table} ({', '.join(columns)})")
             out.append(f"CREATE INDEX {quoted(self._values(j) + '__key')} ON {table} "
                        f"({', '.join(quoted(c) for c in [*self._keys, VALUE])})")
             out.append(self._empty_index(self._values(j), VALUE_COUNT))
-        if self.joined:
-            for index, source in enumerate(self.shape.sources):
-                grouping = self._map_columns(source.alias)
-                table = quoted(self._map(index))
-                columns = [*grouping, MAP_COUNT] + [
-                    a.column for j, agg in enumerate(self.shape.aggregates)
-                    if self.presummed[j] == source.alias
-                    for a in self._additives(j, agg, "", prefix="sqlext_")]
-                out.append(f"CREATE TABLE {table} ({', '.join(quoted(c) for c in columns)})")
-                if grouping:
-                    out.append(f"CREATE INDEX {quoted(self._map(index) + '__key')} ON {table} "
-                               f"({', '.join(quoted(c) for c in grouping)})")
-                out.append(self._empty_index(self._map(index), MAP_COUNT))
         return out
+
+    def _map_tables(self) -> list[str]:
+        if not self.joined:
+            return []
+        out = []
+        for index, source in enumerate(self.shape.sources):
+            grouping = self._map_columns(source.alias)
+            table = quoted(self._map(index))
+            columns = [self._declared(c, exp.column(c, table=source.alias))
+                       for c in grouping] + [quoted(MAP_COUNT)] + [
+                quoted(a.column) for j, agg in enumerate(self.shape.aggregates)
+                if self.presummed[j] == source.alias
+                for a in self._additives(j, agg, "", prefix="sqlext_")]
+            out.append(f"CREATE TABLE {table} ({', '.join(columns)})")
+            if grouping:
+                out.append(f"CREATE INDEX {quoted(self._map(index) + '__key')} ON {table} "
+                           f"({', '.join(quoted(c) for c in grouping)})")
+            out.append(self._empty_index(self._map(index), MAP_COUNT))
+        return out
+
+    def _declared(self, name: str, expression: exp.Expression) -> str:
+        """A column holding the values of ``expression``, with the affinity of
+        the base column it reads: lookups by values of that column (joins,
+        WHERE key = ...) then use the index."""
+        if isinstance(expression, exp.Column):
+            source = next((s for s in self.shape.sources if s.alias == expression.table), None)
+            column = next((c for c in source.relation.columns if c.name == expression.name),
+                          None) if source is not None else None
+            if column is not None:
+                return f"{quoted(name)} {t.TYPES[column.type_oid].storage}".rstrip()
+        return quoted(name)
 
     @staticmethod
     def _empty_index(table: str, count: str) -> str:

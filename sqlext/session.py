@@ -614,7 +614,8 @@ class EngineSession:
             result = apply_dataflow(spec, catalog, executor.database) if isinstance(
                 spec, DATAFLOW_SPECS) else ddl_specs.apply(spec, catalog, executor.database)
             executor.set_working_catalog(self.token, result.catalog)
-            self.engine.catalog_tables.refresh(executor.database, result.catalog)
+            if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
+                self.engine.catalog_tables.refresh(executor.database, result.catalog)
             self.note(portal.prepared, portal.params)
         except engine.Error as exc:
             raise executor.translate_error(exc, self.token) from exc

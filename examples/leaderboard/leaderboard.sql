@@ -8,6 +8,10 @@
 --                              └─▶ window trending (ROWS 100 SLIDE 10)
 --                                     └─ AFTER SLIDE: recompute the trending board
 --
+-- The per-contestant and per-phone vote counts are materialized views, kept
+-- up to date inside each transaction that changes votes (as S-Store's
+-- H-Store views v_votes_by_contestant and v_votes_by_phone_number).
+--
 -- Each vote a client inserts into votes_in is one batch (one transaction).
 -- Load it with:  psql -h 127.0.0.1 -p 5499 -U postgres -f examples/leaderboard/leaderboard.sql
 
@@ -71,6 +75,12 @@ CREATE STREAM valid_votes (vote_id bigint NOT NULL, phone_number bigint NOT NULL
 CREATE STREAM removal_due (valid_votes integer NOT NULL);
 CREATE WINDOW trending ON valid_votes ROWS 100 SLIDE 10;
 
+-- Maintained incrementally: each vote inserted or deleted updates one row of each.
+CREATE MATERIALIZED VIEW v_votes_by_contestant AS
+    SELECT contestant_number, count(*) AS num_votes FROM votes GROUP BY contestant_number;
+CREATE MATERIALIZED VIEW v_votes_by_phone_number AS
+    SELECT phone_number, count(*) AS num_votes FROM votes GROUP BY phone_number;
+
 -- SP1: a vote counts if its contestant still runs and its phone has not voted.
 CREATE PROCEDURE validate() BEGIN ATOMIC
     INSERT INTO votes (vote_id, phone_number, state, contestant_number, created)
@@ -78,7 +88,8 @@ CREATE PROCEDURE validate() BEGIN ATOMIC
         FROM votes_in v
         JOIN contestants c ON c.contestant_number = v.contestant_number
         LEFT JOIN area_code_state a ON a.area_code = v.phone_number / 10000000
-        WHERE NOT EXISTS (SELECT 1 FROM votes p WHERE p.phone_number = v.phone_number);
+        WHERE NOT EXISTS (SELECT 1 FROM v_votes_by_phone_number p
+                          WHERE p.phone_number = v.phone_number);
     INSERT INTO valid_votes
         SELECT vote_id, phone_number, state, contestant_number, created FROM votes
         WHERE vote_id IN (SELECT vote_id FROM votes_in);
@@ -96,8 +107,7 @@ CREATE PROCEDURE count_votes() BEGIN ATOMIC
                 FROM (SELECT contestant_number, num_votes FROM leaderboard
                       ORDER BY num_votes DESC, contestant_number LIMIT 3) AS top),
                (SELECT string_agg(contestant_number || ':' || num_votes, ',')
-                FROM (SELECT contestant_number, count(*) AS num_votes FROM votes
-                      GROUP BY contestant_number
+                FROM (SELECT contestant_number, num_votes FROM v_votes_by_contestant
                       ORDER BY num_votes DESC, contestant_number LIMIT 3) AS top)
         FROM votes_count WHERE row_id = 1 AND total % 100 = 0;
     INSERT INTO removal_due SELECT total FROM votes_count WHERE row_id = 1 AND cnt >= 20000;
@@ -107,8 +117,8 @@ END;
 -- SP3: remove the contestant with the fewest votes (ties: the highest number).
 CREATE PROCEDURE remove_lowest() BEGIN ATOMIC
     INSERT INTO removals (contestant_number, num_votes)
-        SELECT contestant_number, count(*) FROM votes GROUP BY contestant_number
-        ORDER BY count(*) ASC, contestant_number DESC LIMIT 1;
+        SELECT contestant_number, num_votes FROM v_votes_by_contestant
+        ORDER BY num_votes ASC, contestant_number DESC LIMIT 1;
     DELETE FROM votes WHERE contestant_number =
         (SELECT contestant_number FROM removals ORDER BY round DESC LIMIT 1);
     DELETE FROM leaderboard WHERE contestant_number =

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlext.bench import chains, durability, leaderboard, wire
+from sqlext.bench import chains, durability, leaderboard, matviews, wire
 from sqlext.bench.harness import BenchmarkFailed, Measured, Output, Variant, run_variants
 from sqlext.cli import main
 
@@ -33,13 +33,22 @@ def test_leaderboard_variants_agree_with_each_other_and_postgres() -> None:
 
 def test_leaderboard_states_are_really_compared() -> None:
     """A variant that ends elsewhere fails the benchmark."""
-    honest = leaderboard.variants(count=120)[2]  # client-driven, on sqlext
+    honest = leaderboard.variants(count=120)[3]  # client-driven, on sqlext
     cheat = Variant("cheat", "sqlext", lambda dsn: Measured(1.0, ("other",)),
                     agrees_with="leaderboard")
     honest.server = cheat.server
     with pytest.raises(BenchmarkFailed, match="cheat"):
         run_variants("smoke", [honest, cheat], Output("leaderboard", rounds=1),
                      with_peer=False)
+
+
+def test_matviews_maintained_against_recomputed_and_postgres() -> None:
+    output = Output("matview", rounds=1)
+    points = matviews.run_matviews(output, sizes=(300,), changes=6, refreshes=2)
+    assert [p.shape for p in points] == ["GROUP BY aggregate", "2-way join aggregate"]
+    rows = output.tables[0].as_json()["rows"]
+    assert all(isinstance(row["postgres / maintained"], float)  # type: ignore[index]
+               for row in rows)  # type: ignore[union-attr]
 
 
 def test_chains_compare_triggers_with_client_driven() -> None:

@@ -1,7 +1,8 @@
 """Differential property test of materialized views (hypothesis): random
 views over a small family of schemas, random INSERT/UPDATE/DELETE in random
-transaction groupings (some rolled back, some with a savepoint rolled back);
-after every transaction every view equals its query run from scratch.
+transaction groupings (some rolled back, some with a savepoint rolled back,
+some ending with a REFRESH); after every transaction every view equals its
+query run from scratch.
 
 It runs against a server of its own, and each example drops what it made,
 so the generated objects do not pile up in the catalog of other tests.
@@ -109,7 +110,7 @@ def _literal(value: Any) -> str:
 
 transactions = st.lists(st.tuples(st.lists(changes(), min_size=1, max_size=4),
                                   st.sampled_from(["commit", "commit", "rollback",
-                                                   "savepoint"])),
+                                                   "savepoint", "refresh"])),
                         min_size=1, max_size=8)
 
 
@@ -151,6 +152,9 @@ def test_views_equal_their_queries_after_every_transaction(
                             conn.execute("ROLLBACK TO SAVEPOINT last")
                         else:
                             conn.execute(statement)
+                    if ending == "refresh":
+                        for name in names:
+                            conn.execute(f"REFRESH MATERIALIZED VIEW {name}")
                 for name, query in zip(names, definitions, strict=True):
                     assert _contents(conn, f"SELECT * FROM {name}") == _contents(conn, query), (
                         query)
