@@ -42,7 +42,17 @@ from sqlext.matview_shape import (
     StateRef,
     aliases_in,
 )
-from sqlext.target import sqlite_literal, to_sqlite
+from sqlext.matview_statements import (
+    Additive,
+    call,
+    merge,
+    on_row,
+    row_upsert,
+    shown,
+    sql,
+    where,
+)
+from sqlext.target import sqlite_literal
 
 STALE_TABLE: Final = "sqlext_matview_stale"
 COUNT: Final = "n"
@@ -57,59 +67,6 @@ class Program:
     create: tuple[str, ...]
     """SQLite statements that make the view's storage and triggers."""
     matview: Matview
-
-
-@dataclass(frozen=True, slots=True)
-class _Additive:
-    """A state column that sums each row's ``value`` (``numeric``: exactly)."""
-
-    column: str
-    value: str
-    numeric: bool = False
-
-    def changed(self, sign: int) -> str:
-        column = quoted(self.column)
-        if self.numeric:
-            return f"{column} = sqlext_numeric_add({column}, {self.value}, {sign})"
-        return f"{column} = {column} {'+' if sign > 0 else '-'} {self.value}"
-
-    @property
-    def first(self) -> str:
-        return f"sqlext_numeric_add(0, {self.value}, 1)" if self.numeric else self.value
-
-
-def _sql(node: exp.Expression) -> str:
-    return to_sqlite(node)
-
-
-def _call(name: str, *args: exp.Expression) -> exp.Expression:
-    return exp.Anonymous(this=name, expressions=list(args))
-
-
-def _on_row(node: exp.Expression, alias: str, row: str) -> exp.Expression:
-    """``node`` with the columns of ``alias`` read from a trigger's NEW or OLD."""
-    copy = node.copy()
-    for column in copy.find_all(exp.Column):
-        if column.table == alias:
-            column.set("table", exp.to_identifier(row))
-    return copy
-
-
-def _all(parts: list[str]) -> str:
-    return " AND ".join(parts)
-
-
-def _where(parts: list[str]) -> str:
-    return f" WHERE {_all(parts)}" if parts else ""
-
-
-def _shown(node: exp.Expression) -> str:
-    """An expression as EXPLAIN shows it (PostgreSQL-like, unquoted)."""
-    copy = node.copy()
-    for identifier in copy.find_all(exp.Identifier):
-        identifier.set("quoted", False)
-    text = copy.sql(dialect="postgres")
-    return text.replace("SQLEXT_NUMERIC_SUM(", "SUM(").replace("SQLEXT_NUMERIC_AVG(", "AVG(")
 
 
 class IncrementalProgram:
@@ -175,14 +132,14 @@ class IncrementalProgram:
         return aggregate.kind in ("numeric_sum", "numeric_avg")
 
     def _additives(self, j: int, aggregate: Aggregate, value: str, prefix: str = ""
-                   ) -> list[_Additive]:
+                   ) -> list[Additive]:
         """How one row with argument ``value`` adds to aggregate ``j``'s columns."""
-        present = _Additive(f"{prefix}c{j}", f"({value} IS NOT NULL)")
+        present = Additive(f"{prefix}c{j}", f"({value} IS NOT NULL)")
         if aggregate.kind == "count":
             return [present]
         if aggregate.kind in SUMMABLE_KINDS:
-            total = (_Additive(f"{prefix}s{j}", value, numeric=True) if self._numeric(aggregate)
-                     else _Additive(f"{prefix}s{j}", f"coalesce({value}, 0)"))
+            total = (Additive(f"{prefix}s{j}", value, numeric=True) if self._numeric(aggregate)
+                     else Additive(f"{prefix}s{j}", f"coalesce({value}, 0)"))
             return [total, present]
         return []
 
@@ -306,7 +263,7 @@ class IncrementalProgram:
             this=exp.Table(this=exp.to_identifier(self.state, quoted=True))))
         if shape.having is not None:
             query.set("where", exp.Where(this=final(shape.having.copy())))
-        body = _sql(query)
+        body = sql(query)
         if shape.expand:
             state = quoted(self.state)
             copies = (f"WITH RECURSIVE sqlext_copies(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
@@ -329,9 +286,9 @@ class IncrementalProgram:
             return exp.Case(ifs=[exp.If(this=exp.GT(this=present, expression=exp.Literal.number(0)),
                                         true=total)])
         if kind == "avg":
-            return _call("sqlext_average", total, present)
+            return call("sqlext_average", total, present)
         if kind == "numeric_avg":
-            return _call("sqlext_numeric_quotient", total, present)
+            return call("sqlext_numeric_quotient", total, present)
         if kind == "count_distinct":
             return exp.column(f"d{index}", quoted=True)
         return exp.column(f"v{index}", quoted=True)
@@ -349,19 +306,19 @@ class IncrementalProgram:
 
             if aggregate.kind == "count_distinct":
                 column = quoted(f"d{j}")
-                on_insert = f"UPDATE {state} SET {column} = {column} + 1" + _where(
+                on_insert = f"UPDATE {state} SET {column} = {column} + 1" + where(
                     match("NEW", state))
-                on_delete = f"UPDATE {state} SET {column} = {column} - 1" + _where(
+                on_delete = f"UPDATE {state} SET {column} = {column} - 1" + where(
                     match("OLD", state))
             else:
                 column = quoted(f"v{j}")
                 better = "<" if aggregate.kind == "min" else ">"
-                on_insert = (f"UPDATE {state} SET {column} = NEW.{VALUE}" + _where(
+                on_insert = (f"UPDATE {state} SET {column} = NEW.{VALUE}" + where(
                     [*match("NEW", state),
                      f"({column} IS NULL OR NEW.{VALUE} {better} {column})"]))
                 next_value = (f"(SELECT {aggregate.kind}({VALUE}) FROM {table}"
-                              f"{_where(match('OLD', table))})")
-                on_delete = (f"UPDATE {state} SET {column} = {next_value}" + _where(
+                              f"{where(match('OLD', table))})")
+                on_delete = (f"UPDATE {state} SET {column} = {next_value}" + where(
                     [*match("OLD", state), f"{column} IS OLD.{VALUE}"]))
             for event, body in (("INSERT", on_insert), ("DELETE", on_delete)):
                 name = quoted(f"{self._values(j)}__{event.lower()}")
@@ -387,7 +344,7 @@ class IncrementalProgram:
         for name, event, row, sign in events:
             when = ""
             if source.condition is not None:
-                when = f" WHEN {_sql(_on_row(source.condition, source.alias, row))}"
+                when = f" WHEN {sql(on_row(source.condition, source.alias, row))}"
             body = "; ".join(self._delta(index, row, sign))
             out.append(f"CREATE TRIGGER {quoted(name)} AFTER {event} ON {base}{when} "
                        f"BEGIN {body}; END")
@@ -400,13 +357,13 @@ class IncrementalProgram:
         if self.joined:
             source = self.shape.sources[index]
             grouping = self._map_columns(source.alias)
-            additives = [_Additive(MAP_COUNT, "1")] + [
+            additives = [Additive(MAP_COUNT, "1")] + [
                 a for j, agg in enumerate(self.shape.aggregates)
                 if self.presummed[j] == source.alias
-                for a in self._additives(j, agg, _sql(_on_row(agg.argument, source.alias, row)),
+                for a in self._additives(j, agg, sql(on_row(agg.argument, source.alias, row)),
                                          prefix="sqlext_")]
             keys = [(c, f"{row}.{quoted(c)}") for c in grouping]
-            map_changes, map_cleanup = _row_upsert(self._map(index), keys, additives, sign,
+            map_changes, map_cleanup = row_upsert(self._map(index), keys, additives, sign,
                                                    count=MAP_COUNT)
             changes += map_changes
             cleanup += map_cleanup
@@ -416,22 +373,22 @@ class IncrementalProgram:
         """One base relation: the row's own group changes."""
         alias = self.shape.sources[0].alias
 
-        def on_row(node: exp.Expression) -> str:
-            return _sql(_on_row(node, alias, row))
+        def row_sql(node: exp.Expression) -> str:
+            return sql(on_row(node, alias, row))
 
-        keys = list(zip(self._keys, [on_row(k) for k in self.shape.keys], strict=True))
-        additives = [_Additive(COUNT, "1")]
+        keys = list(zip(self._keys, [row_sql(k) for k in self.shape.keys], strict=True))
+        additives = [Additive(COUNT, "1")]
         for j, aggregate in enumerate(self.shape.aggregates):
             if aggregate.argument is not None and aggregate.kind not in VALUE_SET_KINDS:
-                additives += self._additives(j, aggregate, on_row(aggregate.argument))
-        changes, cleanup = _row_upsert(self.state, keys, additives, sign, count=COUNT,
+                additives += self._additives(j, aggregate, row_sql(aggregate.argument))
+        changes, cleanup = row_upsert(self.state, keys, additives, sign, count=COUNT,
                                        grouped=self.shape.grouped, extras=self._unset())
         value_cleanup: list[str] = []
         for j, aggregate in self._value_sets():
             assert aggregate.argument is not None
-            value = on_row(aggregate.argument)
-            set_changes, set_cleanup = _row_upsert(
-                self._values(j), [*keys, (VALUE, value)], [_Additive(VALUE_COUNT, "1")], sign,
+            value = row_sql(aggregate.argument)
+            set_changes, set_cleanup = row_upsert(
+                self._values(j), [*keys, (VALUE, value)], [Additive(VALUE_COUNT, "1")], sign,
                 count=VALUE_COUNT, guard=f"{value} IS NOT NULL")
             changes += set_changes
             value_cleanup += set_cleanup
@@ -446,16 +403,16 @@ class IncrementalProgram:
         tables = [f"(SELECT {row_columns or 'NULL AS sqlext_none'}) AS {quoted(source.alias)}"]
         tables += [f"{quoted(self._map(i))} AS {quoted(s.alias)}"
                    for i, s in enumerate(shape.sources) if i != index]
-        joins = [_sql(j) for j in shape.joins]
+        joins = [sql(j) for j in shape.joins]
 
         def weight(*excluded: str) -> str:
             return " * ".join([str(sign)] + [
                 f"{quoted(s.alias)}.{MAP_COUNT}" for s in shape.sources
                 if s.alias != source.alias and s.alias not in excluded])
 
-        keys = [f"{_sql(k)} AS {quoted(name)}" for k, name in zip(shape.keys, self._keys,
+        keys = [f"{sql(k)} AS {quoted(name)}" for k, name in zip(shape.keys, self._keys,
                                                                   strict=True)]
-        group = ", ".join(_sql(k) for k in shape.keys) or "NULL"
+        group = ", ".join(sql(k) for k in shape.keys) or "NULL"
         columns = [f"sum({weight()}) AS {COUNT}"]
         additive: list[tuple[str, bool]] = [(COUNT, False)]
         for j, aggregate in enumerate(shape.aggregates):
@@ -468,7 +425,7 @@ class IncrementalProgram:
                          for a in self._additives(j, aggregate, "")]
                 scaled = [(f"{value} * {weight(owner)}", column) for value, column in parts]
             else:
-                value = _sql(aggregate.argument)
+                value = sql(aggregate.argument)
                 scaled = [(f"{a.value} * {weight()}", a.column)
                           for a in self._additives(j, aggregate, value)]
             for expression, column in scaled:
@@ -476,19 +433,19 @@ class IncrementalProgram:
                 columns.append(f"{total}({expression}) AS {quoted(column)}")
                 additive.append((column, numeric and column.startswith("s")))
         delta = (f"SELECT {', '.join(keys + columns)} FROM {', '.join(tables)}"
-                 f"{_where(joins)} GROUP BY {group}")
-        changes, cleanup = _merge(self.state, self._keys, additive, delta, sign, COUNT,
+                 f"{where(joins)} GROUP BY {group}")
+        changes, cleanup = merge(self.state, self._keys, additive, delta, sign, COUNT,
                                   grouped=shape.grouped, extras=self._unset())
         value_cleanup: list[str] = []
         for j, aggregate in self._value_sets():
             assert aggregate.argument is not None
-            value = _sql(aggregate.argument)
+            value = sql(aggregate.argument)
             values_delta = (
                 f"SELECT {', '.join(keys)}{', ' if keys else ''}{value} AS {VALUE}, "
                 f"sum({weight()}) AS {VALUE_COUNT} FROM {', '.join(tables)}"
-                f"{_where([*joins, f'{value} IS NOT NULL'])} GROUP BY "
-                f"{', '.join([_sql(k) for k in shape.keys] + [value])}")
-            set_changes, set_cleanup = _merge(self._values(j), [*self._keys, VALUE],
+                f"{where([*joins, f'{value} IS NOT NULL'])} GROUP BY "
+                f"{', '.join([sql(k) for k in shape.keys] + [value])}")
+            set_changes, set_cleanup = merge(self._values(j), [*self._keys, VALUE],
                                               [(VALUE_COUNT, False)], values_delta, sign,
                                               VALUE_COUNT)
             changes += set_changes
@@ -507,13 +464,13 @@ class IncrementalProgram:
         query.set("group", exp.Group(expressions=[g.copy() for g in group]) if group else None)
         if extra is not None:
             query = query.where(extra, copy=False)
-        return _sql(query)
+        return sql(query)
 
     def _populate_state(self) -> str:
         shape = self.shape
         projections = [exp.alias_(k.copy(), name, quoted=True)
                        for k, name in zip(shape.keys, self._keys, strict=True)]
-        projections.append(exp.alias_(_call("count", exp.Star()), COUNT, quoted=True))
+        projections.append(exp.alias_(call("count", exp.Star()), COUNT, quoted=True))
         columns = [*self._keys, COUNT]
         for j, aggregate in enumerate(shape.aggregates):
             argument = aggregate.argument.copy() if aggregate.argument is not None else None
@@ -530,13 +487,13 @@ class IncrementalProgram:
                       argument: exp.Expression) -> exp.Expression:
         """A state column computed over the base rows."""
         if column.startswith("c"):
-            return _call("count", argument)
+            return call("count", argument)
         if column.startswith("d"):
-            return _call("count", exp.Distinct(expressions=[argument]))
+            return call("count", exp.Distinct(expressions=[argument]))
         if column.startswith("v"):
-            return _call(aggregate.kind, argument)
+            return call(aggregate.kind, argument)
         total = "sqlext_numeric_sum" if self._numeric(aggregate) else "sum"
-        return _call("coalesce", _call(total, argument), exp.Literal.number(0))
+        return call("coalesce", call(total, argument), exp.Literal.number(0))
 
     def _populate_values(self, j: int, aggregate: Aggregate) -> str:
         assert aggregate.argument is not None
@@ -544,7 +501,7 @@ class IncrementalProgram:
         projections = [exp.alias_(k.copy(), name, quoted=True)
                        for k, name in zip(self.shape.keys, self._keys, strict=True)]
         projections += [exp.alias_(value.copy(), VALUE, quoted=True),
-                        exp.alias_(_call("count", exp.Star()), VALUE_COUNT, quoted=True)]
+                        exp.alias_(call("count", exp.Star()), VALUE_COUNT, quoted=True)]
         select = self._from_scratch(projections, [*self.shape.keys, value],
                                     exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
         columns = [*self._keys, VALUE, VALUE_COUNT]
@@ -554,7 +511,7 @@ class IncrementalProgram:
         source = self.shape.sources[index]
         grouping = [exp.column(c, table=alias, quoted=True) for c in self._map_columns(alias)]
         projections = [exp.alias_(c, c.name, quoted=True) for c in grouping]
-        projections.append(exp.alias_(_call("count", exp.Star()), MAP_COUNT, quoted=True))
+        projections.append(exp.alias_(call("count", exp.Star()), MAP_COUNT, quoted=True))
         columns = [c.name for c in grouping] + [MAP_COUNT]
         for j, aggregate in enumerate(self.shape.aggregates):
             if self.presummed[j] != alias:
@@ -572,17 +529,17 @@ class IncrementalProgram:
             query.set("where", exp.Where(this=source.condition.copy()))
         query.set("group", exp.Group(expressions=grouping or [exp.Null()]))
         return (f"INSERT INTO {quoted(self._map(index))} ({', '.join(map(quoted, columns))}) "
-                f"{_sql(query)}")
+                f"{sql(query)}")
 
     # --- EXPLAIN ----------------------------------------------------------------------
 
     def _plan(self) -> list[str]:
         shape = self.shape
-        aggregates = ", ".join(_shown(a.call) for a in shape.aggregates) or "count(*)"
+        aggregates = ", ".join(shown(a.call) for a in shape.aggregates) or "count(*)"
         if shape.expand:
             grouping = "one row per distinct row, with its count"
         elif shape.grouped:
-            grouping = f"one row per group ({', '.join(_shown(k) for k in shape.keys)})"
+            grouping = f"one row per group ({', '.join(shown(k) for k in shape.keys)})"
         else:
             grouping = "a single row"
         lines = [f"Materialized view {self.shown_name}: maintained incrementally",
@@ -591,20 +548,20 @@ class IncrementalProgram:
             lines.append("  HAVING applied when read")
         for j, aggregate in self._value_sets():
             lines.append(f"  Value set {self._values(j)}: count of each value of "
-                         f"{_shown(aggregate.argument or exp.Null())} per group, "
-                         f"for {_shown(aggregate.call)}")
+                         f"{shown(aggregate.argument or exp.Null())} per group, "
+                         f"for {shown(aggregate.call)}")
         for index, source in enumerate(shape.sources):
             lines.append(f"  On {source.relation.name} AS {source.alias}: "
                          "AFTER INSERT, DELETE"
                          + (", UPDATE OF " + ", ".join(sorted(shape.columns_used[source.alias]))
                             if shape.columns_used[source.alias] else ""))
             if source.condition is not None:
-                lines.append(f"    only rows where {_shown(source.condition)}")
+                lines.append(f"    only rows where {shown(source.condition)}")
             if self.joined:
                 others = [self._map(i) for i in range(len(shape.sources)) if i != index]
                 lines.append(f"    delta: the row joined with {', '.join(others)} on "
-                             + " AND ".join(_shown(j) for j in shape.joins))
-                presummed = [_shown(a.call) for j, a in enumerate(shape.aggregates)
+                             + " AND ".join(shown(j) for j in shape.joins))
+                presummed = [shown(a.call) for j, a in enumerate(shape.aggregates)
                              if self.presummed[j] == source.alias]
                 columns = ", ".join(self._map_columns(source.alias)) or "nothing"
                 lines.append(f"    map {self._map(index)}: rows grouped by ({columns}) "
@@ -612,57 +569,6 @@ class IncrementalProgram:
             else:
                 lines.append("    delta: the row's own group")
         return lines
-
-
-def _row_upsert(table: str, keys: list[tuple[str, str]], additives: list[_Additive], sign: int,
-                count: str, grouped: bool = True, extras: list[tuple[str, str]] | None = None,
-                guard: str | None = None) -> tuple[list[str], list[str]]:
-    """Add (sign 1) or subtract (-1) one row's values to its group of
-    ``table``; the second list deletes the group when it became empty."""
-    name = quoted(table)
-    match = [f"{quoted(column)} IS {value}" for column, value in keys]
-    changes = [f"UPDATE {name} SET {', '.join(a.changed(sign) for a in additives)}"
-               f"{_where(match)}"]
-    cleanup: list[str] = []
-    if sign > 0 and grouped:
-        extras = extras or []
-        columns = [c for c, _ in keys] + [a.column for a in additives] + [c for c, _ in extras]
-        values = [v for _, v in keys] + [a.first for a in additives] + [v for _, v in extras]
-        condition = _all(["changes() = 0", *([guard] if guard else [])])
-        changes.append(f"INSERT INTO {name} ({', '.join(map(quoted, columns))}) "
-                       f"SELECT {', '.join(values)} WHERE {condition}")
-    if sign < 0 and grouped:
-        cleanup.append(f"DELETE FROM {name}{_where([*match, f'{quoted(count)} = 0'])}")
-    return changes, cleanup
-
-
-def _merge(table: str, keys: list[str], additive: list[tuple[str, bool]], delta: str,
-           sign: int, count: str, grouped: bool = True,
-           extras: list[tuple[str, str]] | None = None) -> tuple[list[str], list[str]]:
-    """Add the rows of the query ``delta`` (signed already) to their groups."""
-    name = quoted(table)
-    match = [f"{name}.{quoted(k)} IS d.{quoted(k)}" for k in keys]
-
-    def added(column: str, numeric: bool) -> str:
-        mine, theirs = f"{name}.{quoted(column)}", f"d.{quoted(column)}"
-        if numeric:
-            return f"{quoted(column)} = sqlext_numeric_add({mine}, {theirs}, 1)"
-        return f"{quoted(column)} = {mine} + {theirs}"
-
-    changes = [f"UPDATE {name} SET {', '.join(added(c, n) for c, n in additive)} "
-               f"FROM ({delta}) AS d{_where(match)}"]
-    cleanup: list[str] = []
-    if sign > 0 and grouped:
-        extras = extras or []
-        columns = keys + [c for c, _ in additive] + [c for c, _ in extras]
-        values = [f"d.{quoted(k)}" for k in keys] + [
-            f"coalesce(d.{quoted(c)}, 0)" for c, _ in additive] + [v for _, v in extras]
-        changes.append(f"INSERT INTO {name} ({', '.join(map(quoted, columns))}) "
-                       f"SELECT {', '.join(values)} FROM ({delta}) AS d WHERE NOT EXISTS "
-                       f"(SELECT 1 FROM {name}{_where(match)})")
-    if sign < 0 and grouped:
-        cleanup.append(f"DELETE FROM {name} WHERE {quoted(count)} = 0")
-    return changes, cleanup
 
 
 def recomputed_program(query: str, physical: str, shown_name: str,
