@@ -154,6 +154,22 @@ def test_view_over_a_window_follows_its_slides(conn: psycopg.Connection) -> None
     assert _rows(conn, "SELECT * FROM trending") == [(2, 1), (3, 3)]  # after one slide
 
 
+def test_view_over_a_stream_follows_its_batches(conn: psycopg.Connection) -> None:
+    """A stream's rows leave when its consumers are done with their batch."""
+    conn.execute("CREATE STREAM readings (sensor int, value int); "
+                 "CREATE TABLE seen (n int)")
+    query = ("SELECT sensor, count(*) AS n, max(value) AS peak, max(batch_id) AS batch "
+             "FROM readings GROUP BY sensor")
+    conn.execute(f"CREATE MATERIALIZED VIEW pending AS {query}")
+    conn.execute("INSERT INTO readings VALUES (1, 5), (1, 7), (2, 1)")
+    assert _same(conn, "pending", query) == [(1, 2, 7, 1), (2, 1, 1, 1)]
+    conn.execute("""CREATE TRIGGER consume AFTER INSERT ON readings AS $$
+        INSERT INTO seen SELECT count(*) FROM readings;
+    $$""")
+    conn.execute("INSERT INTO readings VALUES (2, 9)")  # consumed in its transaction
+    assert _same(conn, "pending", query) == [(1, 2, 7, 1), (2, 1, 1, 1)]
+
+
 def test_procedures_read_the_view_they_change(conn: psycopg.Connection) -> None:
     conn.execute("""
         CREATE TABLE votes (phone bigint, contestant int);
