@@ -12,16 +12,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, own_schema
 
 
 @pytest.fixture
 def conn(server: ServerProcess) -> Iterator[psycopg.Connection]:
-    """A connection whose objects live in a schema of their own."""
-    with server.connect(autocommit=True) as connection:
-        schema = f"mv{id(connection)}"
-        connection.execute(f"CREATE SCHEMA {schema}")
-        connection.execute(f"SET search_path = {schema}")
+    with own_schema(server, "mv") as connection:
         yield connection
 
 
