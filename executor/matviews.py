@@ -5,12 +5,14 @@ recomputing stale views before a statement reads them."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 from catalog import errors
 from catalog.schema import Catalog, Relation
 from storage.engine import Database
 
-STALE_TABLE = "sqlext_matview_stale"
+STALE_TABLE: Final = "sqlext_matview_stale"
+"""One row per view recomputed in full: whether its tables changed since."""
 
 _KIND_WORDS = {"r": "table", "v": "view", "m": "materialized view"}
 

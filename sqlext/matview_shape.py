@@ -79,9 +79,6 @@ class Shape:
     columns_used: dict[str, set[str]] = field(default_factory=dict)
     """Source alias -> its columns the query uses."""
 
-    def source(self, alias: str) -> Source:
-        return next(s for s in self.sources if s.alias == alias)
-
 
 class StateRef(exp.Expression):
     """A state column standing for a grouping key ('k') or an aggregate ('a')."""

@@ -34,6 +34,7 @@ from sqlglot import exp
 from catalog import types as t
 from catalog.matviews import Matview
 from executor.ddl import quoted
+from executor.matviews import STALE_TABLE
 from sqlext.matview_shape import (
     SUMMABLE_KINDS,
     VALUE_SET_KINDS,
@@ -54,7 +55,6 @@ from sqlext.matview_statements import (
 )
 from sqlext.target import sqlite_literal
 
-STALE_TABLE: Final = "sqlext_matview_stale"
 COUNT: Final = "n"
 """State column: the rows of the group (the multiplicity of a plain row)."""
 MAP_COUNT: Final = "sqlext_n"
