@@ -25,6 +25,10 @@ INFORMATION_SCHEMA: Final = "information_schema"
 FIRST_USER_OID: Final = 16384
 """PostgreSQL's FirstNormalObjectId: user objects get OIDs from here."""
 
+RELKIND_NAMES: Final = {"r": "table", "v": "view", "m": "materialized view", "i": "index",
+                        "S": "sequence"}
+"""pg_class.relkind as messages name it."""
+
 NAMESPACE_OIDS: Final = {PG_CATALOG: 11, PUBLIC: 2200, INFORMATION_SCHEMA: 13000}
 BOOTSTRAP_SUPERUSER_OID: Final = 10
 
@@ -97,6 +101,15 @@ class Relation:
         for position, spec in enumerate(fields(self)):
             value = state[position] if position < len(state) else spec.default
             object.__setattr__(self, spec.name, value)
+
+    @property
+    def kind_name(self) -> str:
+        """What messages call it: table, stream, window, view..."""
+        if self.window is not None:
+            return "window"
+        if self.stream is not None:
+            return "stream"
+        return RELKIND_NAMES.get(self.kind, "relation")
 
     def column(self, name: str) -> Column:
         for column in self.columns:

@@ -37,6 +37,8 @@ from catalog.schema import Catalog
 from executor import errors as error_map
 from executor.batches import BatchLedger, LedgerMark
 from executor.context import StatementContext
+from executor.matviews import recompute_stale
+from executor.plans import SqlPlan
 from storage import engine
 
 log = logging.getLogger("sqlext")
@@ -420,8 +422,12 @@ class Executor:
             return errors.QueryCanceled("canceling statement due to user request")
         return error_map.translate(exc, self.working_catalog(token), target, verb)
 
-    def query(self, sql: str, params: Sequence[Any]) -> engine.Cursor:
-        return self.database.execute(sql, params)
+    def run_plan(self, plan: SqlPlan, args: Sequence[Any]) -> engine.Cursor:
+        """Run a translated statement with its parameter values; the
+        materialized views it reads are brought up to date first."""
+        if plan.recompute:
+            recompute_stale(self.database, self.context.catalog, plan.recompute)
+        return self.database.execute(plan.sql, plan.bound(args))
 
     # --- what the command log records --------------------------------------------------
 

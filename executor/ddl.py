@@ -13,7 +13,15 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
 from catalog.matviews import Matview
-from catalog.schema import PUBLIC, Catalog, Column, Constraint, Relation, Sequence
+from catalog.schema import (
+    PUBLIC,
+    RELKIND_NAMES,
+    Catalog,
+    Column,
+    Constraint,
+    Relation,
+    Sequence,
+)
 from executor import matviews
 from storage.engine import Database
 
@@ -473,8 +481,7 @@ def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
         relation = catalog.find_relation(name, schema)
         if relation is None or relation.schema in ("pg_catalog", "information_schema"):
             if not spec.if_exists:
-                kind = {"r": "table", "v": "view", "i": "index", "m": "materialized view"}[relkind]
-                raise errors.UndefinedTable(f'{kind} "{name}" does not exist')
+                raise errors.UndefinedTable(f'{RELKIND_NAMES[relkind]} "{name}" does not exist')
             notices.append(f'{spec.kind} "{name}" does not exist, skipping')
             continue
         if (relation.stream or relation.window) is not None and spec.kind == "table":
@@ -490,8 +497,7 @@ def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
 
 
 def _kind_word(relkind: str) -> str:
-    return {"r": "TABLE", "v": "VIEW", "i": "INDEX", "S": "SEQUENCE",
-            "m": "MATERIALIZED VIEW"}.get(relkind, "TABLE")
+    return RELKIND_NAMES.get(relkind, "table").upper()
 
 
 def drop_relation(relation: Relation, catalog: Catalog, database: Database, cascade: bool,

@@ -14,17 +14,6 @@ from storage.engine import Database
 STALE_TABLE: Final = "sqlext_matview_stale"
 """One row per view recomputed in full: whether its tables changed since."""
 
-_KIND_WORDS = {"r": "table", "v": "view", "m": "materialized view"}
-
-
-def kind_word(relation: Relation) -> str:
-    if relation.window is not None:
-        return "window"
-    if relation.stream is not None:
-        return "stream"
-    return _KIND_WORDS.get(relation.kind, "relation")
-
-
 def run(database: Database, statements: Iterable[str]) -> None:
     for statement in statements:
         database.execute(statement)
@@ -73,7 +62,7 @@ def drop_dependents(relation: Relation, catalog: Catalog, database: Database, ca
     the drop fails."""
     found = dependents(catalog, relation)
     if found and not cascade:
-        word = kind_word(relation)
+        word = relation.kind_name
         raise errors.DependentObjectsStillExist(
             f"cannot drop {word} {relation.name} because other objects depend on it",
             detail="\n".join(f"materialized view {view.name} depends on {word} "
@@ -101,6 +90,6 @@ def check_alterable(relation: Relation, catalog: Catalog, change: str) -> None:
     if found:
         raise errors.DependentObjectsStillExist(
             f"cannot {change} because other objects depend on it",
-            detail="\n".join(f"materialized view {view.name} depends on {kind_word(relation)} "
+            detail="\n".join(f"materialized view {view.name} depends on {relation.kind_name} "
                              f"{relation.name}" for view in found),
             hint="Drop the materialized views first, and create them again afterwards.")

@@ -147,7 +147,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
         named = readable_outputs(tree, columns)
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
                        translator.writes, refresh=frozenset(translator.live_tables),
-                       recompute=_recomputed(translator), bindings=translator.highest_param)
+                       recompute=_recomputed_views(translator), bindings=translator.highest_param)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -160,7 +160,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
             returning, target = translate_delete(translator, tree)
             verb = "DELETE"
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
-                       target, recompute=_recomputed(translator),
+                       target, recompute=_recomputed_views(translator),
                        after_insert=_after_insert(translator, verb),
                        bindings=translator.highest_param)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
@@ -168,7 +168,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
     return Compiled(statement, _params(translator), None, ddl=spec)
 
 
-def _recomputed(translator: Translator) -> tuple[tuple[str, str], ...]:
+def _recomputed_views(translator: Translator) -> tuple[tuple[str, str], ...]:
     """The materialized views the statement reads that are not maintained
     incrementally (they are recomputed first if stale)."""
     return tuple((r.schema, r.name) for r in translator.read_relations.values()

@@ -22,7 +22,6 @@ from executor.batches import delete_batch
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.context import StatementContext
 from executor.core import Executor, Token
-from executor.matviews import recompute_stale
 from executor.plans import SqlPlan
 from executor.scheduler import Task
 from executor.windows import Windows
@@ -151,9 +150,7 @@ class DataflowRuntime:
         plan = compiled.plan
         executor = self.executor
         try:
-            if plan.recompute:
-                recompute_stale(executor.database, context.catalog, plan.recompute)
-            cursor = executor.query(plan.sql, plan.bound(args))
+            cursor = executor.run_plan(plan, args)
             rows = cursor.fetchall() if plan.columns is not None else []
         except engine.Error as exc:
             raise executor.translate_error(exc, token, plan.target, plan.tag) from exc
@@ -183,7 +180,7 @@ class DataflowRuntime:
             return []
         executor = self.executor
         try:
-            row = executor.query(plan.sql, plan.bound(args)).fetchone()
+            row = executor.run_plan(plan, args).fetchone()
         except engine.Error as exc:
             raise executor.translate_error(exc, token) from exc
         return list(row)

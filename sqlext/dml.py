@@ -28,9 +28,7 @@ def _target_source(relation: Relation, alias: str) -> Source:
 def _writable(translator: Translator, table: exp.Table) -> Relation:
     relation = translator.relation(table)
     if relation.kind != "r":
-        kinds = {"v": "view", "m": "materialized view", "i": "index", "S": "sequence"}
-        raise errors.WrongObjectType(
-            f'cannot change {kinds.get(relation.kind, "relation")} "{relation.name}"')
+        raise errors.WrongObjectType(f'cannot change {relation.kind_name} "{relation.name}"')
     if relation.schema == "pg_catalog":
         raise errors.InsufficientPrivilege(
             f'permission denied: "{relation.name}" is a system catalog')

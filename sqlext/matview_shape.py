@@ -113,8 +113,7 @@ def analyse(select: exp.Expression, relations: dict[str, Relation]) -> Shape:
     to the relations they hold."""
     if not isinstance(select, exp.Select):
         raise NotIncremental("it is not a single SELECT")
-    for clause, what in (("with_", "WITH"), ("limit", "LIMIT"), ("offset", "OFFSET"),
-                         ("with", "WITH")):
+    for clause, what in (("with_", "WITH"), ("limit", "LIMIT"), ("offset", "OFFSET")):
         if select.args.get(clause):
             raise NotIncremental(f"it uses {what}")
     distinct = select.args.get("distinct")
@@ -189,7 +188,7 @@ def _no_subquery(node: exp.Expression, where: str) -> None:
 def _sources(select: exp.Select, relations: dict[str, Relation]
              ) -> tuple[list[Source], list[exp.Expression]]:
     """The FROM items as sources, and the join conditions (ON, USING)."""
-    from_ = select.args.get("from_") or select.args.get("from")
+    from_ = select.args.get("from_")
     if from_ is None:
         raise NotIncremental("it has no FROM clause")
     items: list[tuple[exp.Expression, exp.Join | None]] = [(from_.this, None)]

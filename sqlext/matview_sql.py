@@ -458,7 +458,7 @@ class IncrementalProgram:
                       extra: exp.Expression | None = None) -> str:
         """The view's own FROM and WHERE with other projections and grouping."""
         query = self.select.copy()
-        for clause in ("having", "order", "distinct", "limit"):
+        for clause in ("having", "order", "distinct"):
             query.set(clause, None)
         query.set("expressions", projections)
         query.set("group", exp.Group(expressions=[g.copy() for g in group]) if group else None)

@@ -40,7 +40,6 @@ from executor.dataflow_ddl import (
     DataflowSpec,
     apply_dataflow,
 )
-from executor.matviews import recompute_stale
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.compile import CompileContext, Compiled, compile_statement
@@ -514,10 +513,7 @@ class EngineSession:
                 portal.started = True
                 if plan.refresh:
                     self.engine.live_tables.refresh(plan.refresh)
-                if plan.recompute:
-                    recompute_stale(executor.database, executor.working_catalog(self.token),
-                                    plan.recompute)
-                cursor = executor.query(plan.sql, plan.bound(portal.params))
+                cursor = executor.run_plan(plan, portal.params)
                 if plan.columns is None:
                     count = stored = cursor.rowcount
                 elif max_rows == 0:
