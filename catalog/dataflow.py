@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from catalog.pickling import restore_fields
+from catalog.roles import Acl
+
 BATCH_ID: Final = "batch_id"
 """The pseudo-column every stream has: the batch a tuple belongs to."""
 
@@ -57,6 +60,11 @@ class Procedure:
     body: str
     """The source of the statements (SQL) or the function body (Python)."""
     owner: str = "postgres"
+    acl: Acl | None = None
+    """EXECUTE granted (None: the owner and PUBLIC, see ``catalog.roles``)."""
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        restore_fields(self, state)
 
     @property
     def required_params(self) -> int:

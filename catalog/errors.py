@@ -217,6 +217,14 @@ class NameTooLong(SqlError):
     sqlstate = "42622"
 
 
+class ReservedName(SqlError):
+    sqlstate = "42939"
+
+
+class InvalidGrantOperation(SqlError):
+    sqlstate = "0LP01"
+
+
 class InsufficientPrivilege(SqlError):
     sqlstate = "42501"
 
@@ -321,6 +329,10 @@ class ObjectNotInPrerequisiteState(SqlError):
 
 class CantChangeRuntimeParam(SqlError):
     sqlstate = "55P02"
+
+
+class ObjectInUse(SqlError):
+    sqlstate = "55006"
 
 
 class LockNotAvailable(SqlError):

@@ -10,13 +10,24 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Final
 
 from catalog import errors
 from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
 from catalog.matviews import Matview
+from catalog.pickling import restore_fields
+from catalog.roles import (
+    BOOTSTRAP_SUPERUSER_OID,
+    SYSTEM_ROLES,
+    Acl,
+    Role,
+    default_acl,
+    must_own,
+    permission_denied,
+    privileges_of,
+)
 
 PG_CATALOG: Final = "pg_catalog"
 PUBLIC: Final = "public"
@@ -30,7 +41,6 @@ RELKIND_NAMES: Final = {"r": "table", "v": "view", "m": "materialized view", "i"
 """pg_class.relkind as messages name it."""
 
 NAMESPACE_OIDS: Final = {PG_CATALOG: 11, PUBLIC: 2200, INFORMATION_SCHEMA: 13000}
-BOOTSTRAP_SUPERUSER_OID: Final = 10
 
 _VERSIONS: Final = itertools.count(1)
 """Every catalog value gets a version no other value has (plans are cached
@@ -94,13 +104,11 @@ class Relation:
     """Set for windows (filled from their stream, read-only to clients)."""
     matview: Matview | None = None
     """Set for materialized views: how the view is kept up to date."""
+    acl: Acl | None = None
+    """Privileges granted (None: only the owner's, see ``catalog.roles``)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
-        """Unpickling (snapshots): fields added since a snapshot was written
-        take their defaults."""
-        for position, spec in enumerate(fields(self)):
-            value = state[position] if position < len(state) else spec.default
-            object.__setattr__(self, spec.name, value)
+        restore_fields(self, state)
 
     @property
     def kind_name(self) -> str:
@@ -163,6 +171,9 @@ class Catalog:
     )
     triggers: Mapping[tuple[str, str], Trigger] = field(
         default_factory=lambda: MappingProxyType({})
+    )
+    roles: Mapping[str, Role] = field(
+        default_factory=lambda: MappingProxyType({r.name: r for r in SYSTEM_ROLES})
     )
     next_oid: int = FIRST_USER_OID
     _by_oid: dict[int, Relation] = field(init=False, repr=False, compare=False)
@@ -237,6 +248,58 @@ class Catalog:
                        if r.window is not None and r.window.stream == key),
                       key=lambda r: r.name)
 
+    def role_oid(self, name: str) -> int:
+        """The OID of a role (of the bootstrap superuser for one since dropped)."""
+        role = self.roles.get(name)
+        return role.oid if role is not None else BOOTSTRAP_SUPERUSER_OID
+
+    def role_name(self, oid: int) -> str | None:
+        return next((r.name for r in self.roles.values() if r.oid == oid), None)
+
+    def is_superuser(self, role: str) -> bool:
+        found = self.roles.get(role)
+        return found is not None and found.superuser
+
+    def holds(self, role: str, owner: str, acl: Acl | None, kind: str, letters: str) -> bool:
+        """Whether ``role`` holds every privilege in ``letters`` on an object
+        of ``owner`` with ``acl`` (``kind``: 'procedure' or a relation's)."""
+        if self.is_superuser(role):
+            return True
+        held = privileges_of(acl if acl is not None else default_acl(owner, kind), role)
+        return all(letter in held for letter in letters)
+
+    def require(self, role: str, relation: Relation, letters: str) -> None:
+        """Raise 42501 unless ``role`` may use ``relation`` that way."""
+        if not self.holds(role, relation.owner, relation.acl, relation.kind_name, letters):
+            raise permission_denied(relation.kind_name, relation.name)
+
+    def require_execute(self, role: str, procedure: Procedure) -> None:
+        if not self.holds(role, procedure.owner, procedure.acl, "procedure", "X"):
+            raise permission_denied("procedure", procedure.name)
+
+    def require_owner(self, role: str, owner: str, kind: str, name: str) -> None:
+        """Raise 42501 unless ``role`` owns the object or is a superuser."""
+        if role != owner and not self.is_superuser(role):
+            raise must_own(kind, name)
+
+    def owned_by(self, role: str) -> list[str]:
+        """What depends on ``role`` (owned objects, privileges granted to
+        it), as DROP ROLE's detail lists it."""
+        found: list[str] = []
+        for relation in self.user_relations():
+            if relation.kind == "i":
+                continue
+            if relation.owner == role:
+                found.append(f"owner of {relation.kind_name} {relation.name}")
+            elif relation.acl is not None and role in dict(relation.acl):
+                found.append(f"privileges for {relation.kind_name} {relation.name}")
+        for procedure in self.procedures.values():
+            if procedure.owner == role:
+                found.append(f"owner of procedure {procedure.name}")
+            elif procedure.acl is not None and role in dict(procedure.acl):
+                found.append(f"privileges for procedure {procedure.name}")
+        return found
+
     def user_relations(self) -> Iterator[Relation]:
         return (r for r in self.relations.values() if r.schema != PG_CATALOG
                 and r.schema != INFORMATION_SCHEMA)
@@ -290,6 +353,31 @@ class Catalog:
         return self._changed("triggers", remove=[(t.schema, t.name)
                                                  for t in self.triggers_on(relation)])
 
+    def with_role(self, role: Role) -> Catalog:
+        return self._changed("roles", {role.name: role})
+
+    def with_role_renamed(self, old: str, role: Role) -> Catalog:
+        """``role`` (formerly ``old``) under its new name, in the role map and
+        in every owner and ACL that named it."""
+
+        def rename(acl: Acl | None) -> Acl | None:
+            if acl is None:
+                return None
+            return tuple((role.name if grantee == old else grantee, letters)
+                         for grantee, letters in acl)
+
+        relations = [replace(r, owner=role.name if r.owner == old else r.owner,
+                             acl=rename(r.acl))
+                     for r in self.user_relations() if r.owner == old or r.acl]
+        procedures = {key: replace(p, owner=role.name if p.owner == old else p.owner,
+                                   acl=rename(p.acl))
+                      for key, p in self.procedures.items() if p.owner == old or p.acl}
+        renamed = self.with_relations(relations)._changed("procedures", procedures)
+        return renamed._changed("roles", {role.name: role}, remove=[old])
+
+    def without_role(self, name: str) -> Catalog:
+        return self._changed("roles", remove=[name])
+
     def with_schema(self, name: str, oid: int) -> Catalog:
         return self._changed("schemas", {name: oid})
 
@@ -307,6 +395,7 @@ class Catalog:
             "sequences": list(self.sequences.values()),
             "procedures": list(self.procedures.values()),
             "triggers": list(self.triggers.values()),
+            "roles": list(self.roles.values()),
             "next_oid": self.next_oid,
         }
 
@@ -322,10 +411,13 @@ class Catalog:
         relations.update(keyed("relations"))
         schemas = objects["schemas"]
         next_oid = objects["next_oid"]
+        roles = objects.get("roles", list(self.roles.values()))  # older snapshots have none
         assert isinstance(schemas, dict) and isinstance(next_oid, int)
+        assert isinstance(roles, list)
         return replace(self, version=next(_VERSIONS), schemas=MappingProxyType(dict(schemas)),
                        relations=MappingProxyType(relations),
                        sequences=keyed("sequences"),  # type: ignore[arg-type]
                        procedures=keyed("procedures"),  # type: ignore[arg-type]
                        triggers=keyed("triggers"),  # type: ignore[arg-type]
+                       roles=MappingProxyType({r.name: r for r in roles}),
                        next_oid=next_oid)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Final
 
 from catalog import types
+from catalog.roles import BOOTSTRAP_SUPERUSER, DATABASE_OWNER, PUBLIC_GRANTEE
 from catalog.schema import (
-    BOOTSTRAP_SUPERUSER_OID,
     INFORMATION_SCHEMA,
     NAMESPACE_OIDS,
     PG_CATALOG,
@@ -216,15 +216,9 @@ LIVE_TABLES: Final = frozenset({"sqlext_procedures", "sqlext_streams", "sqlext_c
 """System views of the running dataflow, filled when a query reads them."""
 
 
-DATABASE_OWNER_OID: Final = 6171
-ROLES: Final[dict[int, str]] = {BOOTSTRAP_SUPERUSER_OID: "postgres",
-                                DATABASE_OWNER_OID: "pg_database_owner"}
-"""Roles that own objects: the bootstrap superuser and, as in PostgreSQL 15,
-pg_database_owner, the owner of schema public."""
-
-def schema_owner(name: str) -> int:
+def schema_owner(name: str) -> str:
     """Who owns a schema: pg_database_owner owns public, as in PostgreSQL 15."""
-    return DATABASE_OWNER_OID if name == PUBLIC else BOOTSTRAP_SUPERUSER_OID
+    return DATABASE_OWNER if name == PUBLIC else BOOTSTRAP_SUPERUSER
 
 
 # PostgreSQL's own OIDs for its catalog tables ('pg_class'::regclass = 1259).
@@ -301,15 +295,22 @@ SYSTEM_VIEWS: Final = frozenset({"pg_roles", "pg_user", "pg_settings", "pg_table
 every relation of information_schema."""
 
 
+SUPERUSER_ONLY: Final = frozenset({"pg_authid"})
+"""System tables only superusers may read, as in PostgreSQL (pg_authid holds
+the password verifiers)."""
+_READABLE: Final = ((PUBLIC_GRANTEE, "r"),)
+
+
 def system_relations() -> list[Relation]:
     """Relations for the tables above, in schemas pg_catalog and
     information_schema."""
     return [
         Relation(KNOWN_OIDS.get(name, _FIRST_VIEW_OID + number), PG_CATALOG, name,
-                 "v" if name in SYSTEM_VIEWS else "r", name, _columns(spec))
+                 "v" if name in SYSTEM_VIEWS else "r", name, _columns(spec),
+                 acl=() if name in SUPERUSER_ONLY else _READABLE)
         for number, (name, spec) in enumerate(SYSTEM_TABLES.items())
     ] + [
         Relation(_FIRST_INFORMATION_SCHEMA_OID + number, INFORMATION_SCHEMA, name, "v", name,
-                 _columns(spec))
+                 _columns(spec), acl=_READABLE)
         for number, (name, spec) in enumerate(INFORMATION_SCHEMA_TABLES.items())
     ]

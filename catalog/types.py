@@ -128,6 +128,7 @@ BOOL: Final = 16
 BYTEA: Final = 17
 CHAR: Final = 18
 NAME: Final = 19
+ACLITEM: Final = 1033
 INT8: Final = 20
 INT2: Final = 21
 INT4: Final = 23

@@ -18,7 +18,7 @@ from typing import Any
 
 from catalog import types as t
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation, Sequence
-from catalog.system import DESCRIPTIONS, KNOWN_OIDS, ROLES
+from catalog.system import DESCRIPTIONS, KNOWN_OIDS
 from executor.context import StatementContext
 
 ENCODINGS = {6: "UTF8", 0: "SQL_ASCII"}
@@ -179,7 +179,7 @@ def catalog_functions(context: Callable[[], StatementContext]) -> dict[
     def get_userbyid(oid: Any) -> Any:
         if oid is None:
             return None
-        return ROLES.get(int(oid), f"unknown (OID={oid})")
+        return context().catalog.role_name(int(oid)) or f"unknown (OID={oid})"
 
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
         found = _constraint(context().catalog, _oid(oid) or 0)

@@ -17,8 +17,8 @@ from typing import Any
 
 from catalog import types as t
 from catalog.dataflow import Procedure
+from catalog.roles import BOOTSTRAP_SUPERUSER_OID, Acl, acl_items
 from catalog.schema import (
-    BOOTSTRAP_SUPERUSER_OID,
     INFORMATION_SCHEMA,
     PG_CATALOG,
     PUBLIC,
@@ -32,7 +32,6 @@ from catalog.system import (
     DESCRIPTIONS,
     INFORMATION_SCHEMA_TABLES,
     KNOWN_OIDS,
-    ROLES,
     SYSTEM_TABLES,
     schema_owner,
 )
@@ -138,14 +137,6 @@ def _static_rows() -> Iterator[tuple[str, list[Row]]]:
                     (BTREE_AM, "btree", "bthandler", "i"), (405, "hash", "hashhandler", "i"),
                     (783, "gist", "gisthandler", "i"), (2742, "gin", "ginhandler", "i"),
                     (3580, "brin", "brinhandler", "i"), (4000, "spgist", "spghandler", "i")]
-    # the superuser may do anything; pg_database_owner only owns things
-    powers = {oid: oid == BOOTSTRAP_SUPERUSER_OID for oid in ROLES}
-    yield "pg_roles", [(name, powers[oid], True, *(powers[oid],) * 4, -1, "********", None,
-                        powers[oid], None, oid) for oid, name in ROLES.items()]
-    yield "pg_authid", [(oid, name, powers[oid], True, *(powers[oid],) * 5, -1, None, None)
-                        for oid, name in ROLES.items()]
-    yield "pg_user", [("postgres", BOOTSTRAP_SUPERUSER_OID, 1, 1, 1, 1, "********", None,
-                       None)]
     yield "pg_collation", [
         (DEFAULT_COLLATION, "default", 11, BOOTSTRAP_SUPERUSER_OID, "d", 1, -1, None, None,
          None, None),
@@ -237,7 +228,17 @@ def _type_row(pg_type: t.PgType) -> Row:
 def _dynamic_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     relations = list(catalog.relations.values())
     sequences = list(catalog.sequences.values())
-    yield "pg_namespace", [_namespace_row(name, oid) for name, oid in catalog.schemas.items()]
+    roles = list(catalog.roles.values())
+    yield "pg_roles", [(r.name, r.superuser, True, r.createrole, r.createdb, r.login,
+                        r.superuser, r.connection_limit, "********", None, r.superuser, None,
+                        r.oid) for r in roles]
+    yield "pg_authid", [(r.oid, r.name, r.superuser, True, r.createrole, r.createdb, r.login,
+                         r.superuser, r.superuser, r.connection_limit, r.password, None)
+                        for r in roles]
+    yield "pg_user", [(r.name, r.oid, r.createdb, r.superuser, r.superuser, r.superuser,
+                       "********", None, None) for r in roles if r.login]
+    yield "pg_namespace", [_namespace_row(name, oid, catalog)
+                           for name, oid in catalog.schemas.items()]
     yield "pg_class", [_class_row(r, catalog) for r in relations] + [
         _sequence_class_row(s, catalog) for s in sequences]
     yield "pg_attribute", [row for r in relations for row in _attribute_rows(r, catalog)] + [
@@ -273,18 +274,24 @@ def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
     names = [p.name or "" for p in procedure.params]
     language = PYTHON_LANGUAGE_OID if procedure.language == "python" else 14
     return (procedure.oid, procedure.name, catalog.schemas[procedure.schema],
-            BOOTSTRAP_SUPERUSER_OID, language, 100.0, 0.0, 0, None, "p", False, False, False,
-            False, "v", "u", len(types), sum(1 for p in procedure.params if p.default), 0,
-            " ".join(map(str, types)), None, None, _json(names) if any(names) else None,
-            procedure.body, None, None, None)
+            catalog.role_oid(procedure.owner), language, 100.0, 0.0, 0, None, "p", False,
+            False, False, False, "v", "u", len(types),
+            sum(1 for p in procedure.params if p.default), 0, " ".join(map(str, types)), None,
+            None, _json(names) if any(names) else None, procedure.body, None, None,
+            _acl(procedure.acl, procedure.owner))
 
 
-def _namespace_row(name: str, oid: int) -> Row:
+def _acl(acl: Acl | None, owner: str) -> str | None:
+    items = acl_items(acl, owner)
+    return None if items is None else _json(items)
+
+
+def _namespace_row(name: str, oid: int, catalog: Catalog) -> Row:
     """Schemas, owned and granted as in a fresh PostgreSQL 15 database."""
-    owner = schema_owner(name)
+    role = schema_owner(name)
+    owner = catalog.role_oid(role)
     if name not in (PUBLIC, PG_CATALOG, INFORMATION_SCHEMA):
         return oid, name, owner, None
-    role = ROLES[owner]
     return oid, name, owner, _json([f"{role}=UC/{role}", f"=U/{role}"])
 
 
@@ -310,11 +317,13 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
         for other in catalog.relations.values() for c in other.constraints)
     return (
         relation.oid, relation.name, catalog.schemas.get(relation.schema, 0), 0, 0,
-        BOOTSTRAP_SUPERUSER_OID, am, relation.oid, 0, int(index), 0.0 if index else -1.0, 0,
-        0, bool(indexes), False, "p", relation.kind,
+        catalog.role_oid(relation.owner), am, relation.oid, 0, int(index),
+        0.0 if index else -1.0, 0, 0, bool(indexes), False, "p", relation.kind,
         len(relation.index_columns) if index else len(relation.columns), checks,
         relation.kind in ("v", "m"), has_triggers, False, False, False, True,
-        "d" if relation.kind in ("r", "m") else "n", False, 0, 0, 0, None, None, None,
+        "d" if relation.kind in ("r", "m") else "n", False, 0, 0, 0,
+        None if relation.schema in (PG_CATALOG, INFORMATION_SCHEMA) else _acl(
+            relation.acl, relation.owner), None, None,
     )
 
 

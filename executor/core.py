@@ -423,11 +423,25 @@ class Executor:
         return error_map.translate(exc, self.working_catalog(token), target, verb)
 
     def run_plan(self, plan: SqlPlan, args: Sequence[Any]) -> engine.Cursor:
-        """Run a translated statement with its parameter values; the
-        materialized views it reads are brought up to date first."""
+        """Run a translated statement with its parameter values as the
+        context's role (42501 unless it holds the privileges the plan needs);
+        the materialized views it reads are brought up to date first."""
+        self._check_access(plan)
         if plan.recompute:
             recompute_stale(self.database, self.context.catalog, plan.recompute)
         return self.database.execute(plan.sql, plan.bound(args))
+
+    def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> engine.Cursor:
+        """Run a DML statement once per row of parameter values (COPY FROM)."""
+        self._check_access(plan)
+        return self.database.executemany(plan.sql, rows)
+
+    def _check_access(self, plan: SqlPlan) -> None:
+        context = self.context
+        catalog = context.catalog
+        if plan.access and not catalog.is_superuser(context.user):
+            for key, letters in plan.access:
+                catalog.require(context.user, catalog.relations[key], letters)
 
     # --- what the command log records --------------------------------------------------
 

@@ -98,10 +98,12 @@ def _create_procedure(spec: CreateProcedure, catalog: Catalog) -> DdlResult:
         ) and _pe_triggers_of(catalog, existing):
             raise errors.InvalidFunctionDefinition(
                 f'cannot change the parameters of procedure "{spec.name}": triggers run it')
-        oid = existing.oid
+        procedure = replace(existing, params=spec.params, language=spec.language,
+                            body=spec.body)  # keeps its owner and privileges
     else:
         catalog, oid = catalog.allocate_oids()
-    procedure = Procedure(oid, spec.schema, spec.name, spec.params, spec.language, spec.body)
+        procedure = Procedure(oid, spec.schema, spec.name, spec.params, spec.language,
+                              spec.body)
     return DdlResult(catalog.with_procedure(procedure), "CREATE PROCEDURE")
 
 

@@ -85,6 +85,8 @@ class CreateView:
     sqlite_query: str
     columns: tuple[Column, ...]
     replace: bool = False
+    reads: tuple[tuple[str, str], ...] = ()
+    """The relations its query reads (their readers' privileges are checked)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,12 +398,12 @@ def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlR
         if not spec.replace or existing.kind != "v":
             raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
         database.execute(f"DROP VIEW {quoted(physical)}")
-        oid = existing.oid
+        view = replace(existing, columns=spec.columns, definition=spec.definition)
     else:
         catalog, oid = catalog.allocate_oids()
+        view = Relation(oid, spec.schema, spec.name, "v", physical, spec.columns,
+                        definition=spec.definition)
     database.execute(f"CREATE VIEW {quoted(physical)} AS {spec.sqlite_query}")
-    view = Relation(oid, spec.schema, spec.name, "v", physical, spec.columns,
-                    definition=spec.definition)
     return DdlResult(catalog.with_relation(view), "CREATE VIEW")
 
 

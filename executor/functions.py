@@ -354,10 +354,16 @@ class _VarPop(_Deviation):
 
 
 def register_functions(database: Database, executor: Executor, scheduler: Scheduler,
-                       version: str) -> None:
+                       version: str, reload_config: Callable[[], bool]) -> None:
     """Register every ``sqlext_*`` function on the executor's database;
-    ``version`` is what version() returns."""
+    ``version`` is what version() returns, ``reload_config`` what
+    pg_reload_conf() does."""
     context = lambda: executor.context  # noqa: E731 - read at call time
+
+    def reload_conf() -> int:
+        if not context().catalog.is_superuser(context().user):
+            raise errors.InsufficientPrivilege("permission denied for function pg_reload_conf")
+        return int(reload_config())
 
     def setting(name: Any, missing_ok: Any = 0) -> Any:
         value = context().setting(str(name))
@@ -439,6 +445,7 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         "sqlext_current_user": (0, lambda: context().user),
         "sqlext_current_setting": (-1, setting),
         "sqlext_backend_pid": (0, lambda: context().process_id),
+        "sqlext_reload_conf": (0, reload_conf),
         "sqlext_now": (0, lambda: conversions.storage_timestamp(context().transaction_start)),
         "sqlext_statement_timestamp": (0, lambda: conversions.storage_timestamp(
             context().statement_start)),

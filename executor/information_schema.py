@@ -11,7 +11,7 @@ from typing import Any
 
 from catalog import types as t
 from catalog.schema import Catalog, Relation
-from catalog.system import ROLES, schema_owner
+from catalog.system import schema_owner
 from executor.catalog_functions import sequence_type, view_definition
 
 Row = tuple[Any, ...]
@@ -55,7 +55,7 @@ def _column_rows(relation: Relation) -> Iterator[Row]:
 def information_schema_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     """(table name, rows) for every information_schema table."""
     relations = [r for r in catalog.relations.values() if r.kind in ("r", "v")]
-    yield "schemata", [(CATALOG_NAME, name, ROLES[schema_owner(name)])
+    yield "schemata", [(CATALOG_NAME, name, schema_owner(name))
                        for name in catalog.schemas]
     yield "tables", [(CATALOG_NAME, r.schema, r.name, _TABLE_TYPES[r.kind],
                       _yes(r.kind == "r"), "NO") for r in relations]

@@ -69,6 +69,9 @@ class SqlPlan:
     """INSERT: work that follows it in the same transaction."""
     bindings: int = 0
     """How many parameter values SQLite binds: up to the highest one used."""
+    access: tuple[tuple[tuple[str, str], str], ...] = ()
+    """(relation, privilege letters) the running role needs: r to read, a to
+    insert, w to update, d to delete (checked each time the plan runs)."""
 
     def bound(self, args: Sequence[Any]) -> Sequence[Any]:
         """The values to bind of ``args`` (one per declared parameter)."""

@@ -2,7 +2,8 @@
 # Installs everything sqlext and its test suite need; safe to run again.
 #   - Debian packages: psql (postgresql-client), the PostgreSQL 15 server (the
 #     reference peer for conformance tests and benchmarks), the PostgreSQL
-#     JDBC driver (libpostgresql-jdbc-java) and a JDK for the pgjdbc tests.
+#     JDBC driver (libpostgresql-jdbc-java), a JDK for the pgjdbc tests and
+#     openssl (the TLS tests make their own certificate authority).
 #   - A virtual environment in .venv with sqlext and its test dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql)
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need[*]}"
     sudo_cmd=()

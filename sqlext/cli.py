@@ -16,10 +16,10 @@ from sqlext.bench import matviews as matview_bench
 from sqlext.bench import spark as spark_bench
 from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import BenchmarkFailed, Output, Variant, run_variants
-from sqlext.engine import AuthConfig
+from sqlext.hba import HbaError
 from sqlext.peer import PeerUnavailable
 from sqlext.recovery import RecoveryError
-from sqlext.server import ServerOptions, serve
+from sqlext.server import ServerOptions, StartupRefused, serve
 from sqlext.version import __version__
 from storage.commandlog import LogError
 from storage.datadir import DataDirectoryInUse
@@ -52,22 +52,6 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
 """``sqlext bench NAME``: each starts the servers it needs and publishes its tables."""
 
 
-def _parse_users(values: Sequence[str]) -> dict[str, str]:
-    users: dict[str, str] = {}
-    for value in values:
-        name, sep, password = value.partition(":")
-        if not sep or not name:
-            raise SystemExit(f"--user expects NAME:PASSWORD, got {value!r}")
-        users[name] = password
-    return users
-
-
-def _read_password_file(path: str) -> dict[str, str]:
-    with open(path, encoding="utf-8") as handle:
-        lines = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
-    return _parse_users(lines)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sqlext", description=(
         "A transactional stream-processing engine that speaks the PostgreSQL protocol."))
@@ -92,11 +76,16 @@ def build_parser() -> argparse.ArgumentParser:
         "directory for server-side COPY files, e.g. Parquet (default: DATA_DIR/files; "
         "none with --in-memory)"))
     serve_parser.add_argument("--max-connections", type=int, default=100)
-    serve_parser.add_argument("--auth", choices=("trust", "password", "md5", "scram-sha-256"),
-                              default="trust", help="authentication method for every user")
-    serve_parser.add_argument("--user", action="append", default=[], metavar="NAME:PASSWORD",
-                              help="a user and password (repeatable)")
-    serve_parser.add_argument("--password-file", help="file with NAME:PASSWORD lines")
+    serve_parser.add_argument("--max-message-mb", type=float, default=256.0,
+                              help="largest protocol message a client may send")
+    serve_parser.add_argument("--hba-file", help=(
+        "authentication rules in pg_hba.conf format (default: DATA_DIR/pg_hba.conf, "
+        "created with trust on loopback only; with --in-memory: those defaults)"))
+    serve_parser.add_argument("--allow-remote-trust", action="store_true", help=(
+        "start on a non-loopback --host even if the rules let remote clients in without "
+        "a password"))
+    serve_parser.add_argument("--tls-cert", help="PEM certificate chain: offer TLS")
+    serve_parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     serve_parser.add_argument("--log-level", default="INFO")
     bench_parser = commands.add_parser("bench", help="run a benchmark next to PostgreSQL")
     bench_parser.add_argument("name", choices=sorted(BENCHMARKS))
@@ -129,11 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
     if args.command == "serve":
-        passwords = _parse_users(args.user)
-        if args.password_file:
-            passwords.update(_read_password_file(args.password_file))
-        if args.auth != "trust" and not passwords:
-            print("sqlext: --auth needs at least one --user or --password-file", file=sys.stderr)
+        if bool(args.tls_cert) != bool(args.tls_key):
+            print("sqlext: --tls-cert and --tls-key go together", file=sys.stderr)
             return 2
         if args.in_memory:
             logging.getLogger("sqlext").warning(
@@ -145,12 +131,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             checkpoint_interval_s=args.checkpoint_interval_s,
             checkpoint_log_mb=args.checkpoint_log_mb, snapshots_kept=args.snapshots_kept,
             max_connections=args.max_connections,
-            auth=AuthConfig(args.auth, passwords), copy_dir=args.copy_dir,
+            max_message_size=int(args.max_message_mb * 1024 * 1024), copy_dir=args.copy_dir,
+            hba_file=args.hba_file, allow_remote_trust=args.allow_remote_trust,
+            tls_cert=args.tls_cert, tls_key=args.tls_key,
         )
         try:
             with contextlib.suppress(KeyboardInterrupt):
                 run(serve(options))
-        except (DataDirectoryInUse, RecoveryError, LogError) as exc:
+        except (DataDirectoryInUse, RecoveryError, LogError, HbaError, StartupRefused) as exc:
             print(f"sqlext: cannot start: {exc}", file=sys.stderr)
             return 1
         except OSError as exc:

@@ -22,12 +22,14 @@ from catalog.schema import Catalog
 from executor import codecs, ddl
 from executor import dataflow_ddl as dataflow_specs
 from executor.plans import AfterInsert, OutputColumn, ParamType, SqlPlan
+from executor.role_ddl import RoleSpec
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.dataflow_ddl import DataflowCompiler
 from sqlext.ddl import DdlCompiler
 from sqlext.dml import translate_delete, translate_insert, translate_update
 from sqlext.parse import parse_expression
+from sqlext.role_ddl import compile_role_statement
 from sqlext.scope import ColumnInfo
 from sqlext.sqltypes import SqlType
 from sqlext.target import to_sqlite
@@ -45,7 +47,7 @@ class Compiled:
     params: tuple[ParamType, ...]
     columns: tuple[OutputColumn, ...] | None
     plan: SqlPlan | None = None
-    ddl: ddl.DdlSpec | dataflow_specs.DataflowSpec | None = None
+    ddl: ddl.DdlSpec | dataflow_specs.DataflowSpec | RoleSpec | None = None
     utility: x.UtilityStatement | None = None
     call: CallPlan | None = None
     """CALL (a utility): the procedure and how its arguments are computed."""
@@ -138,6 +140,9 @@ def _compile(statement: exp.Expression, context: CompileContext,
         return _call(statement, translator)
     if isinstance(statement, x.UtilityStatement):
         return _utility(statement, translator)
+    if isinstance(statement, x.RoleDdl):
+        spec = compile_role_statement(statement, context.catalog, context.search_path)
+        return Compiled(statement, (), None, ddl=spec)
     if isinstance(statement, x.DataflowDdl):
         compiler = DataflowCompiler(DdlCompiler(translator), _body_check(context))
         return Compiled(statement, (), None, ddl=compiler.compile(statement))
@@ -147,7 +152,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
         named = readable_outputs(tree, columns)
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
                        translator.writes, refresh=frozenset(translator.live_tables),
-                       recompute=_recomputed_views(translator), bindings=translator.highest_param)
+                       recompute=_recomputed_views(translator), bindings=translator.highest_param,
+                       access=_access(translator, statement))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -162,10 +168,37 @@ def _compile(statement: exp.Expression, context: CompileContext,
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
                        target, recompute=_recomputed_views(translator),
                        after_insert=_after_insert(translator, verb),
-                       bindings=translator.highest_param)
+                       bindings=translator.highest_param, access=_access(translator, statement))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
+
+
+_WRITE_PRIVILEGE: Final = {exp.Insert: "a", exp.Update: "w", exp.Delete: "d"}
+
+
+def _access(translator: Translator, statement: exp.Expression
+            ) -> tuple[tuple[tuple[str, str], str], ...]:
+    """The privileges a statement needs (``SqlPlan.access``): SELECT on what
+    it reads, and on a DML target whose rows it looks at (WHERE, RETURNING,
+    a join, SET or ON CONFLICT expressions over its columns), as in
+    PostgreSQL."""
+    needed = {(r.schema, r.name): "r" for r in translator.read_relations.values()}
+    target = translator.target_relation
+    if target is not None:
+        key = (target.schema, target.name)
+        letters = _WRITE_PRIVILEGE[type(statement)]
+        conflict = statement.args.get("conflict")
+        updates = conflict is not None and bool(conflict.args.get("expressions"))
+        if updates:
+            letters += "w"
+        reads = any(statement.args.get(arg) for arg in ("where", "returning", "from_", "using"))
+        if reads or updates or any(
+                assignment.expression.find(exp.Column) is not None
+                for assignment in statement.expressions if isinstance(statement, exp.Update)):
+            letters += "r"
+        needed[key] = needed.get(key, "") + letters
+    return tuple(needed.items())
 
 
 def _recomputed_views(translator: Translator) -> tuple[tuple[str, str], ...]:

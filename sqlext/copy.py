@@ -287,7 +287,7 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
     assert compiled is not None and compiled.plan is not None
     executor.begin_statement(session.token, session._context(), session.statement_timeout_ms)
     try:
-        stored = executor.database.executemany(compiled.plan.sql, rows).rowcount
+        stored = executor.run_plan_many(compiled.plan, rows).rowcount
         # a stream's windows and EE triggers see COPY like an INSERT
         session.engine.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
                                              session.token)

@@ -47,9 +47,13 @@ class DataflowRuntime:
     def call(self, procedure: Procedure, args: Sequence[Any], context: CompileContext,
              token: Token) -> None:
         """Run ``procedure`` with argument values (storage form) in the open
-        transaction."""
+        transaction. The running role needs EXECUTE on it; its statements
+        then run with its owner's privileges (like SECURITY DEFINER)."""
+        statement = self.executor.context
+        statement.catalog.require_execute(statement.user, procedure)
         self._enter(f"procedure {procedure.name}")
         inner = procedure_context(context, procedure.params)
+        caller, statement.user = statement.user, procedure.owner
         try:
             if procedure.language == "python":
                 self._run_python(procedure, args, inner, token)
@@ -57,6 +61,7 @@ class DataflowRuntime:
                 self._run_body(procedure.body, tuple(p.type_oid for p in procedure.params),
                                args, inner, token)
         finally:
+            statement.user = caller
             self._depth -= 1
 
     def after_insert(self, plan: SqlPlan, count: int, context: CompileContext,
@@ -83,13 +88,18 @@ class DataflowRuntime:
 
     def _run_triggers(self, triggers: Sequence[Trigger], context: CompileContext,
                       token: Token) -> None:
-        """EE triggers (they have a body), in order."""
+        """EE triggers (they have a body), in order, with the privileges of
+        the owner of the relation they fire on."""
+        statement = self.executor.context
         for trigger in triggers:
             assert trigger.body is not None
             self._enter(f"trigger {trigger.name}")
+            caller, statement.user = statement.user, context.catalog.relations[
+                trigger.target].owner
             try:
                 self._run_body(trigger.body, (), (), context, token)
             finally:
+                statement.user = caller
                 self._depth -= 1
 
     def run_task(self, task: Task, token: Token) -> None:

@@ -261,9 +261,10 @@ class DdlCompiler:
 
     def _create_view(self, node: exp.Create) -> ddl.CreateView:
         query = self.view_query(node, "views")
+        reads = tuple((r.schema, r.name) for r in self.translator.read_relations.values())
         return ddl.CreateView(query.schema, query.name, query.definition,
                               to_sqlite(query.translated), query.columns,
-                              bool(node.args.get("replace")))
+                              bool(node.args.get("replace")), reads)
 
     def view_query(self, node: exp.Create, what: str) -> ViewQuery:
         """The query of CREATE [MATERIALIZED] VIEW, translated, its outputs

@@ -42,8 +42,16 @@ _COPY_VALUE_OPTIONS = {"DELIMITER": "delimiter", "NULL": "null", "QUOTE": "quote
 _UNSUPPORTED_STATEMENTS = frozenset({
     "LISTEN", "NOTIFY", "UNLISTEN", "DO", "LOCK", "COMMENT",
     "REINDEX", "CLUSTER", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
-    "GRANT", "REVOKE",
 })
+
+_ROLE_FLAGS = {"SUPERUSER": "superuser", "LOGIN": "login", "CREATEROLE": "createrole",
+               "CREATEDB": "createdb"}
+_ROLE_DEFAULTS = frozenset({"INHERIT", "NOREPLICATION", "NOBYPASSRLS"})
+"""Role options that state what is true of every sqlext role anyway."""
+_ROLE_UNSUPPORTED = frozenset({"NOINHERIT", "REPLICATION", "BYPASSRLS", "VALID", "IN", "ROLE",
+                               "ADMIN", "USER", "SYSID"})
+_GRANTED_ROLE_NAMES = {"PUBLIC": ""}
+_TABLE_PRIVILEGE_WORDS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE"})
 
 _TRIGGER_EVENTS = frozenset({"INSERT", "SLIDE"})
 _UNSUPPORTED_TRIGGER_EVENTS = frozenset({"UPDATE", "DELETE", "TRUNCATE"})
@@ -721,6 +729,134 @@ class SqlExtParser(PostgresParser):
                               start)
         return x.ExplainMatview(this=self._object_name())
 
+    # --- roles and privileges -----------------------------------------------------
+
+    def _parse_create_role(self) -> exp.Expr:
+        user = self._prev.text.upper() == "USER"
+        name = self._name()
+        return x.CreateRole(this=name, options=self._role_options(), user=user)
+
+    def _parse_alter_role(self) -> exp.Expr:
+        name = self._name()
+        if self._match_text_seq("RENAME", "TO"):
+            return x.AlterRole(this=name, rename=self._name())
+        return x.AlterRole(this=name, options=self._role_options())
+
+    def _parse_drop_role(self) -> exp.Expr:
+        exists = self._parse_exists()
+        names = self._parse_csv(self._name)
+        return x.DropRole(expressions=names, exists=exists)
+
+    def _role_options(self) -> dict[str, object]:
+        options: dict[str, object] = {}
+        self._match(TokenType.WITH)
+        while self._curr:
+            token = self._curr
+            word = self._word() or ""
+            if word in _ROLE_FLAGS:
+                options[_ROLE_FLAGS[word]] = True
+            elif word.startswith("NO") and word[2:] in _ROLE_FLAGS:
+                options[_ROLE_FLAGS[word[2:]]] = False
+            elif word in _ROLE_DEFAULTS:
+                continue
+            elif word in ("PASSWORD", "ENCRYPTED"):
+                if word == "ENCRYPTED":
+                    self._expect("PASSWORD")
+                options["password"] = None if self._match(TokenType.NULL) else self._string()
+            elif word == "CONNECTION":
+                self._expect("LIMIT")
+                options["connection_limit"] = self._integer()
+            elif word in _ROLE_UNSUPPORTED:
+                self._unsupported(f"role option {word} is not supported", token)
+            else:
+                self.raise_error(f"Unrecognized role option {token.text}", token)
+        return options
+
+    def _string(self) -> str:
+        token = self._curr
+        if not token or token.token_type != TokenType.STRING:
+            self.raise_error("Expected a string")
+            return ""
+        self._advance()
+        return token.text
+
+    def _integer(self) -> int:
+        negative = self._match(TokenType.DASH)
+        token = self._curr
+        if not token or token.token_type != TokenType.NUMBER or not token.text.isdigit():
+            self.raise_error("Expected an integer")
+            return 0
+        self._advance()
+        return -int(token.text) if negative else int(token.text)
+
+    def _parse_grant_statement(self) -> exp.Expr:
+        return self._grant(revoke=False)
+
+    def _parse_revoke_statement(self) -> exp.Expr:
+        if self._match_text_seq("GRANT", "OPTION", "FOR"):
+            self._unsupported("GRANT OPTION is not supported", self._prev)
+        return self._grant(revoke=True)
+
+    def _grant(self, revoke: bool) -> exp.Expr:
+        privileges: list[str] = []
+        if self._match(TokenType.ALL):
+            self._match_text_seq("PRIVILEGES")
+        else:
+            while True:
+                token = self._curr
+                word = self._word() or ""
+                if word not in (*_TABLE_PRIVILEGE_WORDS, "EXECUTE"):
+                    self._unsupported(f"privilege {token.text if token else ''} is not "
+                                      "supported (role membership neither)", token or self._prev)
+                privileges.append(word)
+                if not self._match(TokenType.COMMA):
+                    break
+        self._expect("ON")
+        grant = x.GrantPrivileges(privileges=privileges, revoke=revoke)
+        kind_token = self._curr
+        if self._match_set((TokenType.PROCEDURE, TokenType.FUNCTION)) or self._match_text_seq(
+                "ROUTINE"):
+            grant.set("kind", "procedure")
+        else:
+            grant.set("kind", "table")
+            self._match_set((TokenType.TABLE,)) or self._match_text_seq("STREAM")
+        if self._match(TokenType.ALL):
+            word = self._word()
+            if word not in ("TABLES", "PROCEDURES", "FUNCTIONS", "ROUTINES"):
+                self.raise_error("Expected TABLES or PROCEDURES")
+            grant.set("kind", "table" if word == "TABLES" else "procedure")
+            self._expect("IN", "SCHEMA")
+            grant.set("schemas", self._parse_csv(self._name))
+        else:
+            if kind_token and kind_token.text.upper() in ("SCHEMA", "DATABASE", "SEQUENCE"):
+                self._unsupported(f"privileges on a {kind_token.text.lower()} are not "
+                                  "supported", kind_token)
+            grant.set("expressions", self._parse_csv(self._grant_object))
+        self._expect("FROM" if revoke else "TO")
+        grant.set("grantees", self._parse_csv(self._grantee))
+        if self._match_text_seq("WITH", "GRANT", "OPTION"):
+            self._unsupported("WITH GRANT OPTION is not supported", self._prev)
+        if revoke and not self._match_text_seq("CASCADE"):
+            self._match_text_seq("RESTRICT")
+        return grant
+
+    def _grant_object(self) -> exp.Expr:
+        name = self._object_name()
+        if self._match(TokenType.L_PAREN):  # a procedure's argument types: not needed
+            self._procedure_params()
+        return name
+
+    def _grantee(self) -> str:
+        token = self._curr
+        if token and token.token_type != TokenType.IDENTIFIER and (
+                token.text.upper() in _GRANTED_ROLE_NAMES):
+            self._advance()
+            return _GRANTED_ROLE_NAMES[token.text.upper()]
+        if (token and token.token_type in (TokenType.CURRENT_USER, TokenType.SESSION_USER)) or (
+                token and token.text.upper() == "CURRENT_ROLE"):
+            self._unsupported(f"{token.text.upper()} as a grantee is not supported", token)
+        return self._name()
+
     def _parse_call_statement(self) -> exp.Expr:
         name = self._object_name()
         self._match_l_paren()
@@ -755,6 +891,8 @@ SqlExtParser.UTILITY_PARSERS = {
     "CALL": SqlExtParser._parse_call_statement,
     "REFRESH": SqlExtParser._parse_refresh_statement,
     "EXPLAIN": SqlExtParser._parse_explain_statement,
+    "GRANT": SqlExtParser._parse_grant_statement,
+    "REVOKE": SqlExtParser._parse_revoke_statement,
 }
 
 SqlExtParser.DATAFLOW_PARSERS = {
@@ -765,6 +903,9 @@ SqlExtParser.DATAFLOW_PARSERS = {
     **{("DROP", kind): SqlExtParser._parse_drop_dataflow
        for kind in ("STREAM", "WINDOW", "PROCEDURE", "TRIGGER")},
     ("ALTER", "PROCEDURE"): SqlExtParser._parse_alter_procedure,
+    **{("CREATE", kind): SqlExtParser._parse_create_role for kind in ("ROLE", "USER")},
+    **{("ALTER", kind): SqlExtParser._parse_alter_role for kind in ("ROLE", "USER")},
+    **{("DROP", kind): SqlExtParser._parse_drop_role for kind in ("ROLE", "USER")},
 }
 
 

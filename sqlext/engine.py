@@ -12,7 +12,7 @@ import itertools
 import logging
 import platform
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from catalog.schema import Catalog
@@ -25,6 +25,7 @@ from executor.scheduler import Scheduler
 from sqlext.copy import run_copy
 from sqlext.dataflow import DataflowRuntime
 from sqlext.durability import Durability, DurabilityConfig
+from sqlext.hba import HbaError, load_rules
 from sqlext.journal import Journal
 from sqlext.session import EngineSession
 from sqlext.settings import SERVER_VERSION
@@ -42,22 +43,18 @@ VERSION = (f"PostgreSQL {SERVER_VERSION.split(' ')[0]} (sqlext {__version__}) on
 
 
 @dataclass(frozen=True, slots=True)
-class AuthConfig:
-    """Who may log in and how (a fuller role system arrives with hardening)."""
-
-    method: str = "trust"
-    """trust, password, md5 or scram-sha-256: applies to every user."""
-    passwords: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
 class EngineConfig:
-    auth: AuthConfig = field(default_factory=AuthConfig)
+    hba_path: Path | None = None
+    """The host-based authentication rules (None: trust on loopback only)."""
     max_connections: int = 100
     durability: DurabilityConfig | None = None
     """None: in memory only, no command log and no snapshots."""
     copy_dir: Path | None = None
     """The only directory COPY may read or write server-side files in."""
+
+
+def _fatal(sqlstate: str, message: str) -> BackendError:
+    return BackendError(Notice("FATAL", sqlstate, message), fatal=True)
 
 
 class Engine:
@@ -74,10 +71,12 @@ class Engine:
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
-        register_functions(self.database, self.executor, self.scheduler, VERSION)
+        register_functions(self.database, self.executor, self.scheduler, VERSION,
+                           self.reload_config)
         self.utilities = Utilities(run_copy)
         self.journal: Journal | None = None
         self.durability: Durability | None = None
+        self.hba = load_rules(config.hba_path)
         self.sessions: dict[int, EngineSession] = {}
         self._process_ids = itertools.count(1000)
         self._lock = threading.Lock()
@@ -92,19 +91,44 @@ class Engine:
         if self.durability is not None:
             self.durability.close()
 
+    @staticmethod
+    def check_rules(config: EngineConfig) -> str | None:
+        """Why the configured rules are unsafe for clients on other machines
+        (None: they are not); raises HbaError when they are malformed."""
+        return load_rules(config.hba_path).remote_problem()
+
+    def reload_config(self) -> bool:
+        """Read the authentication rules again (pg_reload_conf, SIGHUP); a
+        malformed file is reported and the rules in force stay."""
+        try:
+            self.hba = load_rules(self.config.hba_path)
+        except HbaError as exc:
+            log.error("%s; the previous rules stay in force", exc)
+            return False
+        log.info("authentication rules reloaded from %s", self.hba.source)
+        return True
+
     # --- wire.backend.Backend ------------------------------------------------------
 
-    def credentials(self, user: str, database: str, peer: str) -> Credentials:
-        auth = self.config.auth
-        if auth.method == "trust":
-            return Credentials("trust")
-        return Credentials(auth.method, auth.passwords.get(user))
+    def credentials(self, user: str, database: str, peer: str, tls: bool) -> Credentials:
+        rule = self.hba.find(database, user, peer, tls)
+        if rule is None:
+            return Credentials("reject", matched=False)
+        role = self.executor.catalog.roles.get(user)
+        return Credentials(rule.method, role.password if role is not None else None)
 
     def open_session(self, user: str, database: str,
                      parameters: dict[str, str]) -> EngineSession:
         if len(self.sessions) >= self.config.max_connections:
-            raise BackendError(Notice("FATAL", "53300",
-                                      "sorry, too many clients already"), fatal=True)
+            raise _fatal("53300", "sorry, too many clients already")
+        role = self.executor.catalog.roles.get(user)
+        if role is None:
+            raise _fatal("28000", f'role "{user}" does not exist')
+        if not role.login:
+            raise _fatal("28000", f'role "{user}" is not permitted to log in')
+        if role.connection_limit >= 0 and not role.superuser and sum(
+                1 for s in self.sessions.values() if s.user == user) >= role.connection_limit:
+            raise _fatal("53300", f'too many connections for role "{user}"')
         process_id = next(self._process_ids)
         session = EngineSession(self, process_id, user, database, parameters)
         with self._lock:

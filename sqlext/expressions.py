@@ -200,3 +200,44 @@ class ResumeProcedure(UtilityStatement):
     runs again from that batch."""
 
     arg_types = {"this": True}
+
+
+# --- roles and privileges -----------------------------------------------------------
+
+
+class RoleDdl(exp.Expression):
+    """Base of the statements about roles and privileges (schema statements:
+    compiled like DDL, logged like one)."""
+
+
+class CreateRole(RoleDdl):
+    """CREATE ROLE|USER name [[WITH] option ...]; ``options`` maps option
+    names (superuser, login, createrole, createdb: bools; password: the string
+    or None; connection_limit: int) to values; ``user`` is True for CREATE
+    USER (LOGIN by default)."""
+
+    arg_types = {"this": True, "options": True, "user": False}
+
+
+class AlterRole(RoleDdl):
+    """ALTER ROLE|USER name [[WITH] option ...] | ... RENAME TO new;
+    ``options`` as for ``CreateRole``, ``rename`` the new name."""
+
+    arg_types = {"this": True, "options": False, "rename": False}
+
+
+class DropRole(RoleDdl):
+    """DROP ROLE|USER [IF EXISTS] name [, ...]; ``expressions`` are names."""
+
+    arg_types = {"expressions": True, "exists": False}
+
+
+class GrantPrivileges(RoleDdl):
+    """GRANT privileges ON objects TO roles | REVOKE privileges ON objects
+    FROM roles. ``privileges`` are upper-case names (empty for ALL);
+    ``kind`` is 'table' or 'procedure'; ``expressions`` the objects as
+    ``exp.Table``, or ``schemas`` the schema names of ALL TABLES|PROCEDURES
+    IN SCHEMA; ``grantees`` are role names, '' for PUBLIC."""
+
+    arg_types = {"privileges": True, "kind": True, "expressions": False, "schemas": False,
+                 "grantees": True, "revoke": False}

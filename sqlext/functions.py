@@ -148,6 +148,7 @@ FUNCTIONS: Final[dict[str, FunctionDef]] = {
     "current_role": _f(NAME, "sqlext_current_user", max_args=0),
     "current_setting": _f(TEXT, "sqlext_current_setting", TEXT, BOOL, min_args=1, max_args=2),
     "pg_backend_pid": _f(INT4, "sqlext_backend_pid", max_args=0),
+    "pg_reload_conf": _f(BOOL, "sqlext_reload_conf", max_args=0),
     "now": _f(TIMESTAMPTZ, "sqlext_now", max_args=0),
     "transaction_timestamp": _f(TIMESTAMPTZ, "sqlext_now", max_args=0),
     "statement_timestamp": _f(TIMESTAMPTZ, "sqlext_statement_timestamp", max_args=0),

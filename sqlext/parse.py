@@ -30,7 +30,7 @@ CACHE_SIZE: Final = 2048
 
 STATEMENT_TYPES: Final = (
     exp.Query, exp.Values, exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alter,
-    exp.TruncateTable, x.UtilityStatement, x.DataflowDdl, x.RefreshMatview,
+    exp.TruncateTable, x.UtilityStatement, x.DataflowDdl, x.RefreshMatview, x.RoleDdl,
 )
 
 _CREATE_PROCEDURE: Final = (

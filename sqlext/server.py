@@ -9,13 +9,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from dataclasses import dataclass, field
+import ssl
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlext.durability import DurabilityConfig
-from sqlext.engine import AuthConfig, Engine, EngineConfig
+from sqlext.engine import Engine, EngineConfig
+from sqlext.hba import DEFAULT_RULES, is_loopback_host
 from wire.framing import DEFAULT_MAX_MESSAGE_SIZE
 from wire.server import WireServer
+from wire.tls import server_context
+
+HBA_FILE = "pg_hba.conf"
+"""The authentication rules in the data directory (created with the defaults)."""
+
+
+class StartupRefused(Exception):
+    """The configuration is unsafe or unusable; the message says why."""
 
 log = logging.getLogger("sqlext")
 
@@ -33,10 +43,17 @@ class ServerOptions:
     snapshots_kept: int = 2
     max_connections: int = 100
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
-    auth: AuthConfig = field(default_factory=AuthConfig)
     copy_dir: str | None = None
     """Where COPY reads and writes server-side files; None: ``<data-dir>/files``,
     and no server-side files in memory-only mode."""
+    hba_file: str | None = None
+    """The authentication rules; None: ``<data-dir>/pg_hba.conf`` (written with
+    the defaults when missing), and the defaults in memory-only mode."""
+    allow_remote_trust: bool = False
+    """Start on a non-loopback address even if the rules let clients on other
+    machines in without a password."""
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
 
 class Server:
@@ -56,14 +73,40 @@ class Server:
             options.checkpoint_interval_s, options.checkpoint_log_mb, options.snapshots_kept)
         copy_dir = options.copy_dir or (None if options.in_memory
                                          else str(Path(options.data_dir) / "files"))
-        config = EngineConfig(options.auth, options.max_connections, durability,
+        config = EngineConfig(self._hba_path(), options.max_connections, durability,
                               Path(copy_dir).resolve() if copy_dir else None)
+        if not is_loopback_host(options.host) and not options.allow_remote_trust:
+            problem = Engine.check_rules(config)
+            if problem is not None:
+                raise StartupRefused(
+                    f"listening on {options.host} would let clients in without a password: "
+                    f"{problem}. Add password rules (e.g. 'hostssl all all 0.0.0.0/0 "
+                    "scram-sha-256'), or pass --allow-remote-trust")
+        tls = None
+        if options.tls_cert and options.tls_key:
+            try:
+                tls = server_context(Path(options.tls_cert), Path(options.tls_key))
+            except (OSError, ssl.SSLError) as exc:
+                raise StartupRefused(f"cannot load the TLS certificate and key: {exc}") from exc
         self.engine = Engine(config, loop)
         self.engine.start()
-        self.wire = WireServer(self.engine, self.options.host, self.options.port,
-                               self.options.max_message_size)
+        loop.add_signal_handler(signal.SIGHUP, self.engine.reload_config)
+        self.wire = WireServer(self.engine, options.host, options.port,
+                               options.max_message_size, tls)
         self.wire.start()
         log.info("sqlext listening on %s:%d", self.options.host, self.wire.port)
+
+    def _hba_path(self) -> Path | None:
+        options = self.options
+        if options.hba_file is not None:
+            return Path(options.hba_file)
+        if options.in_memory:
+            return None
+        path = Path(options.data_dir) / HBA_FILE
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(DEFAULT_RULES, encoding="utf-8")
+        return path
 
     @property
     def port(self) -> int:

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from catalog import errors
-from catalog.schema import PUBLIC
-from executor import codecs
+from catalog.schema import PUBLIC, Catalog
+from executor import codecs, ddl_privileges
 from executor import ddl as ddl_specs
 from executor.context import StatementContext
 from executor.core import LiveCursor, Token, WouldBlock
@@ -40,6 +40,7 @@ from executor.dataflow_ddl import (
     DataflowSpec,
     apply_dataflow,
 )
+from executor.role_ddl import ROLE_SPECS, AlterRole, CreateRole, RoleSpec, apply_role
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.compile import CompileContext, Compiled, compile_statement
@@ -52,6 +53,7 @@ from sqlext.portal import (
     fields,
     row_encoder,
 )
+from sqlext.role_ddl import logged_sql, with_verifier
 from storage import engine
 from wire.backend import (
     BackendError,
@@ -67,6 +69,8 @@ from wire.messages import Notice
 
 if TYPE_CHECKING:
     from sqlext.engine import Engine
+
+DdlSpec = ddl_specs.DdlSpec | DataflowSpec | RoleSpec
 
 log = logging.getLogger("sqlext")
 
@@ -124,6 +128,8 @@ class EngineSession:
             name: parameter.default for name, parameter in config.PARAMETERS.items()
         }
         self.settings["session_authorization"] = user
+        self.settings["is_superuser"] = "on" if engine.executor.catalog.is_superuser(
+            user) else "off"
         self._apply_startup(startup)
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
@@ -566,7 +572,7 @@ class EngineSession:
 
     @property
     def is_superuser(self) -> bool:
-        return self.settings["is_superuser"] == "on"
+        return self.executor.working_catalog(self.token).is_superuser(self.user)
 
     def durability_barrier(self) -> asyncio.Future[None] | None:
         journal = self.engine.journal
@@ -595,24 +601,28 @@ class EngineSession:
             self._take_notices(context)
         self._statement_done()
 
-    def _run_ddl(self, portal: Portal, spec: ddl_specs.DdlSpec | DataflowSpec) -> Outcome:
+    def _run_ddl(self, portal: Portal, spec: DdlSpec) -> Outcome:
         if isinstance(spec, CreateProcedure) and spec.language == "python" and (
             not self.is_superuser
         ):
             raise errors.InsufficientPrivilege(
                 "permission denied for language python",
                 hint="Python procedures run inside the server: only superusers create them.")
+        if isinstance(spec, ROLE_SPECS):
+            spec = with_verifier(spec, spec.name if isinstance(spec, CreateRole | AlterRole)
+                                 else "", self.settings["password_encryption"])
         self._access(True)
         executor = self.executor
         executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)
         try:
             catalog = executor.working_catalog(self.token)
-            result = apply_dataflow(spec, catalog, executor.database) if isinstance(
-                spec, DATAFLOW_SPECS) else ddl_specs.apply(spec, catalog, executor.database)
+            result = self._apply_ddl(spec, catalog)
             executor.set_working_catalog(self.token, result.catalog)
             if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
                 self.engine.catalog_tables.refresh(executor.database, result.catalog)
-            self.note(portal.prepared, portal.params)
+            logged = logged_sql(spec) if isinstance(spec, ROLE_SPECS) else None
+            self.note(portal.prepared if logged is None else Prepared(logged, 0, None, ()),
+                      portal.params if logged is None else ())
         except engine.Error as exc:
             raise executor.translate_error(exc, self.token) from exc
         finally:
@@ -621,6 +631,17 @@ class EngineSession:
             self.notice(message)
         self._statement_done()
         return Command(result.tag)
+
+    def _apply_ddl(self, spec: DdlSpec, catalog: Catalog) -> ddl_specs.DdlResult:
+        """Apply a schema change as this session's role: its privileges are
+        checked, and what it creates is owned by the role."""
+        if isinstance(spec, ROLE_SPECS):
+            return apply_role(spec, catalog, self.user)
+        ddl_privileges.check(spec, catalog, self.user)
+        result = apply_dataflow(spec, catalog, self.executor.database) if isinstance(
+            spec, DATAFLOW_SPECS) else ddl_specs.apply(spec, catalog, self.executor.database)
+        result.catalog = ddl_privileges.owned_by_creator(catalog, result.catalog, self.user)
+        return result
 
     # --- transaction control (used by utilities) ------------------------------------
 

@@ -147,6 +147,7 @@ PARAMETERS: Final[dict[str, Parameter]] = {
     "extra_float_digits": Parameter("1", _integer(-15, 3)),
     "search_path": Parameter('"$user", public', _search_path),
     "statement_timeout": Parameter("0", _duration),
+    "password_encryption": Parameter("scram-sha-256", _only("scram-sha-256", "md5")),
     "lock_timeout": Parameter("0", _duration),
     "idle_in_transaction_session_timeout": Parameter("60000", _duration),
     "transaction_isolation": Parameter("read committed", _isolation),

@@ -17,7 +17,8 @@ from executor.core import Executor
 from executor.scheduler import Scheduler
 
 STATE_VERSION: Final = 1
-_ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews")
+_ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews",
+                            "catalog.roles")
 
 
 class StateError(Exception):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
 
@@ -39,28 +40,14 @@ def _constant_time_equal(a: bytes, b: bytes) -> bool:
     return hmac.compare_digest(a, b)
 
 
-class CleartextExchange(AuthExchange):
-    def __init__(self, password: str) -> None:
-        self._password = password.encode()
-
-    def start(self) -> bytes:
-        return messages.authentication_cleartext()
-
-    def step(self, data: bytes) -> bytes:
-        if not _constant_time_equal(data.rstrip(b"\0"), self._password):
-            raise AuthenticationFailed
-        self.done = True
-        return b""
-
-
 def md5_password_hash(user: str, password: str) -> str:
     """PostgreSQL's stored MD5 form: ``'md5' + md5(password || user)``."""
     return "md5" + hashlib.md5((password + user).encode()).hexdigest()
 
 
 class MD5Exchange(AuthExchange):
-    def __init__(self, user: str, password: str) -> None:
-        self._stored = md5_password_hash(user, password)[3:].encode()
+    def __init__(self, stored: str) -> None:
+        self._stored = stored.removeprefix("md5").encode()
         self._salt = secrets.token_bytes(4)
 
     def start(self) -> bytes:
@@ -93,6 +80,33 @@ class ScramVerifier:
         client_key = hmac.new(salted, b"Client Key", "sha256").digest()
         server_key = hmac.new(salted, b"Server Key", "sha256").digest()
         return cls(salt, iterations, hashlib.sha256(client_key).digest(), server_key)
+
+    @classmethod
+    def parse(cls, text: str) -> ScramVerifier | None:
+        """The verifier stored as ``text``; None when it is not one."""
+        match = _SCRAM_TEXT.match(text)
+        if match is None:
+            return None
+        iterations, salt, stored, server = match.groups()
+        try:
+            return cls(base64.b64decode(salt, validate=True), int(iterations),
+                       base64.b64decode(stored, validate=True),
+                       base64.b64decode(server, validate=True))
+        except ValueError:
+            return None
+
+    def text(self) -> str:
+        encode = base64.b64encode
+        return (f"SCRAM-SHA-256${self.iterations}:{encode(self.salt).decode()}$"
+                f"{encode(self.stored_key).decode()}:{encode(self.server_key).decode()}")
+
+    def check(self, password: str) -> bool:
+        """Whether ``password`` is the one this verifier was made from."""
+        computed = ScramVerifier.from_password(password, self.salt, self.iterations)
+        return _constant_time_equal(computed.stored_key, self.stored_key)
+
+
+_SCRAM_TEXT = re.compile(r"^SCRAM-SHA-256\$(\d+):([^$]+)\$([^:]+):(.+)$")
 
 
 def _parse_attributes(text: str) -> dict[str, str]:
@@ -170,16 +184,47 @@ class ScramExchange(AuthExchange):
         )
 
 
-def exchange_for(method: str, user: str, password: str | None) -> AuthExchange | None:
-    """The exchange for a configured method; None for trust."""
+def _password_matches(stored: str, user: str, password: str) -> bool:
+    verifier = ScramVerifier.parse(stored)
+    if verifier is not None:
+        return verifier.check(password)
+    return _constant_time_equal(md5_password_hash(user, password).encode(), stored.encode())
+
+
+class CleartextCheck(AuthExchange):
+    """Method 'password': the client sends the password itself (over TLS,
+    one hopes), checked against the stored verifier."""
+
+    def __init__(self, user: str, stored: str | None) -> None:
+        self._user = user
+        self._stored = stored
+
+    def start(self) -> bytes:
+        return messages.authentication_cleartext()
+
+    def step(self, data: bytes) -> bytes:
+        password = data.rstrip(b"\0").decode(errors="replace")
+        if self._stored is None or not _password_matches(self._stored, self._user, password):
+            raise AuthenticationFailed
+        self.done = True
+        return b""
+
+
+def exchange_for(method: str, user: str, stored: str | None) -> AuthExchange | None:
+    """The exchange for a configured method and the user's stored verifier
+    (None: the user has no password, or does not exist). As in PostgreSQL,
+    md5 falls back to SCRAM for a SCRAM verifier, and a user who cannot
+    succeed still goes through a SCRAM exchange with a made-up verifier,
+    so a client cannot tell which users exist."""
     if method == "trust":
         return None
-    if password is None:
-        raise AuthenticationFailed
     if method == "password":
-        return CleartextExchange(password)
-    if method == "md5":
-        return MD5Exchange(user, password)
-    if method == "scram-sha-256":
-        return ScramExchange(ScramVerifier.from_password(password))
-    raise AuthenticationFailed
+        return CleartextCheck(user, stored)
+    if method == "md5" and stored is not None and stored.startswith("md5"):
+        return MD5Exchange(stored)
+    if method not in ("md5", "scram-sha-256"):
+        raise AuthenticationFailed
+    verifier = ScramVerifier.parse(stored) if stored is not None else None
+    if verifier is None:
+        return ScramExchange(ScramVerifier.from_password(secrets.token_hex(16)))
+    return ScramExchange(verifier)

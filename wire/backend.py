@@ -199,13 +199,16 @@ class Credentials:
 
     method: str
     """'trust', 'password', 'md5', 'scram-sha-256' or 'reject'."""
-    password: str | None = None
+    verifier: str | None = None
+    """The user's stored password verifier (None: no password, or no such user)."""
+    matched: bool = True
+    """False when no rule matched the connection (it is then rejected)."""
 
 
 class Backend(Protocol):
     """The engine as the wire layer sees it."""
 
-    def credentials(self, user: str, database: str, peer: str) -> Credentials: ...
+    def credentials(self, user: str, database: str, peer: str, tls: bool) -> Credentials: ...
 
     def open_session(self, user: str, database: str, parameters: dict[str, str]) -> Session:
         """Raises BackendError(fatal=True) to refuse the connection."""

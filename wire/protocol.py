@@ -84,20 +84,27 @@ def _internal_error(exc: BaseException) -> Notice:
     return Notice("ERROR", "XX000", f"internal error: {type(exc).__name__}: {exc}")
 
 
+StartupPacket = messages.StartupMessage | messages.CancelRequest | messages.SSLRequest
+
+
 class StartupNegotiation:
-    """The packets before StartupMessage: SSLRequest and GSSENCRequest are
-    declined with 'N' (no TLS yet); a CancelRequest ends the connection."""
+    """The packets before StartupMessage. GSSENCRequest is declined with 'N',
+    and so is SSLRequest unless ``tls`` is offered: then the reply is 'S' and
+    the SSLRequest itself is returned (TLS starts with the next byte; an
+    SSLRequest inside TLS is declined)."""
 
-    def __init__(self, framer: FrameReader) -> None:
+    def __init__(self, framer: FrameReader, tls: bool = False) -> None:
         self.framer = framer
+        self.tls = tls
 
-    def advance(
-        self,
-    ) -> tuple[bytes, messages.StartupMessage | messages.CancelRequest | None]:
+    def advance(self) -> tuple[bytes, StartupPacket | None]:
         """Consume buffered packets: (bytes to send, final packet or None)."""
         reply = b""
         while (body := self.framer.read_startup()) is not None:
             packet = messages.decode_startup(body)
+            if isinstance(packet, messages.SSLRequest) and self.tls:
+                self.tls = False
+                return reply + b"S", packet
             if isinstance(packet, messages.SSLRequest | messages.GSSENCRequest):
                 reply += b"N"
                 continue
@@ -113,9 +120,12 @@ class Connection:
         backend: Backend,
         peer: str = "",
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        tls: bool = False,
     ) -> None:
         self.backend = backend
         self.peer = peer
+        self.tls = tls
+        """Whether the connection is encrypted (host-based rules may require it)."""
         self.state = State.STARTUP
         self.framer = FrameReader(max_message_size)
         self.session: Session | None = None
@@ -247,6 +257,7 @@ class Connection:
             self.backend.cancel(packet.process_id, packet.secret_key)
             self._set_state(State.CLOSED)
             return False
+        assert isinstance(packet, messages.StartupMessage)  # TLS is never offered here
         self._start(packet)
         return True
 
@@ -263,14 +274,17 @@ class Connection:
             return
         self._startup = startup
         database = startup.parameters.get("database") or user
-        credentials = self.backend.credentials(user, database, self.peer)
+        credentials = self.backend.credentials(user, database, self.peer, self.tls)
         if credentials.method == "reject":
+            encryption = "SSL encryption" if self.tls else "no encryption"
+            verdict = ("no pg_hba.conf entry for" if not credentials.matched
+                       else "pg_hba.conf rejects connection for")
             self._fatal(Notice("FATAL", "28000",
-                               f'no entry for host "{self.peer}", user "{user}", '
-                               f'database "{database}" in the authentication rules'))
+                               f'{verdict} host "{self.peer}", user "{user}", '
+                               f'database "{database}", {encryption}'))
             return
         try:
-            self._auth = exchange_for(credentials.method, user, credentials.password)
+            self._auth = exchange_for(credentials.method, user, credentials.verifier)
         except AuthenticationFailed:
             self._auth_failed(user)
             return

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import selectors
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from wire.backend import Backend
 from wire.framing import DEFAULT_MAX_MESSAGE_SIZE, FrameReader
 from wire.messages import MalformedMessage
 from wire.protocol import Connection, StartupNegotiation, protocol_violation
+from wire.tls import TlsChannel, TlsFailed
 
 log = logging.getLogger("sqlext")
 
@@ -35,10 +37,12 @@ class _ClientProtocol(asyncio.Protocol):
     """Moves bytes between one socket and its ``Connection``."""
 
     def __init__(self, connection: Connection, startup: messages.StartupMessage,
-                 leftover: bytes, registry: set[_ClientProtocol]) -> None:
+                 leftover: bytes, tls: TlsChannel | None, registry: set[_ClientProtocol]
+                 ) -> None:
         self.connection = connection
         self.startup = startup
         self.leftover = leftover
+        self.tls = tls
         self.registry = registry
         self.transport: asyncio.Transport | None = None
 
@@ -57,6 +61,13 @@ class _ClientProtocol(asyncio.Protocol):
         self._after_processing()
 
     def data_received(self, data: bytes) -> None:
+        if self.tls is not None:
+            try:
+                data = self.tls.receive(data)
+            except TlsFailed as exc:
+                log.info("TLS error from %s: %s", self.connection.peer, exc)
+                self.close()
+                return
         self.connection.receive(data)
         self._after_processing()
 
@@ -70,6 +81,9 @@ class _ClientProtocol(asyncio.Protocol):
 
     def _flush(self) -> None:
         data = self.connection.take_output()
+        if self.tls is not None:
+            self.tls.send(data)
+            data = self.tls.take_output()
         if data and self.transport is not None and not self.transport.is_closing():
             self.transport.write(data)
 
@@ -97,6 +111,7 @@ class _Handshake:
     framer: FrameReader
     negotiation: StartupNegotiation
     deadline: float
+    tls: TlsChannel | None = None
 
 
 class _Listener(threading.Thread):
@@ -142,7 +157,8 @@ class _Listener(threading.Thread):
             return
         conn.setblocking(False)
         framer = FrameReader(self.server.max_message_size)
-        handshake = _Handshake(conn, _peer_name(address), framer, StartupNegotiation(framer),
+        negotiation = StartupNegotiation(framer, tls=self.server.tls_context is not None)
+        handshake = _Handshake(conn, _peer_name(address), framer, negotiation,
                                time.monotonic() + STARTUP_TIMEOUT_S)
         self.selector.register(conn, selectors.EVENT_READ, handshake)
 
@@ -161,16 +177,29 @@ class _Listener(threading.Thread):
         if not data:
             self._drop(handshake)
             return
-        handshake.framer.feed(data)
+        tls = handshake.tls
         try:
+            if tls is not None:
+                data = tls.receive(data)
+                self._send(handshake, tls.take_output())
+            handshake.framer.feed(data)
             reply, packet = handshake.negotiation.advance()
+            if isinstance(packet, messages.SSLRequest):
+                self._send(handshake, reply)
+                assert self.server.tls_context is not None  # only then is TLS offered
+                handshake.tls = tls = TlsChannel(self.server.tls_context)
+                # bytes that followed SSLRequest already belong to TLS
+                handshake.framer.feed(tls.receive(handshake.framer.read_rest()))
+                self._send(handshake, tls.take_output())
+                return
+            if tls is not None:
+                tls.send(reply)
+                reply = tls.take_output()
+            self._send(handshake, reply)
         except MalformedMessage as exc:
             self._refuse(handshake, str(exc))
             return
-        try:
-            if reply:
-                handshake.sock.sendall(reply)
-        except OSError:
+        except (OSError, TlsFailed):
             self._drop(handshake)
             return
         if packet is None:
@@ -181,14 +210,23 @@ class _Listener(threading.Thread):
             return
         self.selector.unregister(handshake.sock)
         leftover = handshake.framer.read_rest()
-        self.server.adopt(handshake.sock, handshake.peer, packet, leftover)
+        self.server.adopt(handshake.sock, handshake.peer, packet, leftover, tls)
+
+    @staticmethod
+    def _send(handshake: _Handshake, data: bytes) -> None:
+        if data:
+            handshake.sock.sendall(data)
 
     def _refuse(self, handshake: _Handshake, reason: str) -> None:
         try:
+            error = messages.error_response(protocol_violation(reason))
+            if handshake.tls is not None:
+                handshake.tls.send(error)
+                error = handshake.tls.take_output()
             handshake.sock.setblocking(True)
             handshake.sock.settimeout(1.0)
-            handshake.sock.sendall(messages.error_response(protocol_violation(reason)))
-        except OSError:
+            handshake.sock.sendall(error)
+        except (OSError, TlsFailed):
             pass
         self._drop(handshake)
 
@@ -215,11 +253,14 @@ class WireServer:
         host: str = "127.0.0.1",
         port: int = 5499,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
         self.backend = backend
         self.host = host
         self.port = port
         self.max_message_size = max_message_size
+        self.tls_context = tls_context
+        """Offered to clients that send SSLRequest (None: no TLS)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: _Listener | None = None
         self._clients: set[_ClientProtocol] = set()
@@ -237,18 +278,18 @@ class WireServer:
         self._listener.start()
 
     def adopt(self, sock: socket.socket, peer: str, startup: messages.StartupMessage,
-              leftover: bytes) -> None:
+              leftover: bytes, tls: TlsChannel | None) -> None:
         """Called from the listener thread with a socket past the handshake."""
         assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._adopt, sock, peer, startup, leftover)
+        self._loop.call_soon_threadsafe(self._adopt, sock, peer, startup, leftover, tls)
 
     def _adopt(self, sock: socket.socket, peer: str, startup: messages.StartupMessage,
-               leftover: bytes) -> None:
+               leftover: bytes, tls: TlsChannel | None) -> None:
         assert self._loop is not None
-        connection = Connection(self.backend, peer, self.max_message_size)
+        connection = Connection(self.backend, peer, self.max_message_size, tls=tls is not None)
         self._loop.create_task(
             self._loop.connect_accepted_socket(
-                lambda: _ClientProtocol(connection, startup, leftover, self._clients), sock
+                lambda: _ClientProtocol(connection, startup, leftover, tls, self._clients), sock
             )
         )
 

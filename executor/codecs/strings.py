@@ -205,6 +205,7 @@ CODECS: Final[dict[int, Codec]] = {
     types.VARCHAR: _text_codec(_sized("character varying", pad=False)),
     types.BPCHAR: _text_codec(_sized("character", pad=True)),
     types.NAME: _text_codec(_fixed(_name_in)),
+    types.ACLITEM: _text_codec(_fixed(_identity)),
     types.CHAR: plain(_char_in, _char_out, _char_binary_in, _char_binary_out),
     types.BYTEA: plain(_bytea_in, _bytea_out, _as_bytes, _as_bytes),
     types.UUID: plain(_uuid_in, text_out, _uuid_binary_in, _uuid_binary_out),

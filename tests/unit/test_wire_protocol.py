@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from wire import messages as m
+from wire.auth import ScramVerifier, md5_password_hash
 from wire.backend import (
     BackendError,
     Busy,
@@ -182,8 +183,14 @@ class ScriptedBackend:
         self.password = password
         self.cancelled: list[tuple[int, int]] = []
 
-    def credentials(self, user: str, database: str, peer: str) -> Credentials:
-        return Credentials(self.method, self.password)
+    def credentials(self, user: str, database: str, peer: str, tls: bool) -> Credentials:
+        """The stored verifier, as the engine keeps it: an MD5 hash for md5,
+        a SCRAM verifier otherwise."""
+        if self.password is None:
+            return Credentials(self.method)
+        if self.method == "md5":
+            return Credentials(self.method, md5_password_hash(user, self.password))
+        return Credentials(self.method, ScramVerifier.from_password(self.password).text())
 
     def open_session(self, user: str, database: str,
                      parameters: dict[str, str]) -> ScriptedSession:
