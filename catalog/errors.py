@@ -322,6 +322,10 @@ class ProgramLimitExceeded(SqlError):
     sqlstate = "54000"
 
 
+class ConfigurationLimitExceeded(SqlError):
+    sqlstate = "53400"
+
+
 # Class 55: object not in prerequisite state
 class ObjectNotInPrerequisiteState(SqlError):
     sqlstate = "55000"

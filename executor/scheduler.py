@@ -76,6 +76,8 @@ class Scheduler:
     """(stream OID, batch) -> TEs still to run on it."""
     paused: bool = False
     """PE triggers are off (strong recovery): TEs queue up but do not run."""
+    max_held: int = 10_000
+    """Batches that may wait for a stopped procedure (see ``admit``)."""
     _running: bool = False
     _in_task: bool = False
 
@@ -107,6 +109,28 @@ class Scheduler:
             # holds TEs back, or for a stopped procedure, does anything wait)
             self.queue.extend(tasks)
         self._start()
+
+    def admit(self, stream_oid: int) -> None:
+        """A statement is about to add a batch to a stream: refused (53400)
+        when a procedure that consumes it is stopped with ``max_held``
+        batches already waiting for it. Runnable batches need no bound: the
+        executor is the scheduler's while any waits, so producers wait."""
+        if not self.held:
+            return
+        stream = self.executor.catalog.relation_by_oid(stream_oid)
+        if stream is None:
+            return
+        for trigger in self.executor.catalog.triggers_on(stream):
+            waiting = self.held.get(trigger.procedure) if trigger.procedure else None
+            if waiting is not None and len(waiting) >= self.max_held:
+                failure = self.failures[trigger.procedure]
+                raise errors.ConfigurationLimitExceeded(
+                    f'{len(waiting)} batches wait for procedure "{trigger.procedure[1]}", '
+                    f"stopped at batch {failure.batch} of stream \"{failure.stream}\": "
+                    f'stream "{stream.name}" takes no more',
+                    hint=f"Fix the cause ({failure.error.message}) and run ALTER PROCEDURE "
+                         f"{trigger.procedure[1]} RESUME; the waiting batches then run in "
+                         "order.")
 
     def _start(self) -> None:
         if not self._running and self.queue and not self.paused:

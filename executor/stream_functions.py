@@ -18,6 +18,7 @@ def stream_functions(executor: Executor, scheduler: Scheduler) -> dict[
     def accept_batch(stream_oid: int, batch: Any) -> int:
         """BEFORE INSERT on a stream with a batch column: 1 stores the row,
         0 skips it (a re-delivered batch)."""
+        scheduler.admit(stream_oid)
         relation = executor.context.catalog.relation_by_oid(stream_oid)
         name = relation.name if relation is not None else str(stream_oid)
         first_skip = executor.batches.skipped_batch(stream_oid) is None
@@ -28,6 +29,10 @@ def stream_functions(executor: Executor, scheduler: Scheduler) -> dict[
                 f'batch {batch} of stream "{name}" was already accepted: skipping it')
         return int(accepted)
 
+    def batch_of(stream_oid: int) -> int:
+        scheduler.admit(stream_oid)
+        return executor.batches.batch_for(stream_oid)
+
     def current_batch(stream_oid: int) -> Any:
         batch = executor.bound_batches.get(stream_oid)
         if batch is None:
@@ -35,7 +40,7 @@ def stream_functions(executor: Executor, scheduler: Scheduler) -> dict[
         return batch
 
     return {
-        "sqlext_batch_of": (1, executor.batches.batch_for),
+        "sqlext_batch_of": (1, batch_of),
         "sqlext_accept_batch": (2, accept_batch),
         "sqlext_current_batch": (1, current_batch),
         "sqlext_drain": (-1, lambda timeout=None: int(scheduler.drain(

@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--max-connections", type=int, default=100)
     serve_parser.add_argument("--max-message-mb", type=float, default=256.0,
                               help="largest protocol message a client may send")
+    serve_parser.add_argument("--max-held-batches", type=int, default=10_000, help=(
+        "batches that may wait for a stopped procedure before its input streams refuse "
+        "more (53400)"))
     serve_parser.add_argument("--hba-file", help=(
         "authentication rules in pg_hba.conf format (default: DATA_DIR/pg_hba.conf, "
         "created with trust on loopback only; with --in-memory: those defaults)"))
@@ -131,7 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             checkpoint_interval_s=args.checkpoint_interval_s,
             checkpoint_log_mb=args.checkpoint_log_mb, snapshots_kept=args.snapshots_kept,
             max_connections=args.max_connections,
-            max_message_size=int(args.max_message_mb * 1024 * 1024), copy_dir=args.copy_dir,
+            max_message_size=int(args.max_message_mb * 1024 * 1024),
+            max_held_batches=args.max_held_batches, copy_dir=args.copy_dir,
             hba_file=args.hba_file, allow_remote_trust=args.allow_remote_trust,
             tls_cert=args.tls_cert, tls_key=args.tls_key,
         )

@@ -51,6 +51,9 @@ class EngineConfig:
     """None: in memory only, no command log and no snapshots."""
     copy_dir: Path | None = None
     """The only directory COPY may read or write server-side files in."""
+    max_held_batches: int = 10_000
+    """Batches that may wait for a stopped procedure before its streams
+    refuse more (``Scheduler.admit``)."""
 
 
 def _fatal(sqlstate: str, message: str) -> BackendError:
@@ -66,7 +69,8 @@ class Engine:
         self.executor = Executor(self.database, catalog, loop.create_future)
         self.dataflow = DataflowRuntime(self.executor)
         self.scheduler = Scheduler(self.executor, self.dataflow.run_task,
-                                   lambda: loop.call_soon(self.scheduler.run))
+                                   lambda: loop.call_soon(self.scheduler.run),
+                                   max_held=config.max_held_batches)
         self.live_tables = LiveTables(self.executor, self.scheduler)
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)

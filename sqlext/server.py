@@ -43,6 +43,7 @@ class ServerOptions:
     snapshots_kept: int = 2
     max_connections: int = 100
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    max_held_batches: int = 10_000
     copy_dir: str | None = None
     """Where COPY reads and writes server-side files; None: ``<data-dir>/files``,
     and no server-side files in memory-only mode."""
@@ -74,7 +75,8 @@ class Server:
         copy_dir = options.copy_dir or (None if options.in_memory
                                          else str(Path(options.data_dir) / "files"))
         config = EngineConfig(self._hba_path(), options.max_connections, durability,
-                              Path(copy_dir).resolve() if copy_dir else None)
+                              Path(copy_dir).resolve() if copy_dir else None,
+                              options.max_held_batches)
         if not is_loopback_host(options.host) and not options.allow_remote_trust:
             problem = Engine.check_rules(config)
             if problem is not None:

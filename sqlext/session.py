@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -97,6 +97,37 @@ def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__name__ = method.__name__
     wrapper.__doc__ = method.__doc__
     return wrapper
+
+
+STREAM_CHUNK = 1000
+"""Rows read from a cursor at a time while a result is sent."""
+
+
+class _RowStream:
+    """The DataRows of a result, read from its cursor a chunk at a time as
+    the connection sends them (it stops asking while the client does not
+    read). The cursor is a ``LiveCursor``: should another session start
+    writing meanwhile, it reads the rest first, so the rows stay those of
+    the statement's snapshot."""
+
+    def __init__(self, first: list[bytes], more: Callable[[], tuple[list[bytes], bool]],
+                 done: Callable[[int], str]) -> None:
+        self._first = first
+        self._more = more
+        self._done = done
+        self._sent = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        rows, last = self._first, False
+        while True:
+            self._sent += len(rows)
+            yield from rows
+            if last:
+                return
+            rows, last = self._more()
+
+    def finish(self) -> str:
+        return self._done(self._sent)
 
 
 class _Block:
@@ -514,7 +545,7 @@ class EngineSession:
         try:
             if portal.started:
                 assert portal.cursor is not None
-                rows, exhausted = portal.cursor.fetch(max_rows or None)
+                rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
             else:
                 portal.started = True
                 if plan.refresh:
@@ -522,7 +553,7 @@ class EngineSession:
                 cursor = executor.run_plan(plan, portal.params)
                 if plan.columns is None:
                     count = stored = cursor.rowcount
-                elif max_rows == 0:
+                elif max_rows == 0 and plan.writes:
                     rows, exhausted = cursor.fetchall(), True
                     stored = len(rows)
                 else:
@@ -530,7 +561,7 @@ class EngineSession:
                     buffered = cursor.fetchall() if plan.after_insert else []
                     stored = len(buffered)
                     portal.cursor = LiveCursor(executor, cursor, buffered)
-                    rows, exhausted = portal.cursor.fetch(max_rows)
+                    rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
                 if plan.after_insert:
                     self.engine.dataflow.after_insert(plan, stored, self.compile_context(),
                                                       self.token)
@@ -548,12 +579,38 @@ class EngineSession:
         encode = portal.encode
         assert encode is not None
         encoded = [encode(row) for row in rows]
+        if not exhausted and max_rows == 0:
+            stream = _RowStream(encoded, lambda: self._more_rows(portal),
+                                lambda sent: self._portal_done(portal, verb, sent))
+            return Rows(stream, None, stream.finish)
         if not exhausted:
             return Rows(encoded, None)
+        return Rows(encoded, self._portal_done(portal, verb, len(rows)))
+
+    def _portal_done(self, portal: Portal, verb: str, sent: int) -> str:
+        """The portal's last rows went out: its CommandComplete tag."""
         portal.cursor = None
         portal.done = True
         self._statement_done()
-        return Rows(encoded, _tag(verb, len(rows)))
+        return _tag(verb, sent)
+
+    @_boundary
+    def _more_rows(self, portal: Portal) -> tuple[list[bytes], bool]:
+        """The next rows of a portal whose rows are being sent (encoded), and
+        whether they are the last."""
+        executor = self.executor
+        cursor, encode = portal.cursor, portal.encode
+        assert cursor is not None and encode is not None
+        context = self._context()
+        executor.begin_statement(self.token, context, self.statement_timeout_ms)
+        try:
+            rows, exhausted = cursor.fetch(STREAM_CHUNK)
+        except engine.Error as exc:
+            raise executor.translate_error(exc, self.token) from exc
+        finally:
+            executor.end_statement()
+            self._take_notices(context)
+        return [encode(row) for row in rows], exhausted
 
     def note(self, prepared: Prepared, params: Sequence[Any], many: bool = False) -> None:
         """The running statement succeeded in this session's transaction:

@@ -50,11 +50,17 @@ Row = bytes
 
 @dataclass(slots=True)
 class Rows:
-    """Result rows of one Execute, already encoded in the portal's formats."""
+    """Result rows of one Execute, already encoded in the portal's formats.
+    ``rows`` may produce them while they are sent (a generator reading its
+    cursor): the connection stops taking rows while the client does not
+    read, and calls ``finish`` once all are out."""
 
     rows: Iterable[Row]
     tag: str | None
     """CommandComplete tag, or None when the portal is suspended (row limit)."""
+    finish: Callable[[], str] | None = None
+    """Called after the last row; returns the CommandComplete tag (it then
+    replaces ``tag``)."""
 
 
 @dataclass(slots=True)

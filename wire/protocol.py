@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from wire import messages
@@ -39,7 +39,6 @@ from wire.backend import (
     EmptyQuery,
     Outcome,
     PortalDescription,
-    Row,
     Rows,
     Session,
     Wakeup,
@@ -144,6 +143,11 @@ class Connection:
         self._startup: messages.StartupMessage | None = None
         self._simple: list[int] | None = None  # [statement count, next index]
         self._copy_sink: CopySink | None = None
+        self._unfinished: tuple[Iterator[bytes], Callable[[], None]] | None = None
+        """Messages of a result still to send, and what follows them."""
+        self.output_blocked: Callable[[], Wakeup | None] | None = None
+        """Set by the transport: a Wakeup while the client is not reading
+        fast enough (sending pauses until it is done), else None."""
 
     # --- driving ------------------------------------------------------------
 
@@ -382,29 +386,9 @@ class Connection:
             self._emit(messages.notice_response(pending))
         self._emit(messages.error_response(notice))
 
-    def _write_rows(self, rows: Iterable[Row]) -> None:
-        batch: list[bytes] = []
-        size = 0
-        try:
-            for row in rows:
-                batch.append(row)
-                size += len(row)
-                if size >= OUTPUT_CHUNK:
-                    self._emit(b"".join(batch))
-                    batch.clear()
-                    size = 0
-        finally:
-            if batch:
-                self._emit(b"".join(batch))
-
     def _write_outcome(self, outcome: Outcome) -> None:
         if isinstance(outcome, Rows):
-            self._write_rows(outcome.rows)
-            self._notices()
-            if outcome.tag is None:
-                self._emit(messages.PORTAL_SUSPENDED)
-            else:
-                self._emit(messages.command_complete(outcome.tag))
+            self._send_all(iter(outcome.rows), lambda: self._rows_sent(outcome))
         elif isinstance(outcome, Command):
             self._notices()
             self._emit(messages.command_complete(outcome.tag))
@@ -413,15 +397,52 @@ class Connection:
         elif isinstance(outcome, CopyOut):
             self._emit(messages.copy_out_response(outcome.overall_format,
                                                   outcome.column_formats))
-            for chunk in outcome.chunks:
-                self._emit(messages.copy_data(chunk))
-            self._emit(messages.COPY_DONE_MESSAGE)
-            self._emit(messages.command_complete(outcome.tag))
+            self._send_all((messages.copy_data(chunk) for chunk in outcome.chunks),
+                           lambda: self._emit(messages.COPY_DONE_MESSAGE
+                                              + messages.command_complete(outcome.tag)))
         else:
             self._emit(messages.copy_in_response(outcome.overall_format,
                                                  outcome.column_formats))
             self._copy_sink = outcome.sink
             self._set_state(State.COPY_IN)
+
+    def _rows_sent(self, outcome: Rows) -> None:
+        tag = outcome.finish() if outcome.finish is not None else outcome.tag
+        self._notices()
+        self._emit(messages.PORTAL_SUSPENDED if tag is None else messages.command_complete(tag))
+
+    def _send_all(self, parts: Iterator[bytes], then: Callable[[], None]) -> None:
+        """Send the messages ``parts`` yields, then do ``then``. When the
+        client stops reading (``output_blocked``), this raises Busy and the
+        retried message continues here (``_continue_sending``): a result is
+        never held in memory whole, only what the transport buffers."""
+        self._unfinished = (parts, then)
+        self._continue_sending()
+
+    def _continue_sending(self) -> None:
+        assert self._unfinished is not None
+        parts, then = self._unfinished
+        batch: list[bytes] = []
+        size = 0
+        try:
+            for part in parts:
+                batch.append(part)
+                size += len(part)
+                if size >= OUTPUT_CHUNK:
+                    self._emit(b"".join(batch))
+                    batch.clear()
+                    size = 0
+                    blocked = self.output_blocked() if self.output_blocked else None
+                    if blocked is not None:
+                        raise Busy(blocked)
+        except BaseException:
+            if batch:
+                self._emit(b"".join(batch))
+            raise
+        if batch:
+            self._emit(b"".join(batch))
+        self._unfinished = None
+        then()
 
     def _describe_fields(self, description: PortalDescription | None) -> None:
         if description is not None and description.fields is not None:
@@ -459,6 +480,8 @@ class Connection:
     def _continue_simple(self) -> None:
         session = self.session
         assert session is not None and self._simple is not None
+        if self._unfinished is not None:
+            self._continue_sending()
         count, index = self._simple
         while index < count:
             description, outcome = session.run_simple(index)
@@ -476,6 +499,7 @@ class Connection:
     def _simple_failed(self, notice: Notice) -> None:
         assert self.session is not None
         self._simple = None
+        self._unfinished = None
         self._error(notice)
         self.session.abort_simple()
         self._ready()
@@ -551,6 +575,7 @@ class Connection:
             self._extended_failed(session)
 
     def _extended_failed(self, session: Session) -> None:
+        self._unfinished = None
         session.fail_extended()
         if self.state is State.COPY_IN:
             self._copy_sink = None
@@ -564,6 +589,9 @@ class Connection:
         self._emit(messages.BIND_COMPLETE)
 
     def _execute(self, session: Session, message: messages.Execute) -> None:
+        if self._unfinished is not None:  # the retry of an Execute whose rows paused
+            self._continue_sending()
+            return
         self._write_outcome(session.execute(message.portal, message.max_rows))
 
     def _parse(self, session: Session, message: messages.Parse) -> None:

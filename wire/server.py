@@ -31,6 +31,9 @@ log = logging.getLogger("sqlext")
 
 STARTUP_TIMEOUT_S = 60.0
 """Like PostgreSQL's authentication_timeout: a silent client is dropped."""
+OUTPUT_BUFFER_LIMIT = 4 << 20
+"""Bytes a connection may have waiting for its client before it stops
+producing more (results are read from their cursors as they are sent)."""
 
 
 class _ClientProtocol(asyncio.Protocol):
@@ -45,6 +48,8 @@ class _ClientProtocol(asyncio.Protocol):
         self.tls = tls
         self.registry = registry
         self.transport: asyncio.Transport | None = None
+        self._writable: asyncio.Future[None] | None = None
+        """Pending while the transport's buffer is over its limit."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a socket transport (asyncio's own or uvloop's, which is not a subclass)
@@ -54,8 +59,10 @@ class _ClientProtocol(asyncio.Protocol):
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.transport.set_write_buffer_limits(high=OUTPUT_BUFFER_LIMIT)
         self.connection.flush_hook = self._flush
         self.connection.close_hook = self._after_processing
+        self.connection.output_blocked = lambda: self._writable
         self.connection.framer.feed(self.leftover)
         self.connection.start_with(self.startup)
         self._after_processing()
@@ -73,7 +80,17 @@ class _ClientProtocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.registry.discard(self)
+        self.resume_writing()
         self.connection.connection_lost()
+
+    def pause_writing(self) -> None:
+        if self._writable is None:
+            self._writable = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        writable, self._writable = self._writable, None
+        if writable is not None and not writable.done():
+            writable.set_result(None)
 
     def close(self) -> None:
         if self.transport is not None:

@@ -111,12 +111,13 @@ class ScriptedSession:
             return CopyIn(self.sink, 0, [0])
         if sql.startswith("DURABLE"):
             self.barrier = Wakeup()
-        if sql.startswith("ROWS"):
-            total = int(sql.split()[1])
+        if sql.startswith("ROWS"):  # ROWS count [width]
+            total, *width = map(int, sql.split()[1:])
             sent = self.portal_rows.get(portal, 0)
             count = total - sent if max_rows == 0 else min(max_rows, total - sent)
             self.portal_rows[portal] = sent + count
-            rows = [m.data_row([str(sent + i).encode()]) for i in range(count)]
+            rows = [m.data_row([str(sent + i).encode().ljust(width[0] if width else 0, b"x")])
+                    for i in range(count)]
             done = sent + count >= total
             return Rows(rows, f"SELECT {count}" if done else None)
         if sql == "":
@@ -446,3 +447,29 @@ def test_backend_can_terminate_the_session() -> None:
     output = messages_of(connection.take_output())
     assert output[0][0] == b"E" and b"C25P03" in output[0][1]
     assert connection.closed and closed == [True]
+
+
+@pytest.mark.parametrize("extended", [False, True])
+def test_a_client_that_does_not_read_pauses_the_rows(extended: bool) -> None:
+    """While the transport says the client is behind, the connection stops
+    taking rows (Busy); it goes on where it stopped, without running the
+    statement again."""
+    connection, backend = connect()
+    blocked = Wakeup()
+    connection.output_blocked = lambda: None if blocked.fired else blocked
+    total = 4000  # several OUTPUT_CHUNKs of DataRows
+    if extended:
+        connection.receive(m.encode_parse("", f"ROWS {total} 1000", []) + m.encode_bind("", "")
+                           + m.encode_execute("", 0) + m.encode_simple(b"S"))
+    else:
+        connection.receive(m.encode_query(f"ROWS {total} 1000"))
+    first = kinds(connection.take_output())
+    assert connection.waiting is blocked
+    assert "C" not in first and 0 < first.count("D") < total
+    blocked.fire()
+    connection.resume()
+    rest = kinds(connection.take_output())
+    assert first.count("D") + rest.count("D") == total
+    assert rest.endswith("CZ")
+    runs = [call for call in backend.session.calls if call.startswith(("run", "execute"))]
+    assert len(runs) == 1
