@@ -59,6 +59,8 @@ from wire.backend import (
     BackendError,
     Busy,
     Command,
+    CopyIn,
+    CopySink,
     EmptyQuery,
     Outcome,
     PortalDescription,
@@ -128,6 +130,24 @@ class _RowStream:
 
     def finish(self) -> str:
         return self._done(self._sent)
+
+
+class _ReportingSink:
+    """COPY FROM STDIN as the connection sees it: bad data is an error of the
+    statement (an ErrorResponse), not of the connection."""
+
+    def __init__(self, session: EngineSession, sink: CopySink) -> None:
+        self._session = session
+        self._sink = sink
+
+    def write(self, data: bytes) -> None:
+        self._session.copy_write(self._sink, data)
+
+    def finish(self) -> str:
+        return str(self._session.copy_finish(self._sink))
+
+    def abort(self, message: str) -> None:
+        self._sink.abort(message)
 
 
 class _Block:
@@ -520,7 +540,18 @@ class EngineSession:
         if compiled.ddl is not None:
             return self._run_ddl(portal, compiled.ddl)
         assert compiled.utility is not None
-        return self.engine.utilities.run(self, portal, compiled.utility, max_rows)
+        outcome = self.engine.utilities.run(self, portal, compiled.utility, max_rows)
+        if isinstance(outcome, CopyIn):
+            outcome.sink = _ReportingSink(self, outcome.sink)
+        return outcome
+
+    @_boundary
+    def copy_write(self, sink: CopySink, data: bytes) -> None:
+        sink.write(data)
+
+    @_boundary
+    def copy_finish(self, sink: CopySink) -> str:
+        return sink.finish()
 
     def _run_plan(self, portal: Portal, max_rows: int) -> Outcome:
         plan = portal.compiled.plan if portal.compiled else None

@@ -9,7 +9,7 @@ import struct
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, own_schema
 from wire import messages as m
 
 
@@ -140,3 +140,19 @@ def test_error_in_pipeline_skips_to_sync(server: ServerProcess) -> None:
     assert _error_codes(data) == ["22012"]
     assert b"D\x00\x00\x00\x0b\x00\x01\x00\x00\x00\x013" in data
     assert b"\x00\x01\x00\x00\x00\x012" not in data
+
+
+@pytest.mark.parametrize(("data", "error", "message"), [
+    (b"1\tx\n2\n", psycopg.errors.BadCopyFileFormat, 'missing data for column "b"'),
+    (b"1\tx\tz\n", psycopg.errors.BadCopyFileFormat, "extra data after last expected column"),
+    (b"\xff\n", psycopg.errors.CharacterNotInRepertoire, "invalid byte sequence"),
+    (b"one\tx\n", psycopg.errors.InvalidTextRepresentation, "invalid input syntax"),
+])
+def test_bad_copy_data_fails_the_statement_not_the_connection(
+        server: ServerProcess, data: bytes, error: type[Exception], message: str) -> None:
+    with own_schema(server, "bad_copy") as conn:
+        conn.execute("CREATE TABLE copied (a int, b text)")
+        with pytest.raises(error, match=message), conn.cursor().copy(
+                "COPY copied FROM STDIN") as copy:
+            copy.write(data)
+        assert conn.execute("SELECT count(*) FROM copied").fetchone() == (0,)
