@@ -486,6 +486,7 @@ class EngineSession:
             self._refresh_derived()
 
     def _arm_idle_timer(self) -> None:
+        self._touch()  # an error then Sync arms it twice: one timer only
         if not self.executor.owns(self.token) or self.idle_timeout_ms <= 0:
             return
         loop = self.engine.loop
@@ -578,10 +579,10 @@ class EngineSession:
                 assert portal.cursor is not None
                 rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
             else:
-                portal.started = True
                 if plan.refresh:
                     self.engine.live_tables.refresh(plan.refresh)
                 cursor = executor.run_plan(plan, portal.params)
+                portal.started = True  # not when it failed: a FETCH runs it again
                 if plan.columns is None:
                     count = stored = cursor.rowcount
                 elif max_rows == 0 and plan.writes:

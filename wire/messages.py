@@ -360,7 +360,13 @@ def _frame(kind: bytes, body: bytes) -> bytes:
 
 
 def _cstr(text: str) -> bytes:
-    return text.encode("utf-8") + b"\0"
+    """A NUL-terminated string. A NUL inside ``text`` (client data quoted in
+    an error message, a setting's value) would end the string early and
+    shift every later field, so it is sent as the two characters ``\\0``."""
+    data = text.encode("utf-8")
+    if b"\0" in data:
+        data = data.replace(b"\0", b"\\0")
+    return data + b"\0"
 
 
 def authentication_ok() -> bytes:

@@ -358,6 +358,13 @@ class Connection:
         """Flush (output goes out after every receive anyway) and stray copy
         messages outside COPY mode, which PostgreSQL ignores too."""
 
+    def _copy_done_again(self, message: messages.FrontendMessage) -> None:
+        """A CopyDone seen in READY: stray (ignored, as PostgreSQL does), or
+        the retry of one whose COPY finished while the statements after it
+        in the same Query had to wait: they go on."""
+        if self._simple is not None:
+            self._resume_simple()
+
     def _unexpected_password(self, message: messages.FrontendMessage) -> None:
         self._fatal(protocol_violation("unexpected password message"))
 
@@ -650,7 +657,7 @@ _READY_HANDLERS: dict[type, Callable[[Connection, Any], None]] = {
     messages.Flush: Connection._ignore,
     messages.Terminate: Connection._terminate,
     messages.CopyData: Connection._ignore,
-    messages.CopyDone: Connection._ignore,
+    messages.CopyDone: Connection._copy_done_again,
     messages.CopyFail: Connection._ignore,
     messages.PasswordData: Connection._unexpected_password,
     messages.FunctionCall: Connection._function_call,

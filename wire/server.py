@@ -50,6 +50,8 @@ class _ClientProtocol(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self._writable: asyncio.Future[None] | None = None
         """Pending while the transport's buffer is over its limit."""
+        self._ended = False
+        """The client ended its side while a call was postponed."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a socket transport (asyncio's own or uvloop's, which is not a subclass)
@@ -77,6 +79,14 @@ class _ClientProtocol(asyncio.Protocol):
                 return
         self.connection.receive(data)
         self._after_processing()
+
+    def eof_received(self) -> bool:
+        """The client ended its side: messages it sent before still get
+        their answers (True keeps the transport open until then)."""
+        if self.connection.waiting is None:
+            return False
+        self._ended = True
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.registry.discard(self)
@@ -107,7 +117,7 @@ class _ClientProtocol(asyncio.Protocol):
     def _after_processing(self) -> None:
         self._flush()
         assert self.transport is not None
-        if self.connection.closed:
+        if self.connection.closed or (self._ended and self.connection.waiting is None):
             self.transport.close()
         elif self.connection.waiting is not None:
             self.transport.pause_reading()
