@@ -129,6 +129,22 @@ class ArraySubscriptError(DataException):
     sqlstate = "2202E"
 
 
+class InvalidRowCountInLimitClause(DataException):
+    sqlstate = "2201W"
+
+
+class InvalidRowCountInResultOffsetClause(DataException):
+    sqlstate = "2201X"
+
+
+class InvalidArgumentForNtileFunction(DataException):
+    sqlstate = "22014"
+
+
+class InvalidArgumentForNthValueFunction(DataException):
+    sqlstate = "22016"
+
+
 # Class 23: integrity constraint violation
 class IntegrityConstraintViolation(SqlError):
     sqlstate = "23000"
@@ -237,6 +253,25 @@ class UndefinedFunction(SqlError):
     sqlstate = "42883"
 
 
+_CASTS_HINT = "You might need to add explicit type casts."
+
+
+def no_operator(signature: str) -> UndefinedFunction:
+    """PostgreSQL's error for an operator no argument types match, such as
+    ``bool + int4``."""
+    return UndefinedFunction(
+        f"operator does not exist: {signature}",
+        hint=f"No operator matches the given name and argument types. {_CASTS_HINT}")
+
+
+def no_function(signature: str) -> UndefinedFunction:
+    """PostgreSQL's error for a function no argument types match, such as
+    ``unnest(integer)``."""
+    return UndefinedFunction(
+        f"function {signature} does not exist",
+        hint=f"No function matches the given name and argument types. {_CASTS_HINT}")
+
+
 class UndefinedTable(SqlError):
     sqlstate = "42P01"
 
@@ -291,6 +326,16 @@ class DatatypeMismatch(SqlError):
 
 class IndeterminateDatatype(SqlError):
     sqlstate = "42P18"
+
+
+class WindowingError(SqlError):
+    """A window function where PostgreSQL allows none (GROUP BY, WHERE)."""
+
+    sqlstate = "42P20"
+
+
+class AmbiguousFunction(SqlError):
+    sqlstate = "42725"
 
 
 class GroupingError(SqlError):

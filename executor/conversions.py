@@ -157,9 +157,8 @@ def datetime_arithmetic(operator: str, left: Any, left_oid: int, right: Any,
         return _scale_interval(interval_parts(left), float(right), operator)
     if right_oid == t.INTERVAL and operator == "*" and left_oid not in _DATETIME_OIDS:
         return _scale_interval(interval_parts(right), float(left), operator)
-    raise errors.UndefinedFunction(
-        f"operator does not exist: {t.format_type(left_oid)} {operator} "
-        f"{t.format_type(right_oid)}")
+    raise errors.no_operator(
+        f"{t.format_type(left_oid)} {operator} {t.format_type(right_oid)}")
 
 
 _DATETIME_OIDS = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ, t.INTERVAL})

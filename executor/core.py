@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from catalog import errors
 from catalog.schema import Catalog
@@ -115,18 +115,37 @@ class _Waiter:
     exclusive: bool
 
 
+MATERIALIZE_LIMIT: Final = 1_000_000
+"""Rows of an unfinished result kept in memory when a writer starts."""
+
+
 class LiveCursor:
-    """Rows of a statement still being fetched in pieces (a portal)."""
+    """Rows of a statement still being fetched in pieces (a portal).
+
+    A cursor that fails while it is read (a value that cannot be decoded)
+    is closed at once, so no later writer meets it again; when the read
+    that failed was another session's ``materialize``, the error waits for
+    the portal's next fetch: it belongs to this statement, not the writer's."""
 
     def __init__(self, executor: Executor, cursor: engine.Cursor, buffered: list[Any]) -> None:
         self._executor = executor
         self._cursor: engine.Cursor | None = cursor
         self._buffer: deque[Any] = deque(buffered)
+        self._failure: Exception | None = None
         executor.live_cursors.add(self)
 
     def fetch(self, count: int | None) -> tuple[list[Any], bool]:
         """Up to ``count`` rows (all when None); the flag says whether the
         cursor is exhausted."""
+        try:
+            return self._fetch(count)
+        except Exception:
+            self.close()
+            raise
+
+    def _fetch(self, count: int | None) -> tuple[list[Any], bool]:
+        if self._failure is not None and not self._buffer:
+            raise self._failure
         if count is None:
             rows = list(self._buffer)
             self._buffer.clear()
@@ -144,15 +163,33 @@ class LiveCursor:
             else:
                 self.close()
             rows.extend(more)
-        exhausted = self._cursor is None and not self._buffer
+        exhausted = self._cursor is None and not self._buffer and self._failure is None
         if exhausted:
             self.close()
         return rows, exhausted
 
     def materialize(self) -> None:
-        if self._cursor is not None:
-            self._buffer.extend(self._cursor.fetchall())
-            self.close()
+        """A writer is about to start: read the rest now, so the rows stay
+        those of this statement. At most MATERIALIZE_LIMIT rows are kept (a
+        result may be endless); past that the cursor fails, for its owner."""
+        if self._cursor is None:
+            return
+        try:
+            rows = self._cursor.fetchmany(MATERIALIZE_LIMIT - len(self._buffer) + 1)
+            if len(self._buffer) + len(rows) > MATERIALIZE_LIMIT:
+                self._failure = errors.ProgramLimitExceeded(
+                    f"cursor result too large: more than {MATERIALIZE_LIMIT} rows were left "
+                    "to read when another transaction started writing",
+                    hint="Read large results whole, or fetch them before writing from "
+                         "another session.")
+                self._buffer.clear()
+            else:
+                self._buffer.extend(rows)
+        except Exception as exc:
+            # A function's own error (division by zero) is in the statement
+            # context of the writer that is running now.
+            self._failure = self._executor.context.take_error() or exc
+        self.close()
 
     def close(self) -> None:
         if self._cursor is not None:
@@ -250,6 +287,7 @@ class Executor:
         if self._reserved is not None:
             if self._reserved is not token:
                 raise self._wait(token, exclusive=True)
+            self._waiters = deque(w for w in self._waiters if w.token is not token)
         elif self._waiters:
             if self._waiters[0].token is not token:
                 raise self._wait(token, exclusive=True)
@@ -271,7 +309,14 @@ class Executor:
         """The executor is free: wake every waiting reader up to the first
         waiting writer, and that writer, which keeps its place at the head of
         the queue until it acquires."""
-        while self._waiters and self._reserved is None:
+        reserved = self._reserved
+        if reserved is not None:
+            # Only the reserved token (the scheduler) may go, if it waits.
+            for waiter in self._waiters:
+                if waiter.token is reserved and not waiter.wakeup.done():
+                    waiter.wakeup.set_result(None)
+            return
+        while self._waiters:
             waiter = self._waiters[0]
             if not waiter.wakeup.done():
                 waiter.wakeup.set_result(None)

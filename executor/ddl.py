@@ -7,9 +7,10 @@ new catalog value are published together at COMMIT or vanish at ROLLBACK.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
-from catalog import errors
+from catalog import errors, renames
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
 from catalog.matviews import Matview
@@ -567,13 +568,15 @@ def _rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Dat
             primary is not None and c.name in primary.columns)
         for c in new.columns
     ]
+    checks = _check_clauses(database, old.physical)
     for constraint in new.constraints:
+        if constraint.kind == "c":
+            clauses.append(checks[constraint.name])
+            continue
         spec = ConstraintSpec(constraint.kind, constraint.columns, constraint.name,
                               constraint.check, None, constraint.ref_table,
                               constraint.ref_columns, constraint.on_delete,
                               constraint.on_update)
-        if constraint.kind == "c":
-            continue  # SQLite CHECK text is not kept; checks of rebuilt tables are dropped
         clauses.append(_sqlite_constraint(spec, constraint.name, catalog))
     shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
     column_list = ", ".join(quoted(c) for c in shared)
@@ -589,6 +592,35 @@ def _rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Dat
         unique = "UNIQUE " if index.unique else ""
         database.execute(f"CREATE {unique}INDEX {quoted(index.physical)} ON "
                          f"{quoted(new.physical)} ({columns})")
+
+
+def _check_clauses(database: Database, physical: str) -> dict[str, str]:
+    """The CHECK clauses of a table as SQLite keeps them (``CONSTRAINT "n"
+    CHECK (...)``, column renames applied), by constraint name: the catalog
+    keeps only the PostgreSQL text."""
+    row = database.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                           (physical,)).fetchone()
+    text = row[0] if row else ""
+    found: dict[str, str] = {}
+    for match in _CHECK_CLAUSE.finditer(text):
+        depth, position, quote = 0, match.end() - 1, ""
+        for position in range(match.end() - 1, len(text)):
+            char = text[position]
+            if quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"":
+                quote = char
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+        found[match.group(1).replace('""', '"')] = text[match.start():position + 1]
+    return found
+
+
+_CHECK_CLAUSE = re.compile(r'CONSTRAINT "((?:[^"]|"")*)" CHECK \(')
 
 
 def _drop_schema(name: str, spec: Drop, catalog: Catalog, notices: list[str]) -> Catalog:
@@ -633,6 +665,10 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
         raise errors.UndefinedTable(f'relation "{spec.name}" does not exist')
     if relation.kind != "r":
         raise errors.WrongObjectType(f'"{spec.name}" is not a table')
+    if relation.stream is not None or relation.window is not None:
+        raise errors.FeatureNotSupported(
+            f'cannot alter {relation.kind_name} "{spec.name}"',
+            hint=f"Drop the {relation.kind_name} and create it again.")
     for name in spec.drop_columns:
         matviews.check_alterable(relation, catalog, f"drop column {name} of table {spec.name}")
     if spec.rename_column or spec.rename_to:
@@ -656,23 +692,66 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
                              f"{column.default_sqlite}")
         relation = replace(relation, columns=(*relation.columns, Column(
             column.name, column.type_oid, column.typmod, column.not_null, column.default)))
+    catalog = catalog.with_relation(relation)
     for name in spec.drop_columns:
-        relation.column(name)
-        database.execute(f"ALTER TABLE {quoted(relation.physical)} DROP COLUMN {quoted(name)}")
-        relation = replace(relation, columns=tuple(c for c in relation.columns
-                                                   if c.name != name))
+        catalog, relation = _drop_column(relation, name, catalog, database)
     if spec.rename_column is not None:
         old, new = spec.rename_column
         relation.column(old)
+        if any(c.name == new for c in relation.columns):
+            raise errors.DuplicateColumn(
+                f'column "{new}" of relation "{relation.name}" already exists')
         database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME COLUMN "
                          f"{quoted(old)} TO {quoted(new)}")
-        relation = replace(relation, columns=tuple(
-            replace(c, name=new) if c.name == old else c for c in relation.columns))
+        catalog = renames.column_renamed(catalog, relation, old, new)
+        relation = catalog.relation(relation.name, relation.schema)
     if spec.rename_to is not None:
         if catalog.find_relation(spec.rename_to, relation.schema) is not None:
             raise errors.DuplicateTable(f'relation "{spec.rename_to}" already exists')
         physical = storage_name(relation.schema, spec.rename_to)
         database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME TO {quoted(physical)}")
-        catalog = catalog.without_relation(relation.schema, relation.name)
-        relation = replace(relation, name=spec.rename_to, physical=physical)
-    return DdlResult(catalog.with_relation(relation), "ALTER TABLE")
+        catalog = renames.table_renamed(catalog, relation, spec.rename_to, physical)
+    return DdlResult(catalog, "ALTER TABLE")
+
+
+def _drop_column(table: Relation, name: str, catalog: Catalog,
+                 database: Database) -> tuple[Catalog, Relation]:
+    """DROP COLUMN as PostgreSQL does it: the indexes and constraints of the
+    table that use the column go with it; another table's foreign key on it
+    is an error (2BP01). SQLite drops no constraint, so a table that loses
+    one is rebuilt."""
+    table.column(name)
+    if len(table.columns) == 1:
+        raise errors.FeatureNotSupported(
+            f'cannot drop column "{name}", the only column of table "{table.name}"',
+            hint="Tables need at least one column here: add another column first.")
+    for other in _dependents(catalog, table):
+        for constraint in other.constraints:
+            if constraint.kind == "f" and constraint.ref_table == (table.schema, table.name) \
+                    and name in constraint.ref_columns:
+                raise errors.DependentObjectsStillExist(
+                    f"cannot drop column {name} of table {table.name} because other objects "
+                    "depend on it",
+                    detail=f"constraint {constraint.name} on table {other.name} depends on "
+                           f"column {name} of table {table.name}",
+                    hint="Drop the constraint first.")
+    for index in list(catalog.indexes_of(table)):
+        if name in index.index_columns:
+            if not any(c.index_name == index.name for c in table.constraints):
+                database.execute(f"DROP INDEX {quoted(index.physical)}")
+            catalog = catalog.without_relation(index.schema, index.name)
+    kept = tuple(c for c in table.constraints if name not in c.columns)
+    changed = replace(table, columns=tuple(c for c in table.columns if c.name != name),
+                      constraints=kept)
+    if kept != table.constraints:
+        referencing = _dependents(catalog, table)
+        if referencing:
+            # SQLite cannot rebuild a table other tables' foreign keys point at.
+            raise errors.FeatureNotSupported(
+                f"cannot drop column {name} of table {table.name}: a constraint on it would "
+                f"be dropped, and table {referencing[0].name} references table {table.name}",
+                hint="Drop the foreign key first, or the table's constraint on the column.")
+        _rebuild_table(table, changed, catalog, database)
+    else:
+        database.execute(f"ALTER TABLE {quoted(table.physical)} DROP COLUMN {quoted(name)}")
+    return catalog.with_relation(changed), changed

@@ -98,7 +98,8 @@ def translate(
         return _not_null(catalog, message.partition(":")[2])
     if name == "SQLITE_CONSTRAINT_CHECK":
         return _check(catalog, message.partition(":")[2].strip(), target)
-    if name == "SQLITE_CONSTRAINT_FOREIGNKEY":
+    if name == "SQLITE_CONSTRAINT_FOREIGNKEY" or "FOREIGN KEY constraint failed" in message:
+        # DROP TABLE reports it with the plain SQLITE_CONSTRAINT code.
         return _foreign_key(catalog, target, verb)
     if name == "SQLITE_INTERRUPT":
         return errors.QueryCanceled("canceling statement due to user request")
@@ -114,9 +115,29 @@ def translate(
         return errors.UndefinedFunction(
             message.replace("no such function", "function does not exist")
         )
+    if "row value misused" in message:
+        return errors.FeatureNotSupported("row values are not supported here")
+    if "incomplete input" in message:
+        return errors.SqlSyntaxError("syntax error at end of input")
+    if "argument of ntile must be" in message:
+        return errors.InvalidArgumentForNtileFunction("argument of ntile must be greater than zero")
+    if "argument to nth_value must be" in message:
+        return errors.InvalidArgumentForNthValueFunction(
+            "argument of nth_value must be greater than zero")
+    if "prohibited in" in message:
+        # "subqueries prohibited in CHECK constraints": what PostgreSQL allows
+        # there and SQLite does not.
+        return errors.FeatureNotSupported(f"not supported by the storage engine: {message}")
     if "syntax error" in message or "near" in message:
         return errors.FeatureNotSupported(f"statement not supported by the storage engine: "
                                           f"{message}")
+    if "ON CONFLICT clause does not match" in message:
+        return errors.InvalidColumnReference(
+            "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+    if "misuse of aggregate" in message:
+        return errors.GroupingError(f"aggregate function calls are not allowed here ({message})")
+    if "misuse of window function" in message:
+        return errors.WindowingError(f"window functions are not allowed here ({message})")
     if "integer overflow" in message:
         return errors.NumericValueOutOfRange("integer out of range")
     return errors.InternalError(f"storage engine error: {message}")

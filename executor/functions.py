@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import re
+import struct
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
@@ -41,27 +42,104 @@ def _guard(executor: Executor, function: Callable[..., Any]) -> Callable[..., An
         except errors.SqlError as exc:
             executor.context.fail(exc)
             raise FunctionFailed(exc.message) from exc
+        except Exception as exc:
+            # A bug: say where, rather than SQLite's "user-defined function
+            # raised exception".
+            error = errors.InternalError(
+                f"{function.__name__}{args!r} failed: {type(exc).__name__}: {exc}")
+            executor.context.fail(error)
+            raise FunctionFailed(error.message) from exc
     return call
 
 
 def _div(left: Any, right: Any, integer: int) -> Any:
     if left is None or right is None:
         return None
+    if _is_nan(left) or _is_nan(right):
+        return "NaN"
     if right == 0:
         raise errors.DivisionByZero("division by zero")
     if integer:
         quotient = abs(left) // abs(right)
         return quotient if (left >= 0) == (right >= 0) else -quotient
-    return left / right
+    return _stored(left / right)
 
 
 def _mod(left: Any, right: Any, integer: int = 1) -> Any:
     if left is None or right is None:
         return None
+    if _is_nan(left) or _is_nan(right):
+        return "NaN"
     if right == 0:
         raise errors.DivisionByZero("division by zero")
-    return math.fmod(left, right) if not integer or isinstance(left, float) or isinstance(
-        right, float) else int(math.fmod(left, right))
+    if isinstance(left, float) and math.isinf(left):
+        return "NaN"  # as PostgreSQL's numeric: Infinity % x
+    if isinstance(right, float) and math.isinf(right):
+        return left
+    if not integer or isinstance(left, float) or isinstance(right, float):
+        return _stored(math.fmod(left, right))
+    return int(math.fmod(left, right))
+
+
+def _is_nan(value: Any) -> bool:
+    """NaN as stored: the text 'NaN' (SQLite has no NaN; a float NaN would
+    become NULL)."""
+    return value == "NaN" or (isinstance(value, float) and math.isnan(value))
+
+
+def _stored(value: float) -> Any:
+    """A float result as stored (inf / inf and fmod(inf, x) are NaN)."""
+    return "NaN" if math.isnan(value) else value
+
+
+def _out_of_range(left_oid: int, right_oid: int) -> errors.SqlError:
+    """The error of date/time arithmetic whose result has no representation."""
+    if t.INTERVAL == left_oid == right_oid:
+        return errors.DatetimeFieldOverflow("interval out of range")
+    kind = "date" if t.DATE in (left_oid, right_oid) and t.INTERVAL not in (
+        left_oid, right_oid) else "timestamp"
+    return errors.DatetimeFieldOverflow(f"{kind} out of range")
+
+
+def _bytea_json(value: Any) -> Any:
+    """A bytea value as arrays hold it in JSON (SQLite's JSON has no BLOBs)."""
+    return None if value is None else "\\x" + bytes(value).hex()
+
+
+_GROWING_FIELDS = frozenset({"epoch", "julian", "year", "isoyear", "decade", "century",
+                             "millennium", "millennia"})
+
+
+def _json_number(value: Any) -> str:
+    """A number as the JSON text arrays keep it in: infinities as 1e999,
+    NaN as the string "NaN"."""
+    if value is None:
+        return "null"
+    if _is_nan(value):
+        return '"NaN"'
+    if isinstance(value, float) and math.isinf(value):
+        return "1e999" if value > 0 else "-1e999"
+    return repr(value) if isinstance(value, float) else json.dumps(value)
+
+
+def _row_count(value: Any, clause: str) -> Any:
+    """A LIMIT or OFFSET count: NULL is none, a negative one is an error
+    (SQLite would take it as none)."""
+    if value is None:
+        return -1 if clause == "LIMIT" else 0
+    if _is_nan(value) or value < 0:
+        if clause == "LIMIT":
+            raise errors.InvalidRowCountInLimitClause("LIMIT must not be negative")
+        raise errors.InvalidRowCountInResultOffsetClause("OFFSET must not be negative")
+    if value == math.inf:
+        raise errors.NumericValueOutOfRange("bigint out of range")
+    return math.floor(value + 0.5)  # 1.5 rows: 2, as PostgreSQL rounds
+
+
+def _series_step(step: Any) -> Any:
+    if step == 0:
+        raise errors.InvalidParameterValue("step size cannot equal zero")
+    return step
 
 
 _POSIX_CLASSES = {
@@ -94,8 +172,31 @@ def _regexp_replace(value: Any, pattern: Any, replacement: Any, flags: Any = "")
         return None
     flags = flags or ""
     compiled = _regex(str(pattern), "i" in flags)
-    python_replacement = re.sub(r"\\(\d)", r"\\g<\1>", str(replacement)).replace("\\&", "\\g<0>")
-    return compiled.sub(python_replacement, str(value), count=0 if "g" in flags else 1)
+    template = str(replacement)
+    return compiled.sub(lambda match: _expand(template, match), str(value),
+                        count=0 if "g" in flags else 1)
+
+
+def _expand(template: str, match: re.Match[str]) -> str:
+    r"""PostgreSQL's replacement text: \1 to \9 are groups, \& the match,
+    \\ a backslash; any other backslash stays as it is."""
+    out: list[str] = []
+    index = 0
+    while index < len(template):
+        char = template[index]
+        following = template[index + 1] if index + 1 < len(template) else ""
+        if char == "\\" and following and following in "123456789&\\":
+            if following == "&":
+                out.append(match.group(0))
+            elif following == "\\":
+                out.append("\\")
+            elif int(following) <= (match.re.groups or 0):
+                out.append(match.group(int(following)) or "")
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
 
 
 def _concat(*values: Any) -> str:
@@ -112,6 +213,8 @@ def _pad(left: bool) -> Callable[..., Any]:
     def pad(value: Any, length: Any, fill: Any = " ") -> Any:
         if value is None or length is None or fill is None:
             return None
+        if _is_nan(length) or length in (math.inf, -math.inf):
+            raise errors.NumericValueOutOfRange("integer out of range")
         text, length = str(value), int(length)
         if length <= len(text):
             return text[:max(length, 0)]
@@ -146,6 +249,22 @@ def _split_part(value: Any, delimiter: Any, field: Any) -> Any:
     return parts[index] if 0 <= index < len(parts) else ""
 
 
+def _chr(code: Any) -> Any:
+    """chr(): a character of UTF-8, PostgreSQL's errors for the rest (SQLite's
+    char() makes surrogates, which no client can decode, and NULs)."""
+    if code is None:
+        return None
+    if code < 0:
+        raise errors.InvalidParameterValue("character number must be positive")
+    if code == 0:
+        raise errors.ProgramLimitExceeded("null character not permitted")
+    if code > 0x10FFFF:
+        raise errors.ProgramLimitExceeded(f"requested character too large for encoding: {code}")
+    if 0xD800 <= code <= 0xDFFF:
+        raise errors.ProgramLimitExceeded(f"requested character not valid for encoding: {code}")
+    return chr(code)
+
+
 def _initcap(value: Any) -> Any:
     if value is None:
         return None
@@ -156,8 +275,8 @@ def _initcap(value: Any) -> Any:
 def _round(value: Any, places: Any = 0) -> Any:
     if value is None or places is None:
         return None
-    if isinstance(value, str):
-        return value  # NaN
+    if _unscalable(value, places):
+        return value
     factor = 10.0 ** int(places)
     rounded = math.floor(abs(value) * factor + 0.5) / factor
     result = math.copysign(rounded, value)
@@ -167,17 +286,34 @@ def _round(value: Any, places: Any = 0) -> Any:
 def _trunc(value: Any, places: Any = 0) -> Any:
     if value is None or places is None:
         return None
-    if isinstance(value, str):
+    if _unscalable(value, places):
         return value
     factor = 10.0 ** int(places)
     return math.trunc(value * factor) / factor
 
 
+def _unscalable(value: Any, places: Any) -> bool:
+    """NaN, infinities, and places beyond a double's range (where rounding
+    changes nothing, or the scaled value overflows): the value stays."""
+    if isinstance(value, str) or (isinstance(value, float) and not math.isfinite(value)):
+        return True
+    return not -300 <= int(places) <= 300 or not math.isfinite(abs(value) * 10.0 ** int(places))
+
+
 def _extreme(pick: Callable[..., Any]) -> Callable[..., Any]:
     def choose(*values: Any) -> Any:
         present = [v for v in values if v is not None]
-        return pick(present) if present else None
+        if not present:
+            return None
+        if any(isinstance(v, int | float) for v in present):
+            # Numbers: NaN (stored as the text 'NaN') is above all others.
+            return pick(present, key=_nan_last)
+        return pick(present)
     return choose
+
+
+def _nan_last(value: Any) -> tuple[int, Any]:
+    return (1, 0) if _is_nan(value) else (0, value)
 
 
 def _quote_ident(value: Any) -> Any:
@@ -402,12 +538,26 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
                        right_oid: int) -> Any:
         if left is None or right is None:
             return None
-        return conversions.datetime_arithmetic(operator, left, left_oid, right, right_oid)
+        try:
+            return conversions.datetime_arithmetic(operator, left, left_oid, right, right_oid)
+        except (ValueError, OverflowError, struct.error):
+            # Python's datetime stops at years 1 and 9999, packing at 32 bits.
+            raise _out_of_range(left_oid, right_oid) from None
 
     def extract(field: str, value: Any, oid: int) -> Any:
         if value is None:
             return None
-        return conversions.extract(field, value, oid)
+        if value in ("infinity", "-infinity"):
+            # As PostgreSQL 15: infinite for the fields that grow with time.
+            if field.rstrip("s") in _GROWING_FIELDS:
+                return float("-inf") if value.startswith("-") else float("inf")
+            return None
+        try:
+            return conversions.extract(field, value, oid)
+        except (ValueError, OverflowError):
+            # Dates past year 9999, which Python's datetime cannot hold.
+            raise errors.DatetimeFieldOverflow(
+                f"{t.format_type(oid)} out of range for extract") from None
 
     def reg_name(value: Any, oid: int) -> Any:
         if value is None:
@@ -471,6 +621,7 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         "sqlext_split_part": (3, _split_part),
         "sqlext_reverse": (1, lambda v: None if v is None else str(v)[::-1]),
         "sqlext_initcap": (1, _initcap),
+        "sqlext_chr": (1, _chr),
         "sqlext_md5": (1, lambda v: None if v is None else hashlib.md5(
             v if isinstance(v, bytes) else str(v).encode()).hexdigest()),
         "sqlext_starts_with": (2, lambda a, b: None if a is None or b is None
@@ -483,6 +634,10 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         "sqlext_trunc": (-1, _trunc),
         "sqlext_div": (3, _div),
         "sqlext_mod": (-1, _mod),
+        "sqlext_row_count": (2, _row_count),
+        "sqlext_series_step": (1, _series_step),
+        "sqlext_bytea_json": (1, _bytea_json),
+        "sqlext_json_number": (1, _json_number),
         "sqlext_random": (0, lambda: executor.random().random()),
         "sqlext_greatest": (-1, _extreme(max)),
         "sqlext_least": (-1, _extreme(min)),

@@ -72,7 +72,12 @@ def string_to_array(text: Any, separator: Any, null_text: Any = None) -> Any:
         return None
     if text == "":
         return "[]"
-    parts = list(str(text)) if separator is None else str(text).split(str(separator))
+    if separator is None:
+        parts = list(str(text))
+    elif separator == "":
+        parts = [str(text)]  # as PostgreSQL: an empty separator splits nothing
+    else:
+        parts = str(text).split(str(separator))
     return json.dumps([None if part == null_text else part for part in parts],
                       ensure_ascii=False, separators=(",", ":"))
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from catalog import errors
 from executor.batches import delete_batch
-from executor.core import Executor, Token
+from executor.core import Executor, Token, WouldBlock
 
 log = logging.getLogger("sqlext")
 
@@ -43,6 +43,16 @@ class Task:
     procedure: ProcedureKey
     stream_oid: int
     batch: int
+    generation: int = field(default=0, compare=False)
+    """How many TEs led to this batch: 0 for a client's batch (see
+    MAX_GENERATIONS)."""
+
+
+MAX_GENERATIONS = 1000
+"""TEs in one chain of batches. A dataflow is a graph without cycles; a
+procedure whose output comes back to its own input (directly or through
+others) would make batches for ever, keeping every client waiting, so the
+chain stops here with an error instead."""
 
 
 @dataclass
@@ -80,6 +90,8 @@ class Scheduler:
     """Batches that may wait for a stopped procedure (see ``admit``)."""
     _running: bool = False
     _in_task: bool = False
+    _generation: int = 0
+    """The generation of batches the committing TE makes (0: a client's)."""
 
     def __post_init__(self) -> None:
         self.executor.on_batches = self.batches_committed
@@ -98,7 +110,8 @@ class Scheduler:
             if not procedures:
                 continue
             self._consumers[(stream_oid, batch)] = len(procedures)
-            tasks.extend(Task(procedure, stream_oid, batch) for procedure in procedures)
+            tasks.extend(Task(procedure, stream_oid, batch, self._generation)
+                         for procedure in procedures)
         if not tasks:
             return
         if self._in_task:
@@ -143,16 +156,27 @@ class Scheduler:
     def run(self) -> None:
         """Run every runnable TE, including the ones they trigger."""
         self._release_dropped()
+        blocked: WouldBlock | None = None
         try:
             while self.queue:
                 task = self.queue.popleft()
                 if task.procedure in self.failures:
                     self.held.setdefault(task.procedure, deque()).append(task)
                     continue
-                self._run_one(task)
+                try:
+                    self._run_one(task)
+                except WouldBlock as exc:
+                    # A client's transaction holds the executor (sqlext_drain()
+                    # in a block let TEs go): the run goes on when it ends.
+                    self.queue.appendleft(task)
+                    blocked = exc
+                    return
         finally:
-            self._running = False
-            self.executor.unreserve()
+            if blocked is None:
+                self._running = False
+                self.executor.unreserve()
+            else:
+                blocked.wakeup.add_done_callback(lambda _: self.request_run())
 
     def _run_one(self, task: Task, seed: int | None = None) -> None:
         executor = self.executor
@@ -160,6 +184,8 @@ class Scheduler:
         executor.acquire(self.token, seed)
         executor.bound_batches = {task.stream_oid: task.batch}
         try:
+            if task.generation >= MAX_GENERATIONS:
+                raise _cycle(task, executor)
             self.run_task(task, self.token)
             executor.note_task(task)
             remaining = self._consumers.get((task.stream_oid, task.batch), 1) - 1
@@ -177,10 +203,12 @@ class Scheduler:
         finally:
             executor.bound_batches = {}
         self._in_task = True
+        self._generation = task.generation + 1
         try:
             executor.commit(self.token)
         finally:
             self._in_task = False
+            self._generation = 0
         stats.runs += 1
         if remaining:
             self._consumers[(task.stream_oid, task.batch)] = remaining
@@ -274,3 +302,14 @@ class Scheduler:
                 hint=f"Fix it with CREATE OR REPLACE PROCEDURE, then run ALTER PROCEDURE "
                      f"{procedure[1]} RESUME.")
         return True
+
+
+def _cycle(task: Task, executor: Executor) -> errors.SqlError:
+    stream = executor.catalog.relation_by_oid(task.stream_oid)
+    name = stream.name if stream is not None else str(task.stream_oid)
+    return errors.ProgramLimitExceeded(
+        f"batch {task.batch} of stream {name} comes at the end of a chain of "
+        f"{MAX_GENERATIONS} transactions: the dataflow has a cycle",
+        hint=f"Procedure {task.procedure[1]} is fed, through its triggers, by what it "
+             "writes itself. Change the procedures or triggers so that no batch leads back "
+             f"to a stream it came from, then ALTER PROCEDURE {task.procedure[1]} RESUME.")

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, WindowSpec
 from catalog.schema import Relation
@@ -151,7 +152,7 @@ class Windows:
             return False
         position = _position(value, spec.column_type)
         if state.boundary is None:
-            state.boundary = position // spec.slide * spec.slide
+            state.boundary = _boundary(window, spec, position, value)
         end = state.boundary
         if position < end + spec.slide:
             if state.slides == 0 or end - spec.size <= position < end:
@@ -161,7 +162,7 @@ class Windows:
             else:
                 self._drop(window, seq)
             return False
-        end = state.boundary = position // spec.slide * spec.slide
+        end = state.boundary = _boundary(window, spec, position, value)
         table = quoted(window.physical)
         column = quoted(spec.column or "")
         first = _value(end - spec.size, spec.column_type)
@@ -203,6 +204,27 @@ class Windows:
             self.database.execute(
                 f"INSERT INTO {STATE_TABLE} (visible, staged, boundary, slides, window_oid, "
                 "part) VALUES (?, ?, ?, ?, ?, ?)", values)
+
+
+_INT8_MIN, _INT8_MAX = -(2**63), 2**63 - 1
+
+
+def _boundary(window: Relation, spec: WindowSpec, position: int, value: Any) -> int:
+    """Where the window ends once ``position`` arrived: the multiple of the
+    slide at or below it. Its extent (``size`` below that) must be a value
+    of the column; near the ends of bigint or of the timestamp range it is
+    not, and the row is refused."""
+    end = position // spec.slide * spec.slide
+    try:
+        if end - spec.size < _INT8_MIN or end > _INT8_MAX:
+            raise OverflowError
+        _value(end - spec.size, spec.column_type)
+        _value(end, spec.column_type)
+    except (OverflowError, ValueError):
+        raise errors.NumericValueOutOfRange(
+            f"value {value} of column {spec.column} is too close to the end of its type's "
+            f"range for window {window.name}: its extent would leave the range") from None
+    return end
 
 
 def _position(value: Any, oid: int) -> int:

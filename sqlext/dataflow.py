@@ -133,12 +133,13 @@ class DataflowRuntime:
     # --- running statements -------------------------------------------------------------
 
     def _enter(self, what: str) -> None:
-        self._depth += 1
-        if self._depth > MAX_DEPTH:
-            self._depth = 0
+        """One level deeper (the caller leaves it in a ``finally``); past
+        MAX_DEPTH, an error, and the levels already entered unwind as usual."""
+        if self._depth >= MAX_DEPTH:
             raise errors.ProgramLimitExceeded(
                 f"{what} is nested more than {MAX_DEPTH} levels deep",
                 hint="A procedure or trigger probably calls or fires itself.")
+        self._depth += 1
 
     def _run_body(self, body: str, param_oids: tuple[int, ...], args: Sequence[Any],
                   context: CompileContext, token: Token) -> None:

@@ -58,6 +58,8 @@ def _reference(reference: exp.Expression, search_path: tuple[str, ...],
                catalog: Catalog) -> tuple[tuple[str, str], tuple[str, ...]]:
     target = reference.this
     table = target.this if isinstance(target, exp.Schema) else target
+    if not isinstance(table, exp.Table):
+        raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(table).split()[0]}"')
     columns = _names(target.expressions) if isinstance(target, exp.Schema) else ()
     relation = catalog.relation(table.name, table.db or None, search_path)
     if not columns:
@@ -96,6 +98,10 @@ class DdlCompiler:
         if isinstance(node, exp.Drop):
             return self._drop(node)
         if isinstance(node, exp.TruncateTable):
+            for item in node.expressions:
+                if not isinstance(item, exp.Table):
+                    raise errors.SqlSyntaxError(
+                        f'syntax error at or near "{pg_sql(item).split()[0]}"')
             return ddl.Truncate(tuple(self._resolved(t) for t in node.expressions))
         if isinstance(node, exp.Alter):
             return self._alter(node)
@@ -236,8 +242,9 @@ class DdlCompiler:
                 self.translator.expr(tree.this, scope)
                 for column in tree.find_all(exp.Column):
                     column.set("table", None)
+                used = tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column)))
                 constraint = ddl.ConstraintSpec(
-                    "c", constraint.columns, constraint.name or f"{spec.name}_check",
+                    "c", used, constraint.name or f"{spec.name}_check",
                     check_sql=constraint.check_sql, check_sqlite=to_sqlite(tree.this))
             constraints.append(constraint)
         return ddl.CreateTable(spec.schema, spec.name, spec.columns, tuple(constraints),
@@ -275,6 +282,8 @@ class DdlCompiler:
             columns_override = list(_names(table.expressions))
             table = table.this
         query = node.expression
+        if not isinstance(query, exp.Query):
+            raise errors.SqlSyntaxError("syntax error at end of input")
         definition = pg_sql(query)
         translated = query.copy()
         produced = self.translator.query(translated)
@@ -296,9 +305,9 @@ class DdlCompiler:
         for prop in properties.expressions if properties is not None else []:
             if isinstance(prop, exp.SequenceProperties):
                 if prop.args.get("start") is not None:
-                    start = int(prop.args["start"].name)
+                    start = _sequence_number(prop.args["start"])
                 if prop.args.get("increment") is not None:
-                    increment = int(prop.args["increment"].name)
+                    increment = _sequence_number(prop.args["increment"])
         table = node.this
         schema = creation_schema(table, self.catalog, self.search_path)
         return ddl.CreateSequence(schema, table.name, start,
@@ -364,6 +373,15 @@ class DdlCompiler:
         schema, name = self._resolved(table)
         return ddl.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
                               rename_column, bool(node.args.get("exists")))
+
+
+def _sequence_number(node: exp.Expression) -> int:
+    """START and INCREMENT of CREATE SEQUENCE: an integer, maybe negative."""
+    negative = isinstance(node, exp.Neg)
+    number = node.this if negative else node
+    if not (isinstance(number, exp.Literal) and number.is_int):
+        raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(node).split()[0]}"')
+    return -int(number.name) if negative else int(number.name)
 
 
 def _check(condition: exp.Expression, name: str | None) -> ddl.ConstraintSpec:

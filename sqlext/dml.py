@@ -104,9 +104,13 @@ def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
         table = target.this
     else:
         table = target
+    if not isinstance(table, exp.Table):
+        raise errors.SqlSyntaxError('syntax error at or near "("')
     relation = _writable(translator, table)
     alias = table.alias or relation.name
     source = node.expression
+    if source is None and not node.args.get("default"):
+        raise errors.SqlSyntaxError("syntax error at end of input")
     if listed is None:
         # Without a column list the values fill the first columns in order.
         listed = [c.name for c in relation.columns][:_source_width(source)]
@@ -274,6 +278,11 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
 def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
         list[ColumnInfo] | None, str]:
     table = node.this
+    if not isinstance(table, exp.Table):
+        # sqlglot reads "DELETE t WHERE ..." (no FROM) with the table elsewhere.
+        named = node.args.get("tables") or []
+        near = f' at or near "{named[0].name}"' if named else ""
+        raise errors.SqlSyntaxError(f"syntax error{near}")
     relation, alias, scope = _target(translator, table)
     using = node.args.get("using") or []
     for item in using:

@@ -151,7 +151,8 @@ class Engine:
             return
         token = session.token
         waiting = token.waiting
-        if waiting is None and not self.executor.is_running(token):
+        if waiting is None and not self.executor.is_running(token) and (
+                session.streaming is None):
             return
         self.executor.cancel(token)
         if waiting is not None:

@@ -38,6 +38,7 @@ from sqlext.sqltypes import (
     SqlType,
     arithmetic_scale,
     arithmetic_type,
+    check_matchable,
     common_type,
     is_numeric,
     is_string,
@@ -193,7 +194,9 @@ class ExpressionTranslator:
         assignment casts), raising 42804 where PostgreSQL would."""
         if node_type.is_unknown or isinstance(node, exp.Null):
             return self.coerce(node, target)
-        if isinstance(node, StorageLiteral):
+        if isinstance(node, StorageLiteral) and node_type.oid == target.oid:
+            # A constant of another type ('x'::date into json, a number too
+            # large for bigint) is checked and converted like any value.
             return node
         if self._adopt_typmod(node, node_type, target):
             return node
@@ -277,6 +280,10 @@ class ExpressionTranslator:
         return replacement, NUMERIC
 
     def _byte_string(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """E'...': sqlglot has decoded its escapes already."""
+        if "\x00" in node.this:  # E'\x00', E'\000'
+            raise errors.CharacterNotInRepertoire(
+                'invalid byte sequence for encoding "UTF8": 0x00')
         replacement = exp.Literal.string(node.this)
         node.replace(replacement)
         return replacement, UNKNOWN
@@ -409,6 +416,13 @@ class ExpressionTranslator:
             raise errors.FeatureNotSupported("only = ANY/ALL and <> ANY/ALL over arrays are "
                                              "supported")
         array, array_type = self.expr(target, scope)
+        if array_type.is_unknown:
+            # '{1,2}' is an array of the left side's type, as in PostgreSQL.
+            array_type = SqlType(t.array_of(TEXT.oid if left_type.is_unknown else left_type.oid)
+                                 or t.array_of(t.TEXT))
+            array = self.coerce(array, array_type)
+        elif not t.element_of(array_type.oid):
+            raise errors.WrongObjectType("op ANY/ALL (array) requires array on right side")
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
         if left_type.is_unknown:
             self.coerce(left, element)
@@ -522,6 +536,13 @@ class ExpressionTranslator:
         right, right_type = self.expr(node.expression, scope)
         if left_type.oid in DATETIME_OIDS or right_type.oid in DATETIME_OIDS:
             return self._datetime_arithmetic(node, left, left_type, right, right_type)
+        symbol = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}.get(type(node), "%")
+        if left_type.is_unknown and right_type.is_unknown and (
+                is_unknown_literal(left) or is_unknown_literal(right)):
+            # '1' + '2': PostgreSQL cannot choose among the + operators.
+            raise errors.AmbiguousFunction(f"operator is not unique: unknown {symbol} unknown",
+                                    hint="Could not choose a best candidate operator. You "
+                                         "might need to add explicit type casts.")
         if left_type.is_unknown and right_type.is_unknown:
             left_type = right_type = NUMERIC
         if left_type.is_unknown:
@@ -530,13 +551,19 @@ class ExpressionTranslator:
         if right_type.is_unknown:
             self.coerce(right, left_type)
             right_type = left_type
+        if not (is_numeric(left_type) and is_numeric(right_type)) and not (
+                isinstance(node, exp.Sub) and left_type.oid in (t.JSON, t.JSONB)):
+            raise errors.no_operator(
+                f"{t.format_type(left_type.oid)} {symbol} {t.format_type(right_type.oid)}")
         result = arithmetic_type(left_type, right_type)
         if result.oid == t.NUMERIC:
             operator = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}.get(type(node), "/")
             result = SqlType(t.NUMERIC, -1, arithmetic_scale(operator, left_type, right_type))
-        if isinstance(node, exp.Div | exp.Mod) and not _nonzero_constant(node.expression):
+        integer = result.oid in _INT_TYPES
+        if (isinstance(node, exp.Div | exp.Mod) and not _nonzero_constant(node.expression)) or (
+                isinstance(node, exp.Mod) and not integer):
+            # SQLite's % works on integers only (5 % 2.5 would be 1).
             function = "sqlext_div" if isinstance(node, exp.Div) else "sqlext_mod"
-            integer = result.oid in _INT_TYPES
             call = exp.Anonymous(this=function, expressions=[
                 node.this.copy(), node.expression.copy(), exp.Literal.number(int(integer))])
             node.replace(call)
@@ -574,6 +601,8 @@ class ExpressionTranslator:
         if inner_type.is_unknown:
             self.coerce(inner, NUMERIC)
             return node, NUMERIC
+        if not is_numeric(inner_type) and inner_type.oid != t.INTERVAL:
+            raise errors.no_operator(f"- {t.format_type(inner_type.oid)}")
         if inner_type.oid == t.INTERVAL:
             call = exp.Anonymous(this="sqlext_datetime_arith", expressions=[
                 exp.Literal.string("*"), inner.copy(), exp.Literal.number(t.INTERVAL),
@@ -604,18 +633,29 @@ class ExpressionTranslator:
         """array || array, array || element, element || array."""
         array_type = left_type if t.element_of(left_type.oid) else right_type
         element = SqlType(t.element_of(array_type.oid))
+        resolved: list[SqlType] = []
         for part, part_type in ((left, left_type), (right, right_type)):
             if part_type.is_unknown:
-                # PostgreSQL resolves anyarray || unknown as array || array
-                self.coerce(part, array_type if is_unknown_literal(part) else element)
+                # PostgreSQL resolves anyarray || unknown (and || NULL) as
+                # array || array.
+                as_array = is_unknown_literal(part) or isinstance(part, exp.Null)
+                part_type = array_type if as_array else element
+                self.coerce(part, part_type)
+            resolved.append(part_type)
+        common = _common_element(*(SqlType(t.element_of(r.oid) or r.oid) for r in resolved))
+        if common is None:
+            raise errors.no_operator(
+                f"{t.format_type(left_type.oid)} || {t.format_type(right_type.oid)}")
         call = exp.Anonymous(this="sqlext_array_cat", expressions=[
             node.this.copy(), node.expression.copy(),
-            exp.Literal.number(int(bool(t.element_of(left_type.oid)) or (
+            exp.Literal.number(int(bool(t.element_of(resolved[0].oid)) or (
                 _is_array_literal(node.this)))),
-            exp.Literal.number(int(bool(t.element_of(right_type.oid)) or (
+            exp.Literal.number(int(bool(t.element_of(resolved[1].oid)) or (
                 _is_array_literal(node.expression))))])
         node.replace(call)
-        return call, array_type
+        if common.oid == element.oid:
+            return call, array_type
+        return call, SqlType(t.array_of(common.oid))
 
     def _json_access(self, node: exp.Expression, scope: Scope) -> tuple[
             exp.Expression, SqlType]:
@@ -690,6 +730,7 @@ class ExpressionTranslator:
             result, result_type = self.expr(default, scope)
             results.append(result)
             result_types.append(result_type)
+        check_matchable(result_types, "CASE")
         target = common_type(result_types)
         if target.is_unknown:
             target = TEXT
@@ -703,6 +744,7 @@ class ExpressionTranslator:
             exp.Expression, SqlType]:
         children = list(node.iter_expressions())
         found = [self.expr(child, scope)[1] for child in children]
+        check_matchable(found, node.key.upper())
         target = common_type(found)
         target = TEXT if target.is_unknown else target
         for child in list(node.iter_expressions()):
@@ -759,18 +801,20 @@ class ExpressionTranslator:
             element = columns[0].type if columns else TEXT
             name = columns[0].name if columns else "?column?"
             replacement = exp.Subquery(this=exp.select(exp.Anonymous(
-                this="json_group_array", expressions=[exp.column(name, quoted=True)])).from_(
+                this="json_group_array", expressions=[json_element(
+                    exp.column(name, quoted=True), element)])).from_(
                     exp.Subquery(this=items[0].copy(), alias=exp.TableAlias(
                         this=exp.to_identifier("_array")))))
             node.replace(replacement)
             return replacement, SqlType(t.array_of(element.oid) or t.array_of(t.TEXT))
         found = [self.expr(item, scope)[1] for item in items]
+        check_matchable(found, "ARRAY")
         element = common_type(found)
         element = TEXT if element.is_unknown else element
         for item in list(node.expressions):
             self.coerce(item, element)
         replacement = exp.Anonymous(this="json_array", expressions=[
-            item.copy() for item in node.expressions])
+            json_element(item.copy(), element) for item in node.expressions])
         node.replace(replacement)
         return replacement, SqlType(t.array_of(element.oid) or t.array_of(t.TEXT))
 
@@ -778,6 +822,11 @@ class ExpressionTranslator:
         array, array_type = self.expr(node.this, scope)
         if len(node.expressions) != 1 or isinstance(node.expressions[0], exp.Slice):
             raise errors.FeatureNotSupported("array slices are not supported")
+        vector = array_type.oid in (t.INT2VECTOR, t.OIDVECTOR)
+        if not (vector or t.element_of(array_type.oid) or array_type.oid in (t.JSON, t.JSONB)):
+            raise errors.DatatypeMismatch(
+                f"cannot subscript type {t.format_type(array_type.oid)} because it does not "
+                "support subscripting")
         index, index_type = self.expr(node.expressions[0], scope)
         if index_type.is_unknown:
             self.coerce(index, INT4)
@@ -785,12 +834,15 @@ class ExpressionTranslator:
         position: exp.Expression = exp.Paren(this=node.expressions[0].copy())
         # sqlglot makes constant subscripts 0-based already (arrays start at 1);
         # int2vector and oidvector start at 0.
-        vector = array_type.oid in (t.INT2VECTOR, t.OIDVECTOR)
         if vector:
             array = vector_as_array(array)
         if position.this.is_int == vector:
             position = exp.Paren(this=(exp.Add if vector else exp.Sub)(
                 this=position, expression=exp.Literal.number(1)))
+        # A subscript below the first is NULL, as in PostgreSQL (a negative
+        # JSON path index is an error); nullif(max(p, -1), -1) reads p once.
+        position = exp.Nullif(this=exp.Anonymous(this="max", expressions=[
+            position, exp.Literal.number(-1)]), expression=exp.Literal.number(-1))
         path = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("$["), expression=position),
                          expression=exp.Literal.string("]"))
         replacement = exp.Anonymous(this="json_extract", expressions=[array.copy(), path])
@@ -962,6 +1014,31 @@ def unalias(node: exp.Expression) -> exp.Expression:
     return node.this if isinstance(node, exp.Alias) else node
 
 
+def json_element(item: exp.Expression, element: SqlType) -> exp.Expression:
+    """An array element as SQLite's JSON functions may take it: bytea in
+    the text form arrays keep it in (JSON holds no BLOBs), numbers as JSON
+    text (SQLite writes infinities as Inf, which is not JSON)."""
+    if element.oid == t.BYTEA:
+        return exp.Anonymous(this="sqlext_bytea_json", expressions=[item])
+    if element.oid in (t.FLOAT4, t.FLOAT8, t.NUMERIC):
+        return exp.Anonymous(this="json", expressions=[
+            exp.Anonymous(this="sqlext_json_number", expressions=[item])])
+    return item
+
+
+def _common_element(left: SqlType, right: SqlType) -> SqlType | None:
+    """The element type of array || array / element: one type, numbers of
+    any kind, or strings (other mixtures are refused rather than stored
+    under the wrong type)."""
+    if left.oid == right.oid:
+        return left
+    if is_numeric(left) and is_numeric(right):
+        return common_type([left, right])
+    if is_string(left) and is_string(right):
+        return TEXT
+    return None
+
+
 def _nonzero_constant(node: exp.Expression) -> bool:
     if isinstance(node, exp.Literal) and not node.is_string:
         try:
@@ -990,6 +1067,5 @@ def _datetime_result(operator: str, left: SqlType, right: SqlType) -> SqlType:
         return SqlType(t.TIME)
     if left.oid == t.INTERVAL or right.oid == t.INTERVAL:
         return INTERVAL
-    raise errors.UndefinedFunction(
-        f"operator does not exist: {t.format_type(left.oid)} {operator} "
-        f"{t.format_type(right.oid)}")
+    raise errors.no_operator(
+        f"{t.format_type(left.oid)} {operator} {t.format_type(right.oid)}")

@@ -13,10 +13,26 @@ from catalog import types as t
 from catalog.schema import PG_CATALOG
 from sqlext import functions
 from sqlext.catalog_functions import CATALOG_FUNCTIONS
-from sqlext.expression_rules import ExpressionTranslator, Handler, vector_as_array
+from sqlext.expression_rules import (
+    DATETIME_OIDS,
+    ExpressionTranslator,
+    Handler,
+    json_element,
+    vector_as_array,
+)
 from sqlext.records import record_type
 from sqlext.scope import Scope
-from sqlext.sqltypes import DATE, INT4, TEXT, TIMESTAMP, TIMESTAMPTZ, UNKNOWN, SqlType
+from sqlext.sqltypes import (
+    DATE,
+    INT4,
+    TEXT,
+    TIMESTAMP,
+    TIMESTAMPTZ,
+    UNKNOWN,
+    SqlType,
+    check_matchable,
+    is_numeric,
+)
 from sqlext.target import StorageLiteral
 
 FUNCTIONS = {**functions.FUNCTIONS, **CATALOG_FUNCTIONS}
@@ -52,6 +68,8 @@ class FunctionRules(ExpressionTranslator):
             raise errors.FeatureNotSupported(
                 f"{name}() is supported in FROM and in the select list only")
         array, array_type = self.expr(node.expressions[0], scope)
+        if name == "unnest":
+            check_unnest_argument(array_type)
         if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
             array = vector_as_array(array)
         alias = f"_srf{sum(len(found) for found in self._set_returning)}"
@@ -85,8 +103,13 @@ class FunctionRules(ExpressionTranslator):
                 raise errors.UndefinedFunction(f"function {node.name} does not exist")
         args = list(node.expressions)
         if name == "pg_typeof" and len(args) == 1:
-            _, arg_type = self.expr(args[0], scope)
-            replacement = StorageLiteral(this=(TEXT if arg_type.is_unknown else arg_type).oid)
+            argument, arg_type = self.expr(args[0], scope)
+            replacement: exp.Expression = StorageLiteral(
+                this=(TEXT if arg_type.is_unknown else arg_type).oid)
+            if argument.find(exp.Parameter):
+                # Not evaluated, but its parameters stay in the statement:
+                # SQLite expects as many values as the highest one it sees.
+                replacement = exp.Coalesce(this=replacement, expressions=[argument.copy()])
             node.replace(replacement)
             return replacement, SqlType(t.REGTYPE)
         definition = FUNCTIONS.get(name)
@@ -96,7 +119,7 @@ class FunctionRules(ExpressionTranslator):
                 hint="No function matches the given name and argument types.",
             )
         if name in functions.WINDOW_ONLY and not isinstance(node.parent, exp.Window):
-            raise errors.SqlError(f"window function {name} requires an OVER clause")
+            raise errors.WrongObjectType(f"window function {name} requires an OVER clause")
         star = len(args) == 1 and isinstance(args[0], exp.Star)
         count = 0 if star else len(args)
         if count < definition.min_args or (
@@ -108,25 +131,40 @@ class FunctionRules(ExpressionTranslator):
             )
         arg_types: list[SqlType] = []
         deferred: list[tuple[int, exp.Expression]] = []
+        refused = False
         if not star:
             for index, arg in enumerate(args):
                 inner = arg.this if isinstance(arg, exp.Distinct) else arg
                 if isinstance(arg, exp.Distinct):
                     for distinct_arg in list(arg.expressions):
-                        arg_types.append(self.expr(distinct_arg, scope)[1])
+                        translated, distinct_type = self.expr(distinct_arg, scope)
+                        refused = refused or _not_a_number(
+                            name, definition.arg_type(len(arg_types)), distinct_type)
+                        if name == "array_agg":
+                            translated.replace(json_element(translated.copy(), distinct_type))
+                        arg_types.append(distinct_type)
                     continue
                 if isinstance(inner, exp.Order):
                     raise errors.FeatureNotSupported("ORDER BY inside aggregates is not "
                                                      "supported")
                 translated, arg_type = self.expr(arg, scope)
+                wanted = definition.arg_type(index)
                 if arg_type.is_unknown:
-                    wanted = definition.arg_type(index)
                     if wanted is None:
                         deferred.append((len(arg_types), translated))
                     else:
                         self.coerce(translated, wanted)
                         arg_type = wanted
+                elif _not_a_number(name, wanted, arg_type):
+                    refused = True
+                if name == "array_agg":
+                    translated.replace(json_element(translated.copy(), arg_type))
                 arg_types.append(arg_type)
+        if name in ("greatest", "least", "coalesce"):
+            check_matchable(arg_types, name.upper())
+        if refused:
+            shown = ", ".join(t.format_type(arg_type.oid) for arg_type in arg_types)
+            raise errors.no_function(f"{name}({shown})")
         result = definition.result_type(arg_types)
         for index, translated in deferred:
             # Arguments of polymorphic functions (coalesce, greatest...) whose
@@ -206,6 +244,9 @@ class FunctionRules(ExpressionTranslator):
         if value_type.is_unknown:
             self.coerce(value, TIMESTAMPTZ)
             value_type = TIMESTAMPTZ
+        if value_type.oid not in DATETIME_OIDS:
+            raise errors.no_function(
+                f"pg_catalog.extract(unknown, {t.format_type(value_type.oid)})")
         call = exp.Anonymous(this="sqlext_extract", expressions=[
             exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid)])
         node.replace(call)
@@ -226,3 +267,28 @@ class FunctionRules(ExpressionTranslator):
         exp.Extract: _extract,
         **dict.fromkeys(_CURRENT_FUNCTIONS, _current),
     }
+
+
+def _not_a_number(name: str, wanted: SqlType | None, found: SqlType) -> bool:
+    """Whether a numeric parameter gets a value no implicit cast makes a
+    number of: boolean, string, uuid, bytea, json, array or date/time (sum
+    and avg take intervals), or an integer parameter a fraction.
+    variance(bytea) would otherwise fail as it runs."""
+    if wanted is None or not is_numeric(wanted) or found.is_unknown:
+        return False
+    if wanted.oid in (t.INT2, t.INT4, t.INT8) and found.oid in (t.FLOAT4, t.FLOAT8, t.NUMERIC):
+        return True  # no implicit cast rounds a fraction: split_part(s, d, 1.5)
+    return found.category in "BSUAD" or (found.category == "T" and name not in ("sum", "avg"))
+
+
+def check_unnest_argument(array_type: SqlType) -> None:
+    """unnest() takes arrays: an untyped literal could be any array type, any
+    other type has no unnest."""
+    if array_type.is_unknown:
+        raise errors.AmbiguousFunction(
+            "function unnest(unknown) is not unique",
+            hint="Could not choose a best candidate function. You might need to add explicit "
+                 "type casts.")
+    if not t.array_element(array_type.oid) and array_type.oid not in (t.INT2VECTOR,
+                                                                       t.OIDVECTOR):
+        raise errors.no_function(f"unnest({t.format_type(array_type.oid)})")

@@ -184,7 +184,7 @@ FUNCTIONS: Final[dict[str, FunctionDef]] = {
     "md5": _f(TEXT, "sqlext_md5", TEXT, min_args=1, max_args=1),
     "starts_with": _f(BOOL, "sqlext_starts_with", TEXT, TEXT, min_args=2, max_args=2),
     "ascii": _f(INT4, "unicode", TEXT, min_args=1, max_args=1),
-    "chr": _f(TEXT, "char", INT4, min_args=1, max_args=1),
+    "chr": _f(TEXT, "sqlext_chr", INT4, min_args=1, max_args=1),
     "regexp_replace": _f(TEXT, "sqlext_regexp_replace", TEXT, min_args=3, max_args=4),
     "quote_ident": _f(TEXT, "sqlext_quote_ident", TEXT, min_args=1, max_args=1),
     "quote_literal": _f(TEXT, "sqlext_quote_literal", TEXT, min_args=1, max_args=1),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from executor.ddl import quoted
-from sqlext.target import to_sqlite
+from sqlext.target import StorageLiteral, sqlite_literal, to_sqlite
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +58,13 @@ def where(parts: list[str]) -> str:
 
 def shown(node: exp.Expression) -> str:
     """An expression as EXPLAIN shows it (PostgreSQL-like, unquoted)."""
+    if isinstance(node, StorageLiteral):
+        return sqlite_literal(node.value)
     copy = node.copy()
     for identifier in copy.find_all(exp.Identifier):
         identifier.set("quoted", False)
+    for constant in list(copy.find_all(StorageLiteral)):
+        constant.replace(exp.Var(this=sqlite_literal(constant.value)))
     text = copy.sql(dialect="postgres")
     return text.replace("SQLEXT_NUMERIC_SUM(", "SUM(").replace("SQLEXT_NUMERIC_AVG(", "AVG(")
 

@@ -59,6 +59,9 @@ class Portal:
     started: bool = False
     done: bool = False
     holdable: bool = False
+    deadline: float = 0.0
+    """While its rows are sent: when statement_timeout ends the statement
+    (time.monotonic(); 0 for none)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -184,6 +186,8 @@ class EngineSession:
         self._apply_startup(startup)
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
+        self.streaming: Portal | None = None
+        """The portal whose rows are being sent (a CancelRequest stops it)."""
         self.notices: list[Notice] = []
         self.parameter_changes: list[tuple[str, str]] = []
         self.block: _Block | None = None
@@ -448,6 +452,7 @@ class EngineSession:
 
     def _after_error(self) -> None:
         self.implicit = False
+        self.streaming = None
         if self.block is not None:
             self.failed = True
         else:
@@ -571,6 +576,7 @@ class EngineSession:
             self._access(plan.writes)
         executor = self.executor
         context = self._context()
+        started = time.monotonic()
         executor.begin_statement(self.token, context, self.statement_timeout_ms)
         count = 0
         rows: list[Any] | None = None
@@ -612,6 +618,11 @@ class EngineSession:
         assert encode is not None
         encoded = [encode(row) for row in rows]
         if not exhausted and max_rows == 0:
+            # The rows still to come belong to this statement: its timeout
+            # and a CancelRequest apply while they are sent.
+            timeout_ms = self.statement_timeout_ms
+            portal.deadline = started + timeout_ms / 1000 if timeout_ms > 0 else 0.0
+            self.streaming = portal
             stream = _RowStream(encoded, lambda: self._more_rows(portal),
                                 lambda sent: self._portal_done(portal, verb, sent))
             return Rows(stream, None, stream.finish)
@@ -623,6 +634,7 @@ class EngineSession:
         """The portal's last rows went out: its CommandComplete tag."""
         portal.cursor = None
         portal.done = True
+        self.streaming = None
         self._statement_done()
         return _tag(verb, sent)
 
@@ -633,8 +645,17 @@ class EngineSession:
         executor = self.executor
         cursor, encode = portal.cursor, portal.encode
         assert cursor is not None and encode is not None
+        token = self.token
+        remaining_ms = math.ceil((portal.deadline - time.monotonic()) * 1000) if (
+            portal.deadline) else 0
+        timed_out = bool(portal.deadline) and remaining_ms <= 0
+        if token.cancel_requested or timed_out:
+            cursor.close()  # or a writer would read the rest, which may not end
+            token.cancel_requested = False
+            reason = "statement timeout" if timed_out else "user request"
+            raise errors.QueryCanceled(f"canceling statement due to {reason}")
         context = self._context()
-        executor.begin_statement(self.token, context, self.statement_timeout_ms)
+        executor.begin_statement(token, context, remaining_ms)
         try:
             rows, exhausted = cursor.fetch(STREAM_CHUNK)
         except engine.Error as exc:

@@ -12,7 +12,7 @@ from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
 from catalog.system import LIVE_TABLES
 from executor.windows import VISIBLE
 from sqlext.expression_rules import DATETIME_OIDS
-from sqlext.function_rules import FUNCTIONS, FunctionRules
+from sqlext.function_rules import FUNCTIONS, FunctionRules, check_unnest_argument
 from sqlext.naming import source_position
 from sqlext.scope import ColumnInfo, Scope, Source
 from sqlext.sqltypes import (
@@ -20,6 +20,7 @@ from sqlext.sqltypes import (
     INT8,
     TEXT,
     SqlType,
+    check_matchable,
     common_type,
 )
 
@@ -87,16 +88,21 @@ class SourceTranslator(FunctionRules):
         ]
 
     def _join(self, join: exp.Join, scope: Scope) -> None:
-        earlier = {c.name for s in scope.sources for c in s.columns}
+        earlier_sources = list(scope.sources)
+        earlier = {c.name for s in earlier_sources for c in s.columns}
         source = self._from_item(join.this, scope)
         on = join.args.get("on")
         if on is not None:
             self.expr(on, scope)
         using = join.args.get("using")
         if using:
-            source.merged.update(identifier.name for identifier in using)
+            names = [identifier.name for identifier in using]
+            _check_using(names, earlier_sources, source)
+            source.merged.update(names)
         elif str(join.args.get("method") or "").upper() == "NATURAL":
-            source.merged.update(c.name for c in source.columns if c.name in earlier)
+            names = [c.name for c in source.columns if c.name in earlier]
+            _check_using(names, earlier_sources, source)
+            source.merged.update(names)
 
     def _from_item(self, item: exp.Expression, scope: Scope) -> Source:
         alias = item.args.get("alias")
@@ -205,20 +211,32 @@ class SourceTranslator(FunctionRules):
 
     @staticmethod
     def _alias_subquery_columns(item: exp.Subquery, columns: list[ColumnInfo]) -> None:
+        """``FROM (query) AS a(x, y)``: SQLite has no column aliases on
+        subqueries, so the query's outputs (those of the first SELECT of a
+        set operation) are named positionally, ORDER BY items naming them
+        follow, and an outer SELECT gives them the aliases."""
         alias = item.args["alias"]
         inner = item.this
+        first = inner
+        while isinstance(first, exp.SetOperation | exp.Subquery):
+            first = first.this
         wrapped = exp.select(*[
             exp.alias_(exp.column(f"_c{index}", quoted=True), column.name, quoted=True)
             for index, column in enumerate(columns)
         ]).from_(exp.Subquery(this=inner, alias=exp.TableAlias(
             this=exp.to_identifier("_inner"),
             columns=[exp.to_identifier(f"_c{i}") for i in range(len(columns))])))
-        # SQLite has no column aliases on subqueries either: name the inner
-        # projections positionally instead.
-        if isinstance(inner, exp.Select):
-            for index, projection in enumerate(inner.expressions):
+        if isinstance(first, exp.Select):
+            renamed: dict[str, str] = {}
+            for index, projection in enumerate(first.expressions):
+                renamed.setdefault(projection.alias_or_name, f"_c{index}")
                 target = projection.this if isinstance(projection, exp.Alias) else projection
                 projection.replace(exp.alias_(target.copy(), f"_c{index}", quoted=True))
+            order = inner.args.get("order")
+            for ordered in order.expressions if order is not None else []:
+                key = ordered.this
+                if isinstance(key, exp.Column) and not key.table and key.name in renamed:
+                    key.replace(exp.column(renamed[key.name], quoted=True))
             wrapped = exp.select(*[
                 exp.alias_(exp.column(f"_c{index}", quoted=True), column.name, quoted=True)
                 for index, column in enumerate(columns)
@@ -274,24 +292,62 @@ class SourceTranslator(FunctionRules):
         series_type = INT8 if any(x.oid == t.INT8 for x in types) else INT4
         start, stop = (a.copy() for a in call.expressions[:2])
         step = call.expressions[2].copy() if len(args) == 3 else exp.Literal.number(1)
-        following = exp.Add(this=exp.column("v"), expression=step.copy())
+        # Each row carries the (checked) step and the stop, so both are
+        # evaluated once; the series runs down for a negative step.
+        anchor = exp.select(
+            exp.alias_(start, "v"), exp.alias_(exp.Literal.number(1), "n"),
+            exp.alias_(exp.Anonymous(this="sqlext_series_step", expressions=[step]), "s"),
+            exp.alias_(stop, "e"))
+        following = exp.Add(this=exp.column("v"), expression=exp.column("s"))
         recursive = exp.union(
-            exp.select(exp.alias_(start, "v"), exp.alias_(exp.Literal.number(1), "n")),
-            exp.select(following, exp.Add(this=exp.column("n"),
-                                          expression=exp.Literal.number(1))).from_("_gs")
-            .where(exp.LTE(this=following.copy(), expression=stop)),
+            anchor,
+            exp.select(following, exp.Add(this=exp.column("n"), expression=exp.Literal.number(1)),
+                       "s", "e").from_("_gs").where(_within(following.copy())),
             distinct=False,
         )
-        query = exp.select("v", "n").from_("_gs").with_("_gs", recursive, recursive=True)
+        query = exp.select("v", "n").from_("_gs").with_(
+            "_gs", recursive, recursive=True).where(_within(exp.column("v")))
         return query, series_type
 
     def _unnest(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
         if len(call.expressions) != 1:
             raise errors.FeatureNotSupported("unnest with several arrays is not supported")
         array_type = self.expr(call.expressions[0], scope)[1]
+        check_unnest_argument(array_type)
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
         query = exp.select(exp.alias_(exp.column("value"), "v"), exp.alias_(
             exp.Add(this=exp.column("key"), expression=exp.Literal.number(1)), "n")).from_(
             exp.Table(this=exp.Anonymous(this="json_each", expressions=[
                 call.expressions[0].copy()]))).order_by(exp.column("key"))
         return query, element
+
+
+def _within(value: exp.Expression) -> exp.Expression:
+    """Whether a generate_series value is still within the stop ``e``, in the
+    direction of the step ``s``."""
+    return exp.If(this=exp.GT(this=exp.column("s"), expression=exp.Literal.number(0)),
+                  true=exp.LTE(this=value, expression=exp.column("e")),
+                  false=exp.GTE(this=value.copy(), expression=exp.column("e")))
+
+
+def _check_using(names: list[str], left: list[Source], right: Source) -> None:
+    """USING columns must be named once, exist once on the left (a column
+    merged by an earlier USING counts once) and on the right, with types
+    that make one merged column."""
+    for position, name in enumerate(names):
+        if name in names[:position]:
+            raise errors.DuplicateColumn(
+                f'column name "{name}" appears more than once in USING clause')
+        found = [column for source in left if name not in source.merged
+                 if (column := source.find(name)) is not None]
+        if not found:
+            raise errors.UndefinedColumn(
+                f'column "{name}" specified in USING clause does not exist in left table')
+        if len(found) > 1:
+            raise errors.AmbiguousColumn(
+                f'common column name "{name}" appears more than once in left table')
+        right_column = right.find(name)
+        if right_column is None:
+            raise errors.UndefinedColumn(
+                f'column "{name}" specified in USING clause does not exist in right table')
+        check_matchable([found[0].type, right_column.type], "JOIN/USING")

@@ -148,6 +148,25 @@ STRING_TYPES: Final = frozenset({t.TEXT, t.VARCHAR, t.BPCHAR, t.NAME, t.CHAR, t.
 DATETIME_TYPES: Final = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ})
 
 
+_DATETIMES = frozenset({t.DATE, t.TIMESTAMP, t.TIMESTAMPTZ})
+
+
+def check_matchable(types: list[SqlType], construct: str) -> None:
+    """COALESCE, GREATEST, LEAST, JOIN ... USING, set operations: the known
+    types must make one (numbers, strings, or dates and timestamps); any
+    other mixture is 42804, as in PostgreSQL, not values stored under
+    another type's name."""
+    known = [found for found in types if not found.is_unknown]
+    first = known[0] if known else UNKNOWN
+    for found in known[1:]:
+        if not (found.oid == first.oid or (is_numeric(found) and is_numeric(first))
+                or (is_string(found) and is_string(first))
+                or (found.oid in _DATETIMES and first.oid in _DATETIMES)):
+            raise errors.DatatypeMismatch(
+                f"{construct} types {t.format_type(first.oid)} and "
+                f"{t.format_type(found.oid)} cannot be matched")
+
+
 def is_numeric(sql_type: SqlType) -> bool:
     return sql_type.oid in NUMERIC_RANK
 

@@ -15,10 +15,14 @@ from layers, each in its own module:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 
 from catalog import errors
+from catalog import types as t
 from sqlext.expression_rules import REG_TYPES, is_unknown_literal, reg_name, unalias
+from sqlext.function_rules import FUNCTIONS
 from sqlext.naming import output_name
 from sqlext.scope import ColumnInfo, Scope, Source
 from sqlext.sources import SourceTranslator, physical_table
@@ -26,7 +30,9 @@ from sqlext.sqltypes import (
     INT8,
     TEXT,
     SqlType,
+    check_matchable,
     common_type,
+    is_numeric,
 )
 
 __all__ = ["Translator", "output_name", "physical_table", "readable_outputs"]
@@ -63,9 +69,21 @@ class Translator(SourceTranslator):
                 self.query(body.expression, scope)
             else:
                 columns = self._rename(self.query(body, scope), alias_columns)
+            if alias_columns and len(alias_columns) < len(columns):
+                # PostgreSQL names the rest after the query; SQLite wants all.
+                for column in columns[len(alias_columns):]:
+                    cte.args["alias"].append("columns", exp.to_identifier(column.name,
+                                                                          quoted=True))
             scope.ctes[name] = columns
 
     def _set_operation(self, node: exp.SetOperation, parent: Scope | None) -> list[ColumnInfo]:
+        left_operand = node.this
+        if isinstance(left_operand, exp.Select) and any(
+                left_operand.args.get(key) for key in ("order", "limit", "offset")):
+            # PostgreSQL's grammar takes ORDER BY and LIMIT before UNION only
+            # inside parentheses; sqlglot accepts them, SQLite would not.
+            operator = node.key.upper()
+            raise errors.SqlSyntaxError(f'syntax error at or near "{operator}"')
         scope = Scope(parent)
         self._with(node, scope)
         left = self.query(node.this, scope)
@@ -74,11 +92,24 @@ class Translator(SourceTranslator):
             raise errors.SqlSyntaxError(
                 f"each {node.key.upper()} query must have the same number of columns"
             )
+        for a, b in zip(left, right, strict=True):
+            check_matchable([a.type, b.type], node.key.upper())
         columns = [
             ColumnInfo(a.name, common_type([a.type, b.type]))
             for a, b in zip(left, right, strict=True)
         ]
-        self._order_and_limit(node, scope)
+        order = node.args.get("order")
+        for ordered in order.expressions if order is not None else []:
+            item = ordered.this
+            if not (_position(item, "ORDER BY", len(columns)) or (isinstance(
+                    item, exp.Column) and not item.table and any(
+                    c.name == item.name for c in columns))):
+                # SQLite too sorts a set operation by its result columns only.
+                raise errors.FeatureNotSupported(
+                    "invalid UNION/INTERSECT/EXCEPT ORDER BY clause",
+                    detail="Only result column names can be used, not expressions or "
+                           "functions.")
+        self._order_and_limit(node, scope, len(columns))
         return [ColumnInfo(c.name, TEXT if c.type.is_unknown else c.type) for c in columns]
 
     def _select(self, node: exp.Select, parent: Scope | None) -> list[ColumnInfo]:
@@ -96,6 +127,9 @@ class Translator(SourceTranslator):
         if where is not None:
             self.expr(where.this, scope)
         self._expand_stars(node, scope)
+        if not node.expressions:
+            raise errors.FeatureNotSupported("SELECT without result columns is not supported")
+        calls = [_call_kind(projection) for projection in node.expressions]
         columns: list[ColumnInfo] = []
         self._set_returning.append([])
         for projection in list(node.expressions):
@@ -120,6 +154,11 @@ class Translator(SourceTranslator):
         group = node.args.get("group")
         if group is not None:
             for item in group.expressions:
+                position = _position(item, "GROUP BY", len(columns))
+                if position is not None and calls[position - 1] == "window":
+                    raise errors.WindowingError("window functions are not allowed in GROUP BY")
+                if position is not None and calls[position - 1] == "aggregate":
+                    raise errors.GroupingError("aggregate functions are not allowed in GROUP BY")
                 self._order_item(item, scope)
         having = node.args.get("having")
         if having is not None:
@@ -127,9 +166,12 @@ class Translator(SourceTranslator):
         distinct = node.args.get("distinct")
         if distinct is not None and distinct.args.get("on") is not None:
             for item in distinct.args["on"].expressions:
+                _position(item, "SELECT DISTINCT ON", len(columns))
                 self._order_item(item, scope)
-        self._order_and_limit(node, scope)
-        if distinct is not None and distinct.args.get("on") is not None:
+        self._order_and_limit(node, scope, len(columns))
+        if having is not None and group is None:
+            _having_without_group(node, columns)
+        elif distinct is not None and distinct.args.get("on") is not None:
             _distinct_on(node, columns)
         return columns
 
@@ -142,10 +184,11 @@ class Translator(SourceTranslator):
                                   found.nullable)
         return ColumnInfo(name, sql_type)
 
-    def _order_and_limit(self, node: exp.Expression, scope: Scope) -> None:
+    def _order_and_limit(self, node: exp.Expression, scope: Scope, outputs: int) -> None:
         order = node.args.get("order")
         if order is not None:
             for ordered in order.expressions:
+                _position(ordered.this, "ORDER BY", outputs)
                 self._order_item(ordered.this, scope)
         for key in ("limit", "offset"):
             clause = node.args.get(key)
@@ -154,15 +197,28 @@ class Translator(SourceTranslator):
             value = clause.args.get("expression") or clause.this
             if (isinstance(value, exp.Var) and value.name.upper() == "ALL") or (
                 value is not None and value.sql().upper() == "ALL"
-            ):
-                node.set(key, None)
+            ) or isinstance(value, exp.Null):
+                node.set(key, None)  # LIMIT NULL is no limit, OFFSET NULL none
                 continue
-            if value is not None:
-                self.coerce(value, INT8, scope)
+            if value is None:
+                continue
+            # The query's own columns are not visible here (outer ones are).
+            translated, value_type = self.expr(value, Scope(scope.parent))
+            if value_type.is_unknown:
+                translated = self.coerce(translated, INT8, scope)
+            elif not is_numeric(value_type):
+                raise errors.DatatypeMismatch(
+                    f"argument of {key.upper()} must be type bigint, not type "
+                    f"{t.format_type(value_type.oid)}")
+            if not (isinstance(translated, exp.Literal) and translated.is_int
+                    and int(translated.name) >= 0):
+                # A negative count is an error (SQLite would take it as none).
+                translated.replace(exp.Anonymous(this="sqlext_row_count", expressions=[
+                    translated.copy(), exp.Literal.string(key.upper())]))
 
     def _order_item(self, item: exp.Expression, scope: Scope) -> None:
         """ORDER BY / GROUP BY items: output names, ordinals or expressions."""
-        if isinstance(item, exp.Literal) and not item.is_string:
+        if (isinstance(item, exp.Literal) and not item.is_string) or _ordinal(item) is not None:
             return
         if isinstance(item, exp.Column) and not item.table and item.name in scope.outputs:
             try:
@@ -172,7 +228,8 @@ class Translator(SourceTranslator):
             if found is None or not isinstance(item.parent, exp.Group):
                 item.replace(exp.column(item.name, quoted=True))
                 return
-        self.expr(item, scope)
+        translated, _ = self.expr(item, scope)
+        translated.replace(_not_a_position(translated.copy()))
 
     def _expand_stars(self, node: exp.Select, scope: Scope) -> None:
         expanded: list[exp.Expression] = []
@@ -217,6 +274,105 @@ class Translator(SourceTranslator):
         return source
 
 
+def _not_a_position(item: exp.Expression) -> exp.Expression:
+    """A sort or grouping item SQLite will not take for a position in the
+    select list: it takes integer constants so, and folds more than literals
+    into one (true, '1'::int, anything AND false). CASE keeps the value."""
+    if item.find(exp.Column) is None or item.find(exp.And):
+        return exp.Case(ifs=[exp.If(this=exp.Literal.number(1), true=item)])
+    return item
+
+
+def _ordinal(item: exp.Expression) -> int | None:
+    """The number of an integer constant (in parentheses, negative or not),
+    which ORDER BY and GROUP BY take for a position in the select list."""
+    while isinstance(item, exp.Paren):
+        item = item.this
+    negative = isinstance(item, exp.Neg)
+    number = item.this if negative else item
+    if not (isinstance(number, exp.Literal) and number.is_int):
+        return None
+    return -int(number.name) if negative else int(number.name)
+
+
+def _position(item: exp.Expression, clause: str, outputs: int) -> int | None:
+    """The output an ORDER BY / GROUP BY position refers to (an error when
+    there is none), or None for items that are not positions."""
+    position = _ordinal(item)
+    if position is not None and not 1 <= position <= outputs:
+        raise errors.InvalidColumnReference(
+            f"{clause} position {position} is not in select list")
+    return position
+
+
+def _call_kind(node: exp.Expression) -> str | None:
+    """"window" or "aggregate" when the expression calls one (subqueries
+    aside), else None."""
+    kind = None
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, exp.Window):
+            return "window"
+        definition = FUNCTIONS.get(current.name.lower()) if isinstance(
+            current, exp.Anonymous) else None
+        if isinstance(current, exp.AggFunc) or (definition is not None and definition.aggregate):
+            kind = "aggregate"
+        pending.extend(child for child in current.iter_expressions()
+                       if not isinstance(child, exp.Query | exp.Subquery))
+    return kind
+
+
+def _having_without_group(node: exp.Select, columns: list[ColumnInfo]) -> None:
+    """``SELECT ... HAVING cond`` without GROUP BY is one group, as if the
+    select list held an aggregate; SQLite wants one there. The query gets a
+    hidden count(*) and is wrapped in one that leaves it out. DISTINCT means
+    nothing for at most one row, but the DISTINCT ON keys and ORDER BY stay
+    inside (they may hold parameters, which SQLite counts)."""
+    projections = [p.this if isinstance(p, exp.Alias) else p for p in node.expressions]
+    resolved = _output_resolver(projections, [c.name for c in columns])
+    inner = node.copy()
+    inner.set("expressions", [exp.alias_(projection.copy(), f"_h{index}", quoted=True)
+                              for index, projection in enumerate(projections)])
+    distinct = node.args.get("distinct")
+    keys = distinct.args["on"].expressions if distinct is not None and distinct.args.get(
+        "on") is not None else []
+    for index, key in enumerate(keys):
+        inner.append("expressions", exp.alias_(resolved(key), f"_hk{index}", quoted=True))
+    inner.append("expressions", exp.alias_(exp.Count(this=exp.Star()), "_hc", quoted=True))
+    order = inner.args.get("order")
+    for ordered in order.expressions if order is not None else []:
+        ordered.set("this", resolved(ordered.this))
+    for key in ("limit", "offset", "distinct"):
+        inner.set(key, None)
+    outer = exp.select(*[exp.alias_(exp.column(f"_h{index}", quoted=True), column.name,
+                                    quoted=True)
+                         for index, column in enumerate(columns)]).from_(
+        exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("_h"))))
+    for key in ("limit", "offset"):
+        if node.args.get(key) is not None:
+            outer.set(key, node.args[key].copy())
+    for key in set(node.args) | set(outer.args):
+        node.set(key, outer.args.get(key))
+
+
+def _output_resolver(projections: list[exp.Expression],
+                     names: list[str]) -> Callable[[exp.Expression], exp.Expression]:
+    """For ORDER BY and DISTINCT ON items moved into a query whose outputs
+    are renamed: positions and output names become (copies of) the select
+    list's expressions, other items are copied."""
+
+    def resolved(item: exp.Expression) -> exp.Expression:
+        position = _ordinal(item)
+        if position is not None:
+            return _not_a_position(projections[position - 1].copy())
+        if isinstance(item, exp.Column) and not item.table and item.name in names:
+            return _not_a_position(projections[names.index(item.name)].copy())
+        return item.copy()
+
+    return resolved
+
+
 def readable_outputs(tree: exp.Expression, columns: list[ColumnInfo]) -> set[int]:
     """Result columns of reg* types are sent as names, as PostgreSQL prints
     them; returns the positions of those columns (their values are text)."""
@@ -234,22 +390,32 @@ def readable_outputs(tree: exp.Expression, columns: list[ColumnInfo]) -> set[int
 def _distinct_on(node: exp.Select, columns: list[ColumnInfo]) -> None:
     """SELECT DISTINCT ON (keys) ... ORDER BY ...: keep the first row of each
     key group (row_number() = 1) and keep the query's order, which SQLite's
-    window rewrite alone would lose."""
-    keys = [key.copy() for key in node.args["distinct"].args["on"].expressions]
+    window rewrite alone would lose. Keys and sort items that are positions
+    or output names become the select list's expressions, and the outer
+    query takes the columns by position (several may share a name)."""
+    projections = [p.this if isinstance(p, exp.Alias) else p for p in node.expressions]
+    names = [c.name for c in columns]
+    resolved = _output_resolver(projections, names)
+    keys = [resolved(key) for key in node.args["distinct"].args["on"].expressions]
     order = node.args.get("order")
     ordered = [o.copy() for o in order.expressions] if order is not None else []
+    for item in ordered:
+        item.set("this", resolved(item.this))
     inner = node.copy()
     inner.set("distinct", None)
     inner.set("order", None)
     inner.set("limit", None)
     inner.set("offset", None)
+    inner.set("expressions", [exp.alias_(projection.copy(), f"_d{index}", quoted=True)
+                              for index, projection in enumerate(projections)])
     for index, item in enumerate(ordered):
         inner.append("expressions", exp.alias_(item.this.copy(), f"_o{index}", quoted=True))
     window = exp.Window(this=exp.Anonymous(this="row_number", expressions=[]),
                         partition_by=keys, order=exp.Order(expressions=ordered) if ordered
                         else None)
     inner.append("expressions", exp.alias_(window, "_rn", quoted=True))
-    outer = exp.select(*[exp.column(c.name, quoted=True) for c in columns]).from_(
+    outer = exp.select(*[exp.alias_(exp.column(f"_d{index}", quoted=True), name, quoted=True)
+                         for index, name in enumerate(names)]).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("_d"))))
     outer = outer.where(exp.EQ(this=exp.column("_rn", quoted=True),
                                expression=exp.Literal.number(1)))

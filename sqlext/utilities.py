@@ -238,6 +238,8 @@ class Utilities:
                 f'prepared statement "{name}" already exists')
         declared = tuple(resolve_type(kind).oid for kind in node.args.get("types") or [])
         inner = node.expression
+        if inner is None:
+            raise errors.SqlSyntaxError("syntax error at end of input")
         prepared = Prepared(inner.sql(dialect="sqlext"), 0, inner, declared)
         session._compiled(prepared)
         session.statements[name] = prepared

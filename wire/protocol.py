@@ -49,6 +49,9 @@ from wire.messages import MalformedMessage, Notice
 log = logging.getLogger("sqlext")
 
 OUTPUT_CHUNK = 1 << 20
+OUTPUT_CHUNK_PARTS = 2000
+"""Messages (rows) sent between two looks at ``output_blocked``: small rows
+fill a chunk slowly, and the server's turn must end now and then."""
 """Hand output to the transport once this much has accumulated."""
 
 
@@ -420,9 +423,11 @@ class Connection:
 
     def _send_all(self, parts: Iterator[bytes], then: Callable[[], None]) -> None:
         """Send the messages ``parts`` yields, then do ``then``. When the
-        client stops reading (``output_blocked``), this raises Busy and the
-        retried message continues here (``_continue_sending``): a result is
-        never held in memory whole, only what the transport buffers."""
+        client stops reading, or the connection has had its turn of the
+        event loop (``output_blocked``), this raises Busy and the retried
+        message continues here (``_continue_sending``): a result is never
+        held in memory whole, only what the transport buffers, and an
+        endless one does not keep other clients waiting."""
         self._unfinished = (parts, then)
         self._continue_sending()
 
@@ -435,7 +440,7 @@ class Connection:
             for part in parts:
                 batch.append(part)
                 size += len(part)
-                if size >= OUTPUT_CHUNK:
+                if size >= OUTPUT_CHUNK or len(batch) >= OUTPUT_CHUNK_PARTS:
                     self._emit(b"".join(batch))
                     batch.clear()
                     size = 0

@@ -34,6 +34,8 @@ STARTUP_TIMEOUT_S = 60.0
 OUTPUT_BUFFER_LIMIT = 4 << 20
 """Bytes a connection may have waiting for its client before it stops
 producing more (results are read from their cursors as they are sent)."""
+TURN_SECONDS = 0.05
+"""How long one connection sends a result before the others get a turn."""
 
 
 class _ClientProtocol(asyncio.Protocol):
@@ -52,6 +54,8 @@ class _ClientProtocol(asyncio.Protocol):
         """Pending while the transport's buffer is over its limit."""
         self._ended = False
         """The client ended its side while a call was postponed."""
+        self._turn_started = 0.0
+        """When this connection's current turn of the event loop began."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a socket transport (asyncio's own or uvloop's, which is not a subclass)
@@ -64,7 +68,7 @@ class _ClientProtocol(asyncio.Protocol):
         self.transport.set_write_buffer_limits(high=OUTPUT_BUFFER_LIMIT)
         self.connection.flush_hook = self._flush
         self.connection.close_hook = self._after_processing
-        self.connection.output_blocked = lambda: self._writable
+        self.connection.output_blocked = self._output_blocked
         self.connection.framer.feed(self.leftover)
         self.connection.start_with(self.startup)
         self._after_processing()
@@ -77,6 +81,7 @@ class _ClientProtocol(asyncio.Protocol):
                 log.info("TLS error from %s: %s", self.connection.peer, exc)
                 self.close()
                 return
+        self._turn_started = asyncio.get_running_loop().time()
         self.connection.receive(data)
         self._after_processing()
 
@@ -87,6 +92,19 @@ class _ClientProtocol(asyncio.Protocol):
             return False
         self._ended = True
         return True
+
+    def _output_blocked(self) -> asyncio.Future[None] | None:
+        """What a long result waits for: the client to read (the buffer is
+        full), or, after TURN_SECONDS of sending, the other connections'
+        turn of the event loop."""
+        if self._writable is not None:
+            return self._writable
+        loop = asyncio.get_running_loop()
+        if loop.time() - self._turn_started < TURN_SECONDS:
+            return None
+        turn: asyncio.Future[None] = loop.create_future()
+        loop.call_soon(lambda: turn.done() or turn.set_result(None))
+        return turn
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.registry.discard(self)
@@ -127,6 +145,7 @@ class _ClientProtocol(asyncio.Protocol):
         if self.transport is None or self.transport.is_closing():
             return
         self.transport.resume_reading()
+        self._turn_started = asyncio.get_running_loop().time()
         self.connection.resume()
         self._after_processing()
 

@@ -140,8 +140,16 @@ def _dump(values: list[object]) -> str:
     return "[" + ",".join(map(_json_item, values)) + "]"
 
 
+_SQLITE_INFINITY = re.compile(r"(?<=[\[,])(-?)Inf(?=[\],])")
+"""SQLite's json_array() writes infinite floats as Inf and -Inf (not JSON)."""
+
+
 def _load(stored: object, element_oid: int) -> list[object]:
-    values = json.loads(stored)  # type: ignore[arg-type]
+    try:
+        values = json.loads(stored)  # type: ignore[arg-type]
+    except json.JSONDecodeError:
+        # An array SQL built (ARRAY['Infinity'::float8]): our own form is 1e999.
+        values = json.loads(_SQLITE_INFINITY.sub(r"\g<1>1e999", str(stored)))
     if not isinstance(values, list):
         raise InvalidTextRepresentation(f"stored array is not a JSON array: {stored!r}")
     if any(isinstance(value, list) for value in values):

@@ -185,7 +185,13 @@ def shortest8(value: float) -> str:
 
 
 def shortest4(value: float) -> str:
-    """float4 text as PostgreSQL prints it with extra_float_digits >= 1."""
+    """float4 text as PostgreSQL prints it with extra_float_digits >= 1. A
+    double beyond float4's range (stored by a path that did not narrow it)
+    prints as what float4 makes of it, 0 or an infinity, not as a crash."""
+    try:
+        value = _F4.unpack(_F4.pack(value))[0]
+    except OverflowError:
+        value = math.copysign(_INF, value)
     return _special(value) or _layout(*_ryu(value, _F4, 23), 6)
 
 

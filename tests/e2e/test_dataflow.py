@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, sqlstate_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -24,14 +24,6 @@ def dataflow(server_factory: Callable[..., ServerProcess]) -> Iterator[psycopg.C
     server = server_factory("--in-memory")
     with server.connect(autocommit=True) as connection:
         yield connection
-
-
-def _sqlstate(conn: psycopg.Connection, sql: str) -> str | None:
-    try:
-        conn.execute(sql)
-    except psycopg.Error as exc:
-        return exc.sqlstate
-    return None
 
 
 def test_each_transaction_is_one_batch(dataflow: psycopg.Connection) -> None:
@@ -48,7 +40,7 @@ def test_each_transaction_is_one_batch(dataflow: psycopg.Connection) -> None:
     assert rows == [("a", 1), ("b", 1), ("c", 1), ("d", 2)]
     star = conn.execute("SELECT * FROM readings ORDER BY sensor LIMIT 1")
     assert [c.name for c in star.description] == ["sensor", "value"]
-    assert _sqlstate(conn, "UPDATE readings SET value = 0") == "42809"
+    assert sqlstate_of(conn, "UPDATE readings SET value = 0") == "42809"
     assert conn.execute("DELETE FROM readings WHERE batch_id = 1").rowcount == 3
     conn.execute("BEGIN")
     conn.execute("INSERT INTO readings VALUES ('e', 5)")
@@ -73,7 +65,7 @@ def test_client_assigned_batch_ids(dataflow: psycopg.Connection) -> None:
     assert conn.execute("INSERT INTO events VALUES (10, 'x'), (10, 'y')").rowcount == 2
     assert conn.execute("INSERT INTO events VALUES (10, 'x'), (10, 'y')").rowcount == 0
     assert any("batch 10" in n and "skipping" in n for n in notices)
-    assert _sqlstate(conn, "INSERT INTO events VALUES (11, 'a'), (12, 'b')") == "22023"
+    assert sqlstate_of(conn, "INSERT INTO events VALUES (11, 'a'), (12, 'b')") == "22023"
     assert conn.execute("INSERT INTO events VALUES (12, 'z')").rowcount == 1
     assert conn.execute("INSERT INTO events VALUES (13, 'w')").rowcount == 1
     # 7 and 11 were never accepted: parallel writers commit in any order, so
@@ -87,10 +79,10 @@ def test_client_assigned_batch_ids(dataflow: psycopg.Connection) -> None:
                     (12, 12, "z"), (13, 13, "w")]
     assert conn.execute("SELECT last_batch, skipped_batches FROM sqlext_streams "
                         "WHERE name = 'events'").fetchone() == (13, 3)
-    assert _sqlstate(conn, "CREATE STREAM bad (b text) WITH (batch_column = 'b')") == "42804"
-    assert _sqlstate(conn, "CREATE STREAM bad (a int) WITH (batch_column = 'b')") == "42703"
-    assert _sqlstate(conn, "CREATE STREAM bad (a int) WITH (colour = 'b')") == "22023"
-    assert _sqlstate(conn, "CREATE STREAM bad (batch_id int)") == "42701"
+    assert sqlstate_of(conn, "CREATE STREAM bad (b text) WITH (batch_column = 'b')") == "42804"
+    assert sqlstate_of(conn, "CREATE STREAM bad (a int) WITH (batch_column = 'b')") == "42703"
+    assert sqlstate_of(conn, "CREATE STREAM bad (a int) WITH (colour = 'b')") == "22023"
+    assert sqlstate_of(conn, "CREATE STREAM bad (batch_id int)") == "42701"
 
 
 PIPELINE = """
@@ -198,15 +190,15 @@ def test_call_runs_procedures_atomically(dataflow: psycopg.Connection) -> None:
     conn.execute("CALL transfer(1, 2)")
     with conn.cursor() as cursor:
         cursor.execute("CALL transfer(%s, %s, %s)", (1, 2, 5))
-    assert _sqlstate(conn, "CALL transfer(1, 2, 1000)") == "23514"
+    assert sqlstate_of(conn, "CALL transfer(1, 2, 1000)") == "23514"
     assert conn.execute("SELECT balance FROM accounts ORDER BY id").fetchall() == [(55,), (45,)]
-    assert _sqlstate(conn, "CALL transfer(1)") == "42883"
-    assert _sqlstate(conn, "CALL nothing_here()") == "42883"
-    assert _sqlstate(conn, "CREATE PROCEDURE broken() LANGUAGE sql AS $$ "
+    assert sqlstate_of(conn, "CALL transfer(1)") == "42883"
+    assert sqlstate_of(conn, "CALL nothing_here()") == "42883"
+    assert sqlstate_of(conn, "CREATE PROCEDURE broken() LANGUAGE sql AS $$ "
                            "INSERT INTO missing VALUES (1) $$") == "42P01"
-    assert _sqlstate(conn, "CREATE PROCEDURE ddl() LANGUAGE sql AS $$ "
+    assert sqlstate_of(conn, "CREATE PROCEDURE ddl() LANGUAGE sql AS $$ "
                            "CREATE TABLE x (a int) $$") == "0A000"
-    assert _sqlstate(conn, "CREATE PROCEDURE deposit(int) LANGUAGE sql AS $$ "
+    assert sqlstate_of(conn, "CREATE PROCEDURE deposit(int) LANGUAGE sql AS $$ "
                            "SELECT 1 $$") == "42723"
 
 
@@ -242,8 +234,8 @@ def test_procedure_parameters_take_the_column_typmod(dataflow: psycopg.Connectio
     conn.execute("CALL price(2.004, 'cd')")
     assert conn.execute("SELECT amount, code FROM prices ORDER BY amount").fetchall() == [
         (Decimal("1.01"), "ab"), (Decimal("2.00"), "cd")]
-    assert _sqlstate(conn, "CALL price(1000, 'x')") == "22003"
-    assert _sqlstate(conn, "CALL price(1, 'xyz')") == "22001"
+    assert sqlstate_of(conn, "CALL price(1000, 'x')") == "22003"
+    assert sqlstate_of(conn, "CALL price(1, 'xyz')") == "22001"
 
 
 def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connection) -> None:
@@ -381,21 +373,21 @@ def test_dataflow_errors_and_dependencies(dataflow: psycopg.Connection) -> None:
         CREATE PROCEDURE needs_args(x int) LANGUAGE sql AS $$ SELECT x $$;
         CREATE TRIGGER consume_src AFTER INSERT ON src EXECUTE PROCEDURE consume();
     """)
-    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON nowhere "
+    assert sqlstate_of(conn, "CREATE TRIGGER t AFTER INSERT ON nowhere "
                            "EXECUTE PROCEDURE consume()") == "42P01"
-    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON plain "
+    assert sqlstate_of(conn, "CREATE TRIGGER t AFTER INSERT ON plain "
                            "EXECUTE PROCEDURE consume()") == "42809"
-    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON src "
+    assert sqlstate_of(conn, "CREATE TRIGGER t AFTER INSERT ON src "
                            "EXECUTE PROCEDURE needs_args()") == "42P13"
-    assert _sqlstate(conn, "CREATE TRIGGER t AFTER INSERT ON src "
+    assert sqlstate_of(conn, "CREATE TRIGGER t AFTER INSERT ON src "
                            "EXECUTE PROCEDURE missing()") == "42883"
-    assert _sqlstate(conn, "CREATE TRIGGER consume_src AFTER INSERT ON src "
+    assert sqlstate_of(conn, "CREATE TRIGGER consume_src AFTER INSERT ON src "
                            "EXECUTE PROCEDURE consume()") == "42710"
-    assert _sqlstate(conn, "DROP PROCEDURE consume") == "2BP01"
-    assert _sqlstate(conn, "DROP TABLE src") == "42809"
-    assert _sqlstate(conn, "DROP STREAM plain") == "42809"
-    assert _sqlstate(conn, "DROP STREAM missing") == "42P01"
-    assert _sqlstate(conn, "DROP TRIGGER missing") == "42704"
+    assert sqlstate_of(conn, "DROP PROCEDURE consume") == "2BP01"
+    assert sqlstate_of(conn, "DROP TABLE src") == "42809"
+    assert sqlstate_of(conn, "DROP STREAM plain") == "42809"
+    assert sqlstate_of(conn, "DROP STREAM missing") == "42P01"
+    assert sqlstate_of(conn, "DROP TRIGGER missing") == "42704"
     conn.execute("DROP STREAM IF EXISTS missing")
     conn.execute("DROP PROCEDURE consume CASCADE")
     assert conn.execute("SELECT count(*) FROM pg_catalog.pg_class WHERE relname = 'src'"
@@ -403,7 +395,7 @@ def test_dataflow_errors_and_dependencies(dataflow: psycopg.Connection) -> None:
     conn.execute("INSERT INTO src VALUES (1)")
     assert conn.execute("SELECT v FROM src").fetchall() == [(1,)]
     conn.execute("DROP STREAM src")
-    assert _sqlstate(conn, "SELECT * FROM src") == "42P01"
+    assert sqlstate_of(conn, "SELECT * FROM src") == "42P01"
 
 
 def test_python_procedures(dataflow: psycopg.Connection) -> None:
@@ -448,11 +440,11 @@ def test_python_procedures(dataflow: psycopg.Connection) -> None:
     conn.execute("INSERT INTO orders VALUES ('apple', 1), ('apple', 1)")
     conn.execute("SELECT sqlext_drain(5)")
     assert conn.execute("SELECT quantity FROM stock WHERE item = 'apple'").fetchone() == (1,)
-    assert _sqlstate(conn, "CREATE PROCEDURE bad() LANGUAGE python AS $$ if $$") == "42601"
-    assert _sqlstate(conn, "CREATE PROCEDURE bad() LANGUAGE cobol AS $$ x $$") == "42704"
-    assert _sqlstate(conn, "CREATE PROCEDURE two() LANGUAGE python AS $$ "
+    assert sqlstate_of(conn, "CREATE PROCEDURE bad() LANGUAGE python AS $$ if $$") == "42601"
+    assert sqlstate_of(conn, "CREATE PROCEDURE bad() LANGUAGE cobol AS $$ x $$") == "42704"
+    assert sqlstate_of(conn, "CREATE PROCEDURE two() LANGUAGE python AS $$ "
                            "sql('SELECT 1; SELECT 2') $$") is None
-    assert _sqlstate(conn, "CALL two()") == "42601"
+    assert sqlstate_of(conn, "CALL two()") == "42601"
 
 
 def test_example_chains(dataflow: psycopg.Connection) -> None:
@@ -480,7 +472,7 @@ def test_dropping_a_stopped_procedure_releases_its_batches(
     """)
     conn.execute("INSERT INTO numbers VALUES (1)")
     conn.execute("INSERT INTO numbers VALUES (2)")
-    assert _sqlstate(conn, "SELECT sqlext_drain(1)") == "55000"
+    assert sqlstate_of(conn, "SELECT sqlext_drain(1)") == "55000"
     conn.execute("DROP PROCEDURE fail CASCADE")
     assert conn.execute("SELECT sqlext_drain(1)").fetchone() == (True,)
     assert conn.execute("SELECT count(*) FROM numbers").fetchone() == (0,)

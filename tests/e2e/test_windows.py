@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ServerProcess, own_schema
+from tests.fixtures.servers import ServerProcess, own_schema, sqlstate_of
 
 
 @pytest.fixture
@@ -109,33 +109,26 @@ def test_timestamp_range_window(conn: psycopg.Connection) -> None:
 def test_window_errors(conn: psycopg.Connection) -> None:
     conn.execute("CREATE STREAM s (v int, name text, ts timestamp); CREATE TABLE plain (v int)")
 
-    def sqlstate(sql: str) -> str | None:
-        try:
-            conn.execute(sql)
-        except psycopg.Error as exc:
-            return exc.sqlstate
-        return None
-
-    assert sqlstate("CREATE WINDOW w ON s ROWS") == "42601"
-    assert sqlstate("CREATE WINDOW w ON s ROWS 0") == "22023"
-    assert sqlstate("CREATE WINDOW w ON s ROWS 5 SLIDE 0") == "22023"
-    assert sqlstate("CREATE WINDOW w ON s RANGE 5 ON name") == "42804"
-    assert sqlstate("CREATE WINDOW w ON s RANGE INTERVAL '1 minute' ON v") == "22023"
-    assert sqlstate("CREATE WINDOW w ON s RANGE 5 ON ts") == "22023"
-    assert sqlstate("CREATE WINDOW w ON s RANGE INTERVAL '1 month' ON ts") == "22023"
-    assert sqlstate("CREATE WINDOW w ON s RANGE 5 ON missing") == "42703"
-    assert sqlstate("CREATE WINDOW w ON plain ROWS 5") == "42809"
-    assert sqlstate("CREATE WINDOW w ON nowhere ROWS 5") == "42P01"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s ROWS") == "42601"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s ROWS 0") == "22023"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s ROWS 5 SLIDE 0") == "22023"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s RANGE 5 ON name") == "42804"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s RANGE INTERVAL '1 minute' ON v") == "22023"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s RANGE 5 ON ts") == "22023"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s RANGE INTERVAL '1 month' ON ts") == "22023"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s RANGE 5 ON missing") == "42703"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON plain ROWS 5") == "42809"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON nowhere ROWS 5") == "42P01"
     conn.execute("CREATE WINDOW w ON s ROWS 3")
-    assert sqlstate("CREATE WINDOW w ON s ROWS 3") == "42P07"
-    assert sqlstate("INSERT INTO w VALUES (1, 'x', NULL)") == "42809"
-    assert sqlstate("DELETE FROM w") == "42809"
-    assert sqlstate("CREATE TRIGGER t AFTER INSERT ON w AS $$ SELECT 1 $$") == "42809"
-    assert sqlstate("CREATE TRIGGER t AFTER SLIDE ON s AS $$ SELECT 1 $$") == "42809"
-    assert sqlstate("DROP STREAM s") == "2BP01"
-    assert sqlstate("DROP TABLE w") == "42809"
+    assert sqlstate_of(conn, "CREATE WINDOW w ON s ROWS 3") == "42P07"
+    assert sqlstate_of(conn, "INSERT INTO w VALUES (1, 'x', NULL)") == "42809"
+    assert sqlstate_of(conn, "DELETE FROM w") == "42809"
+    assert sqlstate_of(conn, "CREATE TRIGGER t AFTER INSERT ON w AS $$ SELECT 1 $$") == "42809"
+    assert sqlstate_of(conn, "CREATE TRIGGER t AFTER SLIDE ON s AS $$ SELECT 1 $$") == "42809"
+    assert sqlstate_of(conn, "DROP STREAM s") == "2BP01"
+    assert sqlstate_of(conn, "DROP TABLE w") == "42809"
     conn.execute("DROP STREAM s CASCADE")
-    assert sqlstate("SELECT * FROM w") == "42P01"
+    assert sqlstate_of(conn, "SELECT * FROM w") == "42P01"
 
 
 def test_copy_into_a_stream_fills_its_window(conn: psycopg.Connection) -> None:
