@@ -9,6 +9,10 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import psycopg
+
+from catalog.errors import SqlError
+from sqlext import logs
 from sqlext.bench import chains as chains_bench
 from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
@@ -18,7 +22,10 @@ from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import BenchmarkFailed, Output, Variant, run_variants
 from sqlext.hba import HbaError
 from sqlext.peer import PeerUnavailable
+from sqlext.processes import start_sqlext
 from sqlext.recovery import RecoveryError
+from sqlext.script import ScriptError, script_steps
+from sqlext.script_runner import run_steps
 from sqlext.server import ServerOptions, StartupRefused, serve
 from sqlext.version import __version__
 from storage.commandlog import LogError
@@ -89,7 +96,20 @@ def build_parser() -> argparse.ArgumentParser:
         "a password"))
     serve_parser.add_argument("--tls-cert", help="PEM certificate chain: offer TLS")
     serve_parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
-    serve_parser.add_argument("--log-level", default="INFO")
+    serve_parser.add_argument("--log-level", choices=logs.LEVELS, default="INFO",
+                              type=str.upper)
+    serve_parser.add_argument("--log-format", choices=logs.FORMATS, default="text",
+                              help="json: one JSON object per line")
+    run_parser = commands.add_parser("run", help=(
+        "apply a SQL script to a running server, or to the data directory of one that is "
+        "not running (--data-dir)"))
+    run_parser.add_argument("script", help="a file of SQL statements, or - for standard input")
+    run_parser.add_argument("--host", default="127.0.0.1")
+    run_parser.add_argument("--port", type=int, default=5499)
+    run_parser.add_argument("--user", default="postgres")
+    run_parser.add_argument("--dbname", default="sqlext")
+    run_parser.add_argument("--data-dir", help=(
+        "start a server on this data directory for the script, then stop it"))
     bench_parser = commands.add_parser("bench", help="run a benchmark next to PostgreSQL")
     bench_parser.add_argument("name", choices=sorted(BENCHMARKS))
     bench_parser.add_argument("--size-mb", type=int, default=1000,
@@ -109,8 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=getattr(args, "log_level", "INFO").upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(getattr(args, "log_level", "INFO"), getattr(args, "log_format", "text"))
+    if args.command == "run":
+        return _run(args)
     if args.command == "bench":
         output = Output(args.name, args.rounds, Path(args.report) if args.report else None,
                         Path(args.json) if args.json else None)
@@ -151,6 +172,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
     return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    name = "stdin" if args.script == "-" else args.script
+    try:
+        text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text()
+        steps = script_steps(text)
+    except (OSError, ScriptError, SqlError) as exc:
+        print(f"sqlext run: {name}: {exc}", file=sys.stderr)
+        return 1
+    with contextlib.ExitStack() as stack:
+        host, port = args.host, args.port
+        if args.data_dir is not None:
+            server = start_sqlext("--data-dir", args.data_dir)
+            stack.callback(server.stop)
+            host, port = server.host, server.port
+        try:
+            conn = stack.enter_context(psycopg.connect(
+                host=host, port=port, user=args.user, dbname=args.dbname, autocommit=True))
+        except psycopg.OperationalError as exc:
+            print(f"sqlext run: cannot connect to {host}:{port}: {exc}", file=sys.stderr)
+            return 1
+        succeeded = run_steps(conn, steps, name, progress=sys.stderr.isatty())
+    return 0 if succeeded else 1
 
 
 if __name__ == "__main__":

@@ -150,6 +150,25 @@ def parse(sql: str) -> Parsed:
     return parsed
 
 
+def statement_texts(sql: str) -> list[tuple[int, str]]:
+    """The statements of ``sql`` as their own texts, each with the offset it
+    starts at: split at the semicolons that end statements (not those in
+    strings, dollar-quoted bodies or BEGIN ATOMIC bodies). For clients that
+    send a script one statement at a time, as psql does."""
+    found: list[tuple[int, str]] = []
+    start: int | None = None
+    for token in _join_atomic_bodies(_tokens(sql)):
+        if token.token_type == TokenType.SEMICOLON:
+            if start is not None:
+                found.append((start, sql[start:token.start].strip()))
+            start = None
+        elif start is None:
+            start = token.start
+    if start is not None:
+        found.append((start, sql[start:].strip()))
+    return found
+
+
 def parse_expression(text: str) -> exp.Expression:
     """A stored expression (a default, a CHECK) as a fresh tree."""
     return parse(f"SELECT {text}").statements[0].expressions[0].copy()

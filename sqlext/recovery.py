@@ -29,6 +29,7 @@ from sqlext import state as engine_state
 from sqlext.copy import insert_rows
 from sqlext.parse import parse
 from sqlext.portal import Prepared
+from sqlext.progress import Progress
 from sqlext.session import EngineSession
 from storage import commandlog, snapshots
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sqlext")
 
-PROGRESS_EVERY_S = 2.0
 
 
 class RecoveryError(Exception):
@@ -221,10 +221,10 @@ def recover(engine: Engine, directory: Path) -> Recovered:
     if total:
         log.info("recovery: replaying %d records (LSN %d to %d)", total, pending[0][0],
                  pending[-1][0])
-    reported = time.monotonic()
+    progress = Progress("recovery: replayed", total, "records", logger=log)
     last = snapshot_lsn
     previous_weak = False
-    for done, (lsn, payload, weak) in enumerate(pending, 1):
+    for lsn, payload, weak in pending:
         if weak and not previous_weak:
             # the server that wrote this segment first ran what was waiting
             scheduler.run()
@@ -235,10 +235,9 @@ def recover(engine: Engine, directory: Path) -> Recovered:
             raise RecoveryError(f"LSN {lsn}: undecodable record ({exc})") from exc
         replayer.apply(lsn, record, weak)
         last = lsn
-        if time.monotonic() - reported >= PROGRESS_EVERY_S:
-            reported = time.monotonic()
-            log.info("recovery: replayed %d of %d records (%d%%)", done, total,
-                     done * 100 // total)
+        progress.advance()
+    if total:
+        progress.finish()
     seconds = time.monotonic() - started
     rate = f", {total / seconds:,.0f} records/s" if total and seconds > 0 else ""
     log.info("recovery: done in %.2f s: snapshot LSN %d, %d records replayed to LSN %d%s; "

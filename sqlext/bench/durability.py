@@ -32,9 +32,9 @@ from sqlext.bench.harness import (
     Table,
     Variant,
     run_variants,
-    start_sqlext,
     timed_run,
 )
+from sqlext.processes import start_sqlext
 
 CHAIN_LENGTHS: Final = (1, 5, 10)
 LOGGING_BATCHES: Final = 1_000

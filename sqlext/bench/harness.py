@@ -6,14 +6,10 @@ import importlib.util
 import json
 import os
 import platform
-import re
 import statistics
-import subprocess
-import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,8 +18,8 @@ from tempfile import TemporaryDirectory
 import psycopg
 
 from sqlext.peer import PostgresPeer
-
-_LISTENING = re.compile(r"listening on (\S+):(\d+)")
+from sqlext.processes import sqlext_server
+from sqlext.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -98,66 +94,6 @@ def timed_run(setup: Callable[[psycopg.Connection], object],
 
 class BenchmarkFailed(RuntimeError):
     """Variants that must agree ended in different states."""
-
-
-@dataclass
-class SqlextProcess:
-    """A sqlext server the benchmark started; ``log`` keeps filling up."""
-
-    process: subprocess.Popen[str]
-    host: str
-    port: int
-    log: list[str]
-    reader: threading.Thread
-
-    @property
-    def dsn(self) -> str:
-        return f"host={self.host} port={self.port} user=postgres dbname=bench"
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash."""
-        self.process.kill()
-        self._reap()
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self._reap()
-
-    def _reap(self) -> None:
-        self.process.wait(timeout=10)
-        self.reader.join(timeout=10)  # it reads the output to its end
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-
-
-def start_sqlext(*args: str) -> SqlextProcess:
-    """A sqlext server process on a free port, once it accepts connections
-    (recovery may take a while)."""
-    command = [sys.executable, "-m", "sqlext", "serve", "--port", "0", *args]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
-    assert process.stdout is not None
-    log: list[str] = []
-    for line in process.stdout:
-        log.append(line)
-        match = _LISTENING.search(line)
-        if match:
-            # keep reading, so that the server never blocks on a full pipe
-            reader = threading.Thread(target=log.extend, args=(process.stdout,), daemon=True)
-            reader.start()
-            return SqlextProcess(process, match.group(1), int(match.group(2)), log, reader)
-    process.wait()
-    raise RuntimeError("sqlext server did not start:\n" + "".join(log))
-
-
-@contextmanager
-def sqlext_server(*args: str) -> Iterator[str]:
-    """A sqlext server process for the length of the block; yields its DSN."""
-    server = start_sqlext(*args)
-    try:
-        yield server.dsn
-    finally:
-        server.stop()
 
 
 def machine_description() -> str:
@@ -250,6 +186,8 @@ def run_variants(title: str, variants: list[Variant], output: Output,
                 data_dir = servers.enter_context(TemporaryDirectory(prefix="sqlext-bench-"))
                 args = [a.replace("{data_dir}", data_dir) for a in variant.server]
                 dsns[variant.server] = servers.enter_context(sqlext_server(*args))
+        progress = Progress(f"sqlext bench {output.benchmark}", output.rounds * len(results),
+                            "runs")
         for round_number in range(1, output.rounds + 1):
             states: dict[str, dict[str, object]] = {}
             for result in results:
@@ -263,10 +201,15 @@ def run_variants(title: str, variants: list[Variant], output: Output,
                 result.rates.append(measured.rate)
                 if measured.state is not None:
                     states.setdefault(variant.state_group, {})[variant.label] = measured.state
-                print(f"  round {round_number}/{output.rounds} {variant.label}: "
-                      f"{measured.rate:,.0f}/s", flush=True)
+                line = f"round {round_number}/{output.rounds} {variant.label}: " \
+                       f"{measured.rate:,.0f}/s"
+                if progress.terminal:
+                    progress.advance(note=line)
+                else:
+                    print(f"  {line}", flush=True)
             for group in states.values():
                 _check_same_state(group)
+        progress.finish()
     output.publish(results_table(title, results))
     return results
 

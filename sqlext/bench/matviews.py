@@ -26,10 +26,10 @@ from sqlext.bench.harness import (
     Column,
     Output,
     Table,
-    sqlext_server,
     use_schema,
 )
 from sqlext.peer import PostgresPeer
+from sqlext.processes import sqlext_server
 
 SIZES: Final = (1_000, 10_000, 100_000, 1_000_000)
 CUSTOMERS: Final = 1_000

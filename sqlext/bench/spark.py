@@ -20,8 +20,9 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Final
 
-from sqlext.bench.harness import Column, Output, Table, start_sqlext
+from sqlext.bench.harness import Column, Output, Table
 from sqlext.peer import PostgresPeer
+from sqlext.processes import start_sqlext
 
 if TYPE_CHECKING:  # pyspark is imported when the benchmark runs, not by every CLI start
     from pyspark.sql import DataFrame, SparkSession

@@ -1,0 +1,99 @@
+"""The command line: ``sqlext run`` (a script against a running server, or
+against a data directory), ``--log-format json`` and ``--log-level``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.fixtures.servers import ROOT, ServerProcess, own_schema, start_server
+
+
+def sqlext(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "sqlext", *args], input=stdin, env=env,
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess,
+                                                           tmp_path: Path) -> None:
+    with own_schema(server, "cli") as conn:
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        data = tmp_path / "readings.csv"
+        data.write_text("".join(f"{n},sensor {n % 3}\n" for n in range(1, 5001)))
+        script = tmp_path / "load.sql"
+        script.write_text(
+            f"SET search_path = {schema};\n"
+            "CREATE TABLE readings (n int, sensor text);\n"
+            f"\\copy readings FROM '{data}' WITH (FORMAT csv)\n"
+            "SELECT sensor, count(*) AS n FROM readings GROUP BY sensor ORDER BY sensor;\n"
+            f"\\copy readings TO '{tmp_path / 'out.txt'}'\n"
+            "\n"
+            "INSERT INTO readings VALUES (1 / 0, 'never');\n"
+            "INSERT INTO readings VALUES (0, 'not reached');\n")
+        done = sqlext("run", str(script), "--port", str(server.port))
+        assert done.returncode == 1
+        assert done.stdout.splitlines() == [
+            "SET", "CREATE TABLE", "COPY 5000",
+            "  sensor  |  n   ", "----------+------",
+            " sensor 0 | 1666", " sensor 1 | 1667", " sensor 2 | 1667", "(3 rows)", "",
+            "COPY 5000"]
+        assert done.stderr == f"{script}:7: ERROR:  division by zero\n"
+        assert len((tmp_path / "out.txt").read_text().splitlines()) == 5000
+        assert conn.execute("SELECT count(*) FROM readings").fetchone() == (5000,)
+
+
+def test_run_on_a_data_directory_keeps_the_result(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    done = sqlext("run", "-", "--data-dir", str(data_dir),
+                  stdin="CREATE TABLE kept (a int); INSERT INTO kept VALUES (1), (2);")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["CREATE TABLE", "INSERT 0 2"]
+    server = start_server("--data-dir", str(data_dir))
+    try:
+        with server.connect(autocommit=True) as conn:
+            assert conn.execute("SELECT sum(a) FROM kept").fetchone() == (3,)
+    finally:
+        server.stop()
+
+
+def test_run_reports_what_it_cannot_do(server: ServerProcess, tmp_path: Path) -> None:
+    refused = sqlext("run", "-", "--port", str(server.port), stdin="SELECT 1;\n\\gset\n")
+    assert refused.returncode == 1
+    assert "line 2: \\gset is not supported" in refused.stderr
+    missing = sqlext("run", str(tmp_path / "nosuch.sql"), "--port", str(server.port))
+    assert missing.returncode == 1 and "No such file" in missing.stderr
+    unreachable = sqlext("run", "-", "--port", "1", stdin="SELECT 1")
+    assert unreachable.returncode == 1 and "cannot connect to 127.0.0.1:1" in unreachable.stderr
+
+
+def test_json_log_lines(tmp_path: Path) -> None:
+    server = start_server("--in-memory", "--log-format", "json")
+    try:
+        with server.connect(autocommit=True) as conn:
+            conn.execute("SELECT 1")
+    finally:
+        server.stop()
+    entries = [json.loads(line) for line in server.log if line.strip()]
+    assert {"time", "level", "logger", "message"} <= entries[0].keys()
+    assert any(e["level"] == "WARNING" and "in-memory mode" in e["message"] for e in entries)
+    assert any(e["message"].startswith("sqlext listening on") for e in entries)
+
+
+def test_log_level() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sqlext", "serve", "--port", "0", "--in-memory",
+         "--log-level", "warning"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    time.sleep(3)
+    process.terminate()
+    output, _ = process.communicate(timeout=10)
+    assert "WARNING sqlext: in-memory mode" in output
+    assert " INFO " not in output
+    refused = sqlext("serve", "--log-level", "chatty")
+    assert refused.returncode == 2 and "invalid choice" in refused.stderr
