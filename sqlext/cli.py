@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
         "a password"))
     serve_parser.add_argument("--tls-cert", help="PEM certificate chain: offer TLS")
     serve_parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    serve_parser.add_argument("--http-port", type=int, help=(
+        "serve the read-only dashboard on this port (0: a free one)"))
+    serve_parser.add_argument("--http-host", default="127.0.0.1",
+                              help="address of the dashboard (it asks for no password)")
     serve_parser.add_argument("--log-level", choices=logs.LEVELS, default="INFO",
                               type=str.upper)
     serve_parser.add_argument("--log-format", choices=logs.FORMATS, default="text",
@@ -158,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_message_size=int(args.max_message_mb * 1024 * 1024),
             max_held_batches=args.max_held_batches, copy_dir=args.copy_dir,
             hba_file=args.hba_file, allow_remote_trust=args.allow_remote_trust,
-            tls_cert=args.tls_cert, tls_key=args.tls_key,
+            tls_cert=args.tls_cert, tls_key=args.tls_key, http_port=args.http_port,
+            http_host=args.http_host,
         )
         try:
             with contextlib.suppress(KeyboardInterrupt):

@@ -13,6 +13,7 @@ import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlext.dashboard import Dashboard
 from sqlext.durability import DurabilityConfig
 from sqlext.engine import Engine, EngineConfig
 from sqlext.hba import DEFAULT_RULES, is_loopback_host
@@ -55,6 +56,9 @@ class ServerOptions:
     machines in without a password."""
     tls_cert: str | None = None
     tls_key: str | None = None
+    http_port: int | None = None
+    """The dashboard's port (0: a free one); None: no dashboard."""
+    http_host: str = "127.0.0.1"
 
 
 class Server:
@@ -64,6 +68,7 @@ class Server:
         self.options = options
         self.engine: Engine | None = None
         self.wire: WireServer | None = None
+        self.dashboard: Dashboard | None = None
         self._stopped = asyncio.Event()
 
     async def start(self) -> None:
@@ -96,6 +101,10 @@ class Server:
         self.wire = WireServer(self.engine, options.host, options.port,
                                options.max_message_size, tls)
         self.wire.start()
+        if options.http_port is not None:
+            self.dashboard = Dashboard(self.engine)
+            http_port = await self.dashboard.start(options.http_host, options.http_port)
+            log.info("dashboard on http://%s:%d/", options.http_host, http_port)
         log.info("sqlext listening on %s:%d", self.options.host, self.wire.port)
 
     def _hba_path(self) -> Path | None:
@@ -116,6 +125,8 @@ class Server:
         return self.wire.port
 
     def stop(self) -> None:
+        if self.dashboard is not None:
+            self.dashboard.close()
         if self.wire is not None:
             self.wire.close()
         if self.engine is not None:

@@ -1,0 +1,95 @@
+"""``sqlext serve --http-port N``: a small read-only web page of the running
+dataflow (its graph with counts and rates, the system views, log and
+snapshot state, recent errors), refreshing itself.
+
+Served from the engine's own event loop, so reading the state needs no
+locks and no SQL: ``/`` is the page, ``/state.json`` what it shows and
+``/graph.svg`` the graph drawn by Graphviz. Nothing can be changed here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any, Final
+
+from catalog.schema import PG_CATALOG
+from sqlext.engine import Engine
+
+log = logging.getLogger("sqlext")
+
+VIEWS: Final = ("sqlext_streams", "sqlext_procedures", "sqlext_checkpoints")
+"""The system views the page shows, in order."""
+RECENT_ERRORS: Final = 20
+_REQUEST_LIMIT: Final = 8192
+_REQUEST_TIMEOUT_S: Final = 10.0
+
+
+class RecentErrors(logging.Handler):
+    """The server's last ERROR log records (a procedure that stopped, say)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: deque[dict[str, str]] = deque(maxlen=RECENT_ERRORS)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.appendleft({
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="seconds"),
+            "message": record.getMessage()})
+
+
+class Dashboard:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.errors = RecentErrors()
+        self._page = resources.files("sqlext").joinpath("dashboard.html").read_bytes()
+        self._server: asyncio.Server | None = None
+
+    async def start(self, host: str, port: int) -> int:
+        """Listens on ``host``:``port`` (0: a free one); returns the port."""
+        logging.getLogger("sqlext").addHandler(self.errors)
+        self._server = await asyncio.start_server(self._serve, host, port)
+        return self._server.sockets[0].getsockname()[1]
+
+    def close(self) -> None:
+        logging.getLogger("sqlext").removeHandler(self.errors)
+        if self._server is not None:
+            self._server.close()
+
+    def state(self) -> dict[str, Any]:
+        engine = self.engine
+        catalog = engine.executor.catalog
+        views = {}
+        for name in VIEWS:
+            columns = [c.name for c in catalog.relation(name, PG_CATALOG).columns]
+            views[name] = {"columns": columns, "rows": engine.live_tables.rows(name)}
+        return {"time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "views": views, "errors": list(self.errors.records)}
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, asyncio.TimeoutError,
+                                 asyncio.LimitOverrunError, asyncio.IncompleteReadError):
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _REQUEST_TIMEOUT_S)
+            status, content_type, body = self._answer(head[:_REQUEST_LIMIT])
+            writer.write(b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n"
+                         b"Cache-Control: no-store\r\nConnection: close\r\n\r\n"
+                         % (status.encode(), content_type.encode(), len(body)) + body)
+            await writer.drain()
+        writer.close()
+
+    def _answer(self, head: bytes) -> tuple[str, str, bytes]:
+        method, _, rest = head.partition(b" ")
+        path = rest.partition(b" ")[0].partition(b"?")[0]
+        if method != b"GET":
+            return "405 Method Not Allowed", "text/plain", b"read-only: GET only\n"
+        if path == b"/":
+            return "200 OK", "text/html; charset=utf-8", self._page
+        if path == b"/state.json":
+            body = json.dumps(self.state(), default=str).encode()
+            return "200 OK", "application/json", body
+        return "404 Not Found", "text/plain", b"not found\n"
