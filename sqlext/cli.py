@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sqlext import graph_command
 from sqlext.bench import chains as chains_bench
 from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
@@ -104,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                               help="markdown file the result tables are appended to "
                                    "('' for none)")
     bench_parser.add_argument("--json", help="also write the results to this JSON file")
+    graph_command.add_parser(commands)
     return parser
 
 
@@ -111,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=getattr(args, "log_level", "INFO").upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "graph":
+        return graph_command.run(args)
     if args.command == "bench":
         output = Output(args.name, args.rounds, Path(args.report) if args.report else None,
                         Path(args.json) if args.json else None)
