@@ -3,7 +3,8 @@
 #   - Debian packages: psql (postgresql-client), the PostgreSQL 15 server (the
 #     reference peer for conformance tests and benchmarks), the PostgreSQL
 #     JDBC driver (libpostgresql-jdbc-java), a JDK for the pgjdbc tests and
-#     openssl (the TLS tests make their own certificate authority).
+#     openssl (the TLS tests make their own certificate authority) and
+#     Graphviz (sqlext graph draws the dataflow with its dot program).
 #   - A virtual environment in .venv with sqlext and its test dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,7 @@ command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need[*]}"
     sudo_cmd=()

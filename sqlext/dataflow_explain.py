@@ -26,7 +26,7 @@ def explain_dataflow(statement: x.ExplainDataflow, catalog: Catalog,
                                                                  search_path))
     output = statement.args["format"]
     if output == "json":
-        return [json.dumps(doc, indent=2)]
+        return [json.dumps(doc, indent=2, ensure_ascii=False)]
     if output == "dot":
         return [render_dot(doc, search_path)]
     return render_text(doc, search_path)

@@ -31,7 +31,7 @@ NodeDoc = dict[str, Any]
 _TITLES: Final = {"stream": "Stream", "window": "Window", "table": "Table", "view": "View",
                   "materialized view": "Materialized View", "procedure": "Procedure",
                   "trigger": "Trigger"}
-_ERROR_COUNTS: Final = ("stopped_on_stream", "error_code", "error")
+_ERROR_COUNTS: Final = ("stopped_at_batch", "stopped_on_stream", "error_code", "error")
 """Counts of a stopped procedure that its error line shows, not its summary."""
 
 
@@ -53,25 +53,25 @@ def document(graph: Graph, observed: Observed, root: Node | None = None) -> Docu
     }
 
 
-def display_name(node: NodeDoc, visible_schemas: Sequence[str]) -> str:
+def _display_name(node: NodeDoc, visible_schemas: Sequence[str]) -> str:
     """The node's name, schema-qualified unless its schema is on the search path."""
     if node["schema"] in visible_schemas:
         return str(node["name"])
     return f"{node['schema']}.{node['name']}"
 
 
-def summary(node: NodeDoc) -> str:
+def _summary(node: NodeDoc) -> str:
     """The node's counts as ``key=value`` words (a stopped procedure's error aside)."""
     return " ".join(f"{key}={value}" for key, value in node["counts"].items()
                     if key not in _ERROR_COUNTS)
 
 
-def error_line(node: NodeDoc) -> str | None:
+def _error_line(node: NodeDoc) -> str | None:
     counts = node["counts"]
     if "error" not in counts:
         return None
-    return f"{counts['error_code']} {counts['error']} (batch {counts['stopped_at_batch']} of " \
-           f"{counts['stopped_on_stream']})"
+    return (f"{counts['error_code']} {counts['error']} (batch {counts['stopped_at_batch']} of "
+            f"stream {counts['stopped_on_stream']})")
 
 
 # --- text ----------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ class _Tree:
         self.lines: list[str] = []
 
     def name(self, node: NodeDoc) -> str:
-        return display_name(node, self.visible)
+        return _display_name(node, self.visible)
 
     def _roots(self, root: str | None, fed: set[str]) -> list[str]:
         """The named root; otherwise the nodes nothing feeds that start
@@ -154,7 +154,7 @@ class _Tree:
             self.lines.append(f"{arrow}{title}  (see {where})")
             return
         self.shown.add(node_id)
-        counts = summary(node)
+        counts = _summary(node)
         self.lines.append(f"{arrow}{title}  ({counts})" if counts else arrow + title)
         indent = " " * (6 * depth + 2)
         self.lines.extend(indent + line for line in details)
@@ -164,7 +164,7 @@ class _Tree:
     def details(self, node_id: str, via: str | None) -> list[str]:
         node = self.nodes[node_id]
         lines = [f"Trigger: {via}"] if via else []
-        error = error_line(node)
+        error = _error_line(node)
         if error:
             lines.append(f"Error: {error}")
         if node["unknown_io"]:
@@ -208,10 +208,10 @@ def render_dot(doc: Document, visible_schemas: Sequence[str]) -> str:
              "  node [fontname=Helvetica fontsize=10];",
              "  edge [fontname=Helvetica fontsize=9];"]
     for node in doc["nodes"]:
-        label = [display_name(node, visible_schemas),
+        label = [_display_name(node, visible_schemas),
                  " ".join(part for part in (node["kind"], node["definition"]) if part)]
-        label.extend(word for word in summary(node).split(" ") if word)
-        error = error_line(node)
+        label.extend(word for word in _summary(node).split(" ") if word)
+        error = _error_line(node)
         if error:
             label.append(error)
         if node["unknown_io"]:
@@ -222,14 +222,14 @@ def render_dot(doc: Document, visible_schemas: Sequence[str]) -> str:
         text = _quoted("\n".join(label))
         lines.append(f"  {_quoted(node['id'])} [{attributes} label={text}];")
     shown = {(e["from"], e["to"]) for e in doc["edges"] if e["kind"] != READS}
-    for number, edge in enumerate(doc["edges"]):
+    for edge in doc["edges"]:
         ends = [edge["from"], edge["to"]]
         if edge["kind"] == READS and tuple(ends) in shown:
             continue  # the stream a procedure is triggered by: one arrow is enough
-        for position, end in enumerate(ends):
-            if end is None:
-                ends[position] = f"unknown {number}"
-                lines.append(f"  {_quoted(ends[position])} [shape=plaintext label=\"?\"];")
+        if None in ends:
+            position = ends.index(None)
+            ends[position] = f"? {edge['kind']} {ends[1 - position]}"
+            lines.append(f"  {_quoted(ends[position])} [shape=plaintext label=\"?\"];")
         attributes = [] if edge["kind"] == READS else [
             f"label={_quoted(edge['via'] or edge['kind'])}"]
         attributes.append(_EDGE_STYLES.get(edge["kind"], ""))
