@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from executor.dataflow_state import Observed
 from sqlext.dataflow_graph import FLOW_EDGES, READS, Graph, Node
+from sqlext.dialect import quote_name
 
 Document = dict[str, Any]
 NodeDoc = dict[str, Any]
@@ -54,10 +55,11 @@ def document(graph: Graph, observed: Observed, root: Node | None = None) -> Docu
 
 
 def _display_name(node: NodeDoc, visible_schemas: Sequence[str]) -> str:
-    """The node's name, schema-qualified unless its schema is on the search path."""
+    """The node's name as SQL, schema-qualified unless its schema is on the
+    search path."""
     if node["schema"] in visible_schemas:
-        return str(node["name"])
-    return f"{node['schema']}.{node['name']}"
+        return quote_name(node["name"])
+    return f"{quote_name(node['schema'])}.{quote_name(node['name'])}"
 
 
 def _summary(node: NodeDoc) -> str:
@@ -71,7 +73,7 @@ def _error_line(node: NodeDoc) -> str | None:
     if "error" not in counts:
         return None
     return (f"{counts['error_code']} {counts['error']} (batch {counts['stopped_at_batch']} of "
-            f"stream {counts['stopped_on_stream']})")
+            f"stream {quote_name(counts['stopped_on_stream'])})")
 
 
 # --- text ----------------------------------------------------------------------------------
@@ -163,7 +165,7 @@ class _Tree:
 
     def details(self, node_id: str, via: str | None) -> list[str]:
         node = self.nodes[node_id]
-        lines = [f"Trigger: {via}"] if via else []
+        lines = [f"Trigger: {quote_name(via)}"] if via else []
         error = _error_line(node)
         if error:
             lines.append(f"Error: {error}")

@@ -979,6 +979,10 @@ def _quote_name(name: str) -> str:
     return exp.to_identifier(name, quoted=quoted).sql(dialect="postgres")
 
 
+quote_name = _quote_name
+"""The same, for modules that print names as PostgreSQL does (EXPLAIN DATAFLOW)."""
+
+
 def _dollar_quote(body: str) -> str:
     """``body`` as a dollar-quoted string, with a tag that cannot end it early."""
     tag = "$$"
@@ -1084,6 +1088,7 @@ def _explain_dataflow_sql(generator: PostgresGenerator, node: exp.Expression) ->
     name = generator.sql(node, "this")
     return _words("EXPLAIN", f"(FORMAT {node.args['format'].upper()})", "DATAFLOW",
                   name + "()" if node.args.get("procedure") else name)
+
 
 class SqlExtGenerator(PostgresGenerator):
     TRANSFORMS = {

@@ -157,3 +157,11 @@ def test_dot_has_a_shape_per_kind_and_unknown_ends() -> None:
     assert '"stream:public.s_in" -> "procedure:public.clean" [label="t_clean"];' in dot
     # the stream a procedure is triggered by is not drawn a second time as a read
     assert '"stream:public.s_in" -> "procedure:public.clean" [style=dashed' not in dot
+
+
+def test_names_are_printed_as_sql() -> None:
+    doc = {"root": None, "edges": [],
+           "nodes": [{"id": "stream:Odd.We ird", "kind": "stream", "schema": "Odd",
+                      "name": "We ird", "definition": "", "unknown_io": None, "counts": {}}]}
+    assert render_text(doc, ["public"]) == ['Stream "Odd"."We ird"']
+    assert render_text(doc, ["Odd"]) == ['Stream "We ird"']
