@@ -30,6 +30,9 @@ CREATE TRIGGER clean_readings AFTER INSERT ON readings EXECUTE PROCEDURE clean()
 CREATE TRIGGER note_cleaned AFTER INSERT ON cleaned EXECUTE PROCEDURE note();
 CREATE TRIGGER check_cleaned AFTER INSERT ON cleaned EXECUTE PROCEDURE fragile();
 CREATE TRIGGER count_slides AFTER SLIDE ON recent AS $$ UPDATE totals SET slides = slides + 1; $$;
+CREATE TRIGGER keep_negatives AFTER INSERT ON readings AS $$
+    INSERT INTO audit SELECT v FROM readings WHERE v < 0;
+$$;
 """
 
 
@@ -41,6 +44,9 @@ def chain_plan(readings: tuple[int, int], cleaned: tuple[int, int, int],
     return [
         f"Stream readings  (last_batch={readings[0]} pending_batches={readings[1]} "
         "pending_tuples=0)",
+        "  ->  Trigger keep_negatives AFTER INSERT",
+        "        Reads: readings",
+        "        ->  Table audit",
         f"  ->  Procedure clean  ({idle})",
         "        Trigger: clean_readings",
         "        Reads: readings",
@@ -127,8 +133,11 @@ def test_sqlext_dataflow_lists_the_edges(chain: psycopg.Connection) -> None:
         ("procedure", p, "note", "unknown", None, None, "writes", None),
         ("table", p, "totals", "trigger", p, "count_slides", "reads", None),
         ("trigger", p, "count_slides", "table", p, "totals", "writes", None),
+        ("stream", p, "readings", "trigger", p, "keep_negatives", "fires", None),
+        ("stream", p, "readings", "trigger", p, "keep_negatives", "reads", None),
+        ("trigger", p, "keep_negatives", "table", p, "audit", "writes", None),
     }
-    assert len(rows) == 13
+    assert len(rows) == 16
     # a schema change shows at once
     chain.execute("DROP TRIGGER note_cleaned")
     assert chain.execute("SELECT count(*) FROM sqlext_dataflow WHERE via_trigger = "
@@ -158,7 +167,8 @@ def test_json_and_dot(chain: psycopg.Connection, tmp_path: Path) -> None:
     drawn = svg.read_text()
     for node in ("stream:public.readings", "stream:public.cleaned", "window:public.recent",
                  "procedure:public.clean", "procedure:public.note", "procedure:public.fragile",
-                 "trigger:public.count_slides", "table:public.totals", "table:public.audit"):
+                 "trigger:public.count_slides", "trigger:public.keep_negatives",
+                 "table:public.totals", "table:public.audit"):
         assert f"<title>{node}</title>" in drawn
 
 
