@@ -210,9 +210,14 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "lsn int8, finished timestamptz, stall_ms float8, seconds float8, size_bytes int8, "
         "error text"
     ),
+    "sqlext_dataflow": (
+        "from_kind text, from_schema name, from_name name, to_kind text, to_schema name, "
+        "to_name name, edge_kind text, via_trigger name"
+    ),
 }
 
-LIVE_TABLES: Final = frozenset({"sqlext_procedures", "sqlext_streams", "sqlext_checkpoints"})
+LIVE_TABLES: Final = frozenset({"sqlext_procedures", "sqlext_streams", "sqlext_checkpoints",
+                                "sqlext_dataflow"})
 """System views of the running dataflow, filled when a query reads them."""
 
 

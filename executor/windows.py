@@ -73,6 +73,16 @@ def drop_storage(database: Database, window: Relation) -> None:
     database.execute(f"DELETE FROM {STATE_TABLE} WHERE window_oid = ?", (window.oid,))
 
 
+def counts(database: Database, window: Relation) -> tuple[int, int, int]:
+    """The window's visible and staged tuples now, and how often it slid."""
+    visible, staged = database.execute(
+        f"SELECT coalesce(sum({VISIBLE} = {_SHOWN}), 0), coalesce(sum({VISIBLE} = {_STAGED}), 0) "
+        f"FROM {quoted(window.physical)}").fetchone()
+    slides = database.execute(f"SELECT coalesce(sum(slides), 0) FROM {STATE_TABLE} "
+                              "WHERE window_oid = ?", (window.oid,)).fetchone()[0]
+    return visible, staged, slides
+
+
 @dataclass
 class _State:
     visible: int = 0

@@ -3,8 +3,9 @@
 #   - Debian packages: psql (postgresql-client), the PostgreSQL 15 server (the
 #     reference peer for conformance tests and benchmarks), the PostgreSQL
 #     JDBC driver (libpostgresql-jdbc-java), a JDK for the pgjdbc tests and
-#     openssl (the TLS tests make their own certificate authority) and
-#     chromium (the dashboard is tested in a headless browser).
+#     openssl (the TLS tests make their own certificate authority),
+#     Graphviz (sqlext graph and the dashboard draw the dataflow with its dot
+#     program) and chromium (the dashboard is tested in a headless browser).
 #   - A virtual environment in .venv with sqlext and its test dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,7 @@ command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
 [ -f /usr/share/java/postgresql.jar ] || need+=(libpostgresql-jdbc-java)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+command -v dot >/dev/null 2>&1 || need+=(graphviz)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need[*]}"

@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 
 from catalog.errors import SqlError
-from sqlext import logs
+from sqlext import graph_command, logs
 from sqlext.bench import chains as chains_bench
 from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
@@ -20,6 +20,7 @@ from sqlext.bench import matviews as matview_bench
 from sqlext.bench import spark as spark_bench
 from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import BenchmarkFailed, Output, Variant, run_variants
+from sqlext.client_options import client_parser
 from sqlext.hba import HbaError
 from sqlext.peer import PeerUnavailable
 from sqlext.processes import start_sqlext
@@ -104,14 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
                               type=str.upper)
     serve_parser.add_argument("--log-format", choices=logs.FORMATS, default="text",
                               help="json: one JSON object per line")
-    run_parser = commands.add_parser("run", help=(
+    run_parser = client_parser(commands, "run", help=(
         "apply a SQL script to a running server, or to the data directory of one that is "
         "not running (--data-dir)"))
     run_parser.add_argument("script", help="a file of SQL statements, or - for standard input")
-    run_parser.add_argument("--host", default="127.0.0.1")
-    run_parser.add_argument("--port", type=int, default=5499)
-    run_parser.add_argument("--user", default="postgres")
-    run_parser.add_argument("--dbname", default="sqlext")
     run_parser.add_argument("--data-dir", help=(
         "start a server on this data directory for the script, then stop it"))
     bench_parser = commands.add_parser("bench", help="run a benchmark next to PostgreSQL")
@@ -128,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
                               help="markdown file the result tables are appended to "
                                    "('' for none)")
     bench_parser.add_argument("--json", help="also write the results to this JSON file")
+    graph_command.add_parser(commands)
     return parser
 
 
@@ -136,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.configure(getattr(args, "log_level", "INFO"), getattr(args, "log_format", "text"))
     if args.command == "run":
         return _run(args)
+    if args.command == "graph":
+        return graph_command.run(args)
     if args.command == "bench":
         output = Output(args.name, args.rounds, Path(args.report) if args.report else None,
                         Path(args.json) if args.json else None)

@@ -218,6 +218,10 @@ def _utility(statement: x.UtilityStatement, translator: Translator) -> Compiled:
             columns = (OutputColumn(config.display_name(statement.name), t.TEXT),)
     elif isinstance(statement, x.ExplainMatview):
         columns = (OutputColumn("QUERY PLAN", t.TEXT),)
+    elif isinstance(statement, x.ExplainDataflow):
+        # as PostgreSQL's EXPLAIN: FORMAT JSON is one json value
+        columns = (OutputColumn("QUERY PLAN",
+                                t.JSON if statement.args["format"] == "json" else t.TEXT),)
     return Compiled(statement, _params(translator), columns, utility=statement)
 
 

@@ -3,8 +3,10 @@ dataflow (its graph with counts and rates, the system views, log and
 snapshot state, recent errors), refreshing itself.
 
 Served from the engine's own event loop, so reading the state needs no
-locks and no SQL: ``/`` is the page, ``/state.json`` what it shows and
-``/graph.svg`` the graph drawn by Graphviz. Nothing can be changed here.
+locks and no SQL: ``/`` is the page, ``/state.json`` what it shows (the
+views, recent errors, and the dataflow as EXPLAIN (FORMAT JSON) DATAFLOW
+gives it) and ``/graph.svg`` the graph drawn by Graphviz. Nothing can be
+changed here.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ import asyncio
 import contextlib
 import json
 import logging
+import shutil
 from collections import deque
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any, Final
 
-from catalog.schema import PG_CATALOG
+from catalog.schema import PG_CATALOG, PUBLIC
+from sqlext.dataflow_explain import dataflow_document
+from sqlext.dataflow_render import Document, render_dot
 from sqlext.engine import Engine
 
 log = logging.getLogger("sqlext")
@@ -49,6 +54,8 @@ class Dashboard:
         self.errors = RecentErrors()
         self._page = resources.files("sqlext").joinpath("dashboard.html").read_bytes()
         self._server: asyncio.Server | None = None
+        self._drawn: tuple[str, bytes] | None = None
+        """The last DOT text drawn, and its SVG."""
 
     async def start(self, host: str, port: int) -> int:
         """Listens on ``host``:``port`` (0: a free one); returns the port."""
@@ -69,20 +76,21 @@ class Dashboard:
             columns = [c.name for c in catalog.relation(name, PG_CATALOG).columns]
             views[name] = {"columns": columns, "rows": engine.live_tables.rows(name)}
         return {"time": datetime.now(UTC).isoformat(timespec="milliseconds"),
-                "views": views, "errors": list(self.errors.records)}
+                "views": views, "errors": list(self.errors.records),
+                "dataflow": self._document()}
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(ConnectionError, asyncio.TimeoutError,
                                  asyncio.LimitOverrunError, asyncio.IncompleteReadError):
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _REQUEST_TIMEOUT_S)
-            status, content_type, body = self._answer(head[:_REQUEST_LIMIT])
+            status, content_type, body = await self._answer(head[:_REQUEST_LIMIT])
             writer.write(b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n"
                          b"Cache-Control: no-store\r\nConnection: close\r\n\r\n"
                          % (status.encode(), content_type.encode(), len(body)) + body)
             await writer.drain()
         writer.close()
 
-    def _answer(self, head: bytes) -> tuple[str, str, bytes]:
+    async def _answer(self, head: bytes) -> tuple[str, str, bytes]:
         method, _, rest = head.partition(b" ")
         path = rest.partition(b" ")[0].partition(b"?")[0]
         if method != b"GET":
@@ -92,4 +100,27 @@ class Dashboard:
         if path == b"/state.json":
             body = json.dumps(self.state(), default=str).encode()
             return "200 OK", "application/json", body
+        if path == b"/graph.svg":
+            return await self._graph()
         return "404 Not Found", "text/plain", b"not found\n"
+
+    def _document(self) -> Document:
+        engine = self.engine
+        return dataflow_document(engine.executor.catalog, engine.executor, engine.scheduler)
+
+    async def _graph(self) -> tuple[str, str, bytes]:
+        """The graph drawn by Graphviz (the same drawing is not made twice)."""
+        dot = render_dot(self._document(), (PUBLIC,))
+        if self._drawn is None or self._drawn[0] != dot:
+            program = shutil.which("dot")
+            if program is None:
+                return ("503 Service Unavailable", "text/plain",
+                        b"the graph needs Graphviz's dot program (apt-get install graphviz)")
+            drawing = await asyncio.create_subprocess_exec(
+                program, "-Tsvg", stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            svg, problem = await drawing.communicate(dot.encode())
+            if drawing.returncode != 0:
+                return "500 Internal Server Error", "text/plain", problem
+            self._drawn = (dot, svg)
+        return "200 OK", "image/svg+xml", self._drawn[1]

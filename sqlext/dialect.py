@@ -56,6 +56,11 @@ _TABLE_PRIVILEGE_WORDS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRU
 _TRIGGER_EVENTS = frozenset({"INSERT", "SLIDE"})
 _UNSUPPORTED_TRIGGER_EVENTS = frozenset({"UPDATE", "DELETE", "TRUNCATE"})
 
+_EXPLAIN_OPTIONS = frozenset({"analyze", "verbose", "costs", "settings", "generic_plan",
+                              "buffers", "wal", "timing", "summary"})
+"""PostgreSQL's EXPLAIN options other than FORMAT."""
+_DATAFLOW_FORMATS = frozenset({"text", "json", "dot"})
+
 E = TypeVar("E", bound=exp.Expr)
 
 
@@ -724,10 +729,61 @@ class SqlExtParser(PostgresParser):
 
     def _parse_explain_statement(self) -> exp.Expr:
         start = self._prev
-        if not self._match_text_seq("MATERIALIZED", "VIEW"):
-            self._unsupported("EXPLAIN is supported for materialized views only",
+        options = self._explain_options() if self._match(TokenType.L_PAREN) else []
+        if self._match_text_seq("DATAFLOW"):
+            return self._explain_dataflow(options)
+        if options or not self._match_text_seq("MATERIALIZED", "VIEW"):
+            self._unsupported("EXPLAIN is supported for dataflows and materialized views only",
                               start)
         return x.ExplainMatview(this=self._object_name())
+
+    def _explain_options(self) -> list[tuple[Token, str | None]]:
+        """``(name [value], ...)`` after EXPLAIN: each option's name token and value."""
+        options: list[tuple[Token, str | None]] = []
+        while True:
+            token = self._curr
+            if not token or token.token_type in (TokenType.COMMA, TokenType.R_PAREN):
+                self.raise_error("Expected an EXPLAIN option")
+                return options
+            self._advance()
+            value = None
+            if self._curr and self._curr.token_type not in (TokenType.COMMA,
+                                                            TokenType.R_PAREN):
+                value = self._setting_value()
+            options.append((token, value))
+            if not self._match(TokenType.COMMA):
+                break
+        if not self._match(TokenType.R_PAREN):
+            self.raise_error("Expected )")
+        return options
+
+    def _explain_dataflow(self, options: list[tuple[Token, str | None]]) -> exp.Expr:
+        output = "text"
+        for token, value in options:
+            name = token.text.lower()
+            if name in _EXPLAIN_OPTIONS:
+                self._unsupported(f"EXPLAIN option {name.upper()} is not supported for "
+                                  "dataflows", token)
+            if name != "format":
+                raise errors.SqlSyntaxError(f'unrecognized EXPLAIN option "{name}"',
+                                            position=token.start + 1)
+            if value is None:
+                raise errors.SqlSyntaxError("format requires a parameter",
+                                            position=token.start + 1)
+            if value.lower() not in _DATAFLOW_FORMATS:
+                raise errors.InvalidParameterValue(
+                    f'unrecognized value for EXPLAIN option "format": "{value}"',
+                    hint="EXPLAIN DATAFLOW shows the graph as TEXT, JSON or DOT.",
+                    position=token.start + 1)
+            output = value.lower()
+        statement = x.ExplainDataflow(format=output)
+        if self._curr and self._curr.token_type != TokenType.SEMICOLON:
+            statement.set("this", self._object_name())
+            if self._match(TokenType.L_PAREN):
+                if not self._match(TokenType.R_PAREN):
+                    self.raise_error("Expected )")
+                statement.set("procedure", True)
+        return statement
 
     # --- roles and privileges -----------------------------------------------------
 
@@ -923,6 +979,10 @@ def _quote_name(name: str) -> str:
     return exp.to_identifier(name, quoted=quoted).sql(dialect="postgres")
 
 
+quote_name = _quote_name
+"""The same, for modules that print names as PostgreSQL does (EXPLAIN DATAFLOW)."""
+
+
 def _dollar_quote(body: str) -> str:
     """``body`` as a dollar-quoted string, with a tag that cannot end it early."""
     tag = "$$"
@@ -1024,6 +1084,12 @@ def _drop_dataflow_sql(generator: PostgresGenerator, node: exp.Expression) -> st
                   "CASCADE" if node.args.get("cascade") else None)
 
 
+def _explain_dataflow_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    name = generator.sql(node, "this")
+    return _words("EXPLAIN", f"(FORMAT {node.args['format'].upper()})", "DATAFLOW",
+                  name + "()" if node.args.get("procedure") else name)
+
+
 class SqlExtGenerator(PostgresGenerator):
     TRANSFORMS = {
         **PostgresGenerator.TRANSFORMS,
@@ -1068,6 +1134,7 @@ class SqlExtGenerator(PostgresGenerator):
         x.ResumeProcedure: lambda g, e: f"ALTER PROCEDURE {g.sql(e, 'this')} RESUME",
         x.RefreshMatview: lambda g, e: f"REFRESH MATERIALIZED VIEW {g.sql(e, 'this')}",
         x.ExplainMatview: lambda g, e: f"EXPLAIN MATERIALIZED VIEW {g.sql(e, 'this')}",
+        x.ExplainDataflow: _explain_dataflow_sql,
     }
 
 

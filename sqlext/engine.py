@@ -24,6 +24,7 @@ from executor.live_tables import LiveTables
 from executor.scheduler import Scheduler
 from sqlext.copy import run_copy
 from sqlext.dataflow import DataflowRuntime
+from sqlext.dataflow_graph import dataflow_graph, edge_rows
 from sqlext.durability import Durability, DurabilityConfig
 from sqlext.hba import HbaError, load_rules
 from sqlext.journal import Journal
@@ -72,6 +73,8 @@ class Engine:
                                    lambda: loop.call_soon(self.scheduler.run),
                                    max_held=config.max_held_batches)
         self.live_tables = LiveTables(self.executor, self.scheduler)
+        self.live_tables.provide("sqlext_dataflow",
+                                 lambda: edge_rows(dataflow_graph(self.executor.catalog)))
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)

@@ -188,6 +188,15 @@ class ExplainMatview(UtilityStatement):
     arg_types = {"this": True}
 
 
+class ExplainDataflow(UtilityStatement):
+    """EXPLAIN [(FORMAT TEXT|JSON|DOT)] DATAFLOW [name | name()]: the dataflow
+    graph (the part reachable from ``this``, an ``exp.Table``, when given)
+    with live counts; ``format`` is "text", "json" or "dot"; ``procedure``
+    is True for ``name()`` (a procedure, not a relation)."""
+
+    arg_types = {"this": False, "format": True, "procedure": False}
+
+
 class RefreshMatview(exp.Expression):
     """REFRESH MATERIALIZED VIEW [CONCURRENTLY] name: a schema statement
     (compiled like DDL, logged like one)."""

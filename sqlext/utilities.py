@@ -15,6 +15,7 @@ from catalog import errors
 from catalog import types as t
 from sqlext import expressions as x
 from sqlext import settings as config
+from sqlext.dataflow_explain import explain_dataflow
 from sqlext.portal import Portal, Prepared, row_encoder
 from sqlext.sqltypes import resolve_type
 from wire.backend import Command, Outcome, Rows
@@ -143,6 +144,15 @@ class Utilities:
             raise errors.WrongObjectType(f'"{relation.name}" is not a materialized view')
         rows = [data_row([line.encode()]) for line in relation.matview.plan]
         return Rows(rows, "EXPLAIN")
+
+    def _explain_dataflow(self, session: EngineSession, portal: Portal,
+                          node: x.UtilityStatement, max_rows: int) -> Outcome:
+        assert isinstance(node, x.ExplainDataflow)
+        session._access(False)  # the counts read committed tables
+        lines = explain_dataflow(node, session.executor.working_catalog(session.token),
+                                 session.search_path, session.executor,
+                                 session.engine.scheduler)
+        return Rows([data_row([line.encode()]) for line in lines], "EXPLAIN")
 
     def _discard(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                  max_rows: int) -> Outcome:
@@ -299,6 +309,7 @@ _HANDLERS: dict[type, Handler] = {
     x.Reset: Utilities._reset,
     x.Show: Utilities._show,
     x.ExplainMatview: Utilities._explain_matview,
+    x.ExplainDataflow: Utilities._explain_dataflow,
     x.Discard: Utilities._discard,
     x.Maintenance: Utilities._maintenance,
     x.DeclareCursor: Utilities._declare,

@@ -1,7 +1,7 @@
 """The dashboard (``sqlext serve --http-port``) in a real browser: headless
-Chromium loads the page while Leaderboard votes flow; the page shows the
-dataflow's procedures, their counts move between two looks, and a
-screenshot is kept in test-artifacts/dashboard.png."""
+Chromium loads the page while Leaderboard votes flow; the page draws the
+Leaderboard's graph and lists its procedures, their counts move between two
+looks, and a screenshot is kept in test-artifacts/dashboard.png."""
 
 from __future__ import annotations
 
@@ -59,7 +59,8 @@ def test_page_shows_the_leaderboard_and_its_counts_move(
         voter = threading.Thread(target=vote)
         voter.start()
         try:
-            first = dict(_RUNS.findall(chromium(url, "--dump-dom")))
+            page = chromium(url, "--dump-dom")
+            first = dict(_RUNS.findall(page))
             second = dict(_RUNS.findall(chromium(url, "--dump-dom")))
             ARTIFACTS.mkdir(exist_ok=True)
             shot = ARTIFACTS / "dashboard.png"
@@ -69,6 +70,9 @@ def test_page_shows_the_leaderboard_and_its_counts_move(
             stop.set()
             voter.join()
     assert {"validate", "count_votes", "remove_lowest"} <= first.keys()
+    graph = page[page.index('<div id="graph">'):page.index("</svg>")]
+    drawn = set(re.findall(r"<text[^>]*>([^<]+)</text>", graph))
+    assert {"votes_in", "validate", "valid_votes", "trending", "count_votes"} <= drawn
     assert int(second["validate"]) > int(first["validate"]) > 0
     assert shot.stat().st_size > 10_000
 

@@ -261,7 +261,7 @@ def test_errors(conn: psycopg.Connection) -> None:
         ("EXPLAIN MATERIALIZED VIEW t", psycopg.errors.WrongObjectType,
          '"t" is not a materialized view'),
         ("EXPLAIN SELECT 1", psycopg.errors.FeatureNotSupported,
-         "EXPLAIN is supported for materialized views only"),
+         "EXPLAIN is supported for dataflows and materialized views only"),
     ]
     for statement, error, message in cases:
         with pytest.raises(error) as raised:

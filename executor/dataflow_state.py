@@ -1,0 +1,90 @@
+"""The running dataflow's state, read straight from the objects that run it:
+the scheduler (queued and held TEs, failures, counts of TEs), the batch
+ledger (batch ids) and the stream and window tables (what they hold now).
+
+``observe`` is the one reader; EXPLAIN DATAFLOW and the dataflow graph's
+other forms show what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from catalog.schema import Relation
+from executor import windows
+from executor.core import Executor
+from executor.ddl import quoted
+from executor.scheduler import ProcedureKey, Scheduler
+
+
+@dataclass(frozen=True, slots=True)
+class StreamState:
+    last_batch: int
+    """The highest batch id committed on the stream."""
+    pending_batches: int
+    """Batches the stream holds: those not yet consumed by all its consumers
+    (or everything, for a stream nothing consumes)."""
+    pending_tuples: int
+
+
+@dataclass(frozen=True, slots=True)
+class WindowState:
+    visible: int
+    staged: int
+    slides: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProcedureState:
+    state: str
+    """idle, running (batches wait for it) or stopped (a TE failed)."""
+    waiting_batches: int
+    batches_run: int
+    batches_failed: int
+    stopped_at_batch: int | None = None
+    stopped_on_stream: str | None = None
+    error_code: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    relations: dict[tuple[str, str], StreamState | WindowState]
+    """Streams and windows by (schema, name)."""
+    procedures: dict[ProcedureKey, ProcedureState]
+
+
+def observe(executor: Executor, scheduler: Scheduler, relations: Iterable[Relation],
+            procedures: Iterable[ProcedureKey]) -> Observed:
+    """The state of these streams and windows (other relations are skipped)
+    and procedures. Reads committed data: the caller may read (see
+    ``Executor.check_readable``)."""
+    database = executor.database
+    states: dict[tuple[str, str], StreamState | WindowState] = {}
+    for relation in relations:
+        key = (relation.schema, relation.name)
+        if relation.window is not None:
+            states[key] = WindowState(*windows.counts(database, relation))
+        elif relation.stream is not None:
+            batches, tuples = database.execute(
+                f"SELECT count(DISTINCT batch_id), count(*) FROM {quoted(relation.physical)}"
+            ).fetchone()
+            states[key] = StreamState(executor.batches.counters(relation.oid).last_batch,
+                                      batches, tuples)
+    queued: dict[ProcedureKey, int] = {}
+    for task in scheduler.queue:
+        queued[task.procedure] = queued.get(task.procedure, 0) + 1
+    found: dict[ProcedureKey, ProcedureState] = {}
+    for key in procedures:
+        stats = scheduler.stats.get(key)
+        runs, failed = (stats.runs, stats.failures) if stats else (0, 0)
+        waiting = queued.get(key, 0) + len(scheduler.held.get(key, ()))
+        failure = scheduler.failures.get(key)
+        if failure is not None:
+            found[key] = ProcedureState("stopped", waiting, runs, failed, failure.batch,
+                                        failure.stream, failure.error.sqlstate,
+                                        failure.error.message)
+        else:
+            found[key] = ProcedureState("running" if waiting else "idle", waiting, runs, failed)
+    return Observed(states, found)
