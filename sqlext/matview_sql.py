@@ -53,7 +53,7 @@ from sqlext.matview_statements import (
     sql,
     where,
 )
-from sqlext.target import sqlite_literal
+from sqlext.target import not_a_position, sqlite_literal
 
 COUNT: Final = "n"
 """State column: the rows of the group (the multiplicity of a plain row)."""
@@ -412,7 +412,7 @@ class IncrementalProgram:
 
         keys = [f"{sql(k)} AS {quoted(name)}" for k, name in zip(shape.keys, self._keys,
                                                                   strict=True)]
-        group = ", ".join(sql(k) for k in shape.keys) or "NULL"
+        group = ", ".join(sql(not_a_position(k.copy())) for k in shape.keys) or "NULL"
         columns = [f"sum({weight()}) AS {COUNT}"]
         additive: list[tuple[str, bool]] = [(COUNT, False)]
         for j, aggregate in enumerate(shape.aggregates):
@@ -444,7 +444,7 @@ class IncrementalProgram:
                 f"SELECT {', '.join(keys)}{', ' if keys else ''}{value} AS {VALUE}, "
                 f"sum({weight()}) AS {VALUE_COUNT} FROM {', '.join(tables)}"
                 f"{where([*joins, f'{value} IS NOT NULL'])} GROUP BY "
-                f"{', '.join([sql(k) for k in shape.keys] + [value])}")
+                f"{', '.join([sql(not_a_position(k.copy())) for k in shape.keys] + [value])}")
             set_changes, set_cleanup = merge(self._values(j), [*self._keys, VALUE],
                                               [(VALUE_COUNT, False)], values_delta, sign,
                                               VALUE_COUNT)
@@ -461,7 +461,8 @@ class IncrementalProgram:
         for clause in ("having", "order", "distinct"):
             query.set(clause, None)
         query.set("expressions", projections)
-        query.set("group", exp.Group(expressions=[g.copy() for g in group]) if group else None)
+        query.set("group", exp.Group(expressions=[not_a_position(g.copy()) for g in group])
+                  if group else None)
         if extra is not None:
             query = query.where(extra, copy=False)
         return sql(query)

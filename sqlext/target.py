@@ -64,3 +64,12 @@ def to_sqlite(tree: exp.Expression) -> str:
     """SQLite SQL for a translated tree; every identifier is quoted, so names
     that are keywords in SQLite (``nothing``, ``key``...) stay names."""
     return _TARGET.generate(tree, copy=False, identify=True)
+
+
+def not_a_position(item: exp.Expression) -> exp.Expression:
+    """A sort or grouping item SQLite will not take for a position in the
+    select list: it takes integer constants so, and folds more than literals
+    into one (true, '1'::int, anything AND false). CASE keeps the value."""
+    if item.find(exp.Column) is None or item.find(exp.And):
+        return exp.Case(ifs=[exp.If(this=exp.Literal.number(1), true=item)])
+    return item

@@ -34,6 +34,7 @@ from sqlext.sqltypes import (
     common_type,
     is_numeric,
 )
+from sqlext.target import not_a_position
 
 __all__ = ["Translator", "output_name", "physical_table", "readable_outputs"]
 
@@ -66,7 +67,9 @@ class Translator(SourceTranslator):
                 anchor = self.query(body.this, scope)
                 columns = self._rename(anchor, alias_columns)
                 scope.ctes[name] = columns
-                self.query(body.expression, scope)
+                if len(self.query(body.expression, scope)) != len(anchor):
+                    raise errors.SqlSyntaxError(
+                        f"each {body.key.upper()} query must have the same number of columns")
             else:
                 columns = self._rename(self.query(body, scope), alias_columns)
             if alias_columns and len(alias_columns) < len(columns):
@@ -229,7 +232,7 @@ class Translator(SourceTranslator):
                 item.replace(exp.column(item.name, quoted=True))
                 return
         translated, _ = self.expr(item, scope)
-        translated.replace(_not_a_position(translated.copy()))
+        translated.replace(not_a_position(translated.copy()))
 
     def _expand_stars(self, node: exp.Select, scope: Scope) -> None:
         expanded: list[exp.Expression] = []
@@ -272,15 +275,6 @@ class Translator(SourceTranslator):
         if source is None:
             raise errors.UndefinedTable(f'missing FROM-clause entry for table "{alias}"')
         return source
-
-
-def _not_a_position(item: exp.Expression) -> exp.Expression:
-    """A sort or grouping item SQLite will not take for a position in the
-    select list: it takes integer constants so, and folds more than literals
-    into one (true, '1'::int, anything AND false). CASE keeps the value."""
-    if item.find(exp.Column) is None or item.find(exp.And):
-        return exp.Case(ifs=[exp.If(this=exp.Literal.number(1), true=item)])
-    return item
 
 
 def _ordinal(item: exp.Expression) -> int | None:
@@ -365,9 +359,9 @@ def _output_resolver(projections: list[exp.Expression],
     def resolved(item: exp.Expression) -> exp.Expression:
         position = _ordinal(item)
         if position is not None:
-            return _not_a_position(projections[position - 1].copy())
+            return not_a_position(projections[position - 1].copy())
         if isinstance(item, exp.Column) and not item.table and item.name in names:
-            return _not_a_position(projections[names.index(item.name)].copy())
+            return not_a_position(projections[names.index(item.name)].copy())
         return item.copy()
 
     return resolved

@@ -34,6 +34,8 @@ BROKEN = {
     "REFERENCES a query": ("CREATE TABLE f (a int REFERENCES FROM (a))", "42601"),
     "INSERT without values": ("INSERT INTO k (a)", "42601"),
     "too many CTE column names": ("WITH c (a, b) AS (SELECT 1) SELECT * FROM c", "42P10"),
+    "uneven recursive CTE": ("WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n, 2 FROM c "
+                             "WHERE n < 0) SELECT * FROM c", "42601"),
 }
 
 
@@ -54,8 +56,12 @@ def test_what_postgresql_accepts(db: psycopg.Connection) -> None:
     db.execute("CREATE TABLE base (k int, s text, f bool)")
     db.execute("CREATE MATERIALIZED VIEW lits AS SELECT k, s || 'y' AS t, 'c' AS c FROM base "
                "WHERE f = true AND s <> 'z'")
+    db.execute("CREATE MATERIALIZED VIEW consts AS SELECT false AS f, 1 AS one, "
+               "false AND coalesce(f, false) AS g, k FROM base")  # constants as group keys
     db.execute("INSERT INTO base VALUES (1, 'x', true), (2, 'z', true), (3, 'x', false)")
     assert db.execute("SELECT * FROM lits").fetchall() == [(1, "xy", "c")]
+    assert db.execute("SELECT * FROM consts ORDER BY k").fetchall() == [
+        (False, 1, False, 1), (False, 1, False, 2), (False, 1, False, 3)]
 
 
 def test_drop_column_takes_its_constraints_and_indexes(db: psycopg.Connection) -> None:
