@@ -12,7 +12,7 @@ from pathlib import Path
 import psycopg
 
 from catalog.errors import SqlError
-from sqlext import graph_command, logs
+from sqlext import graph_command, logs, status_command
 from sqlext.bench import chains as chains_bench
 from sqlext.bench import durability as durability_bench
 from sqlext.bench import leaderboard as leaderboard_bench
@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "('' for none)")
     bench_parser.add_argument("--json", help="also write the results to this JSON file")
     graph_command.add_parser(commands)
+    status_command.add_parser(commands)
     return parser
 
 
@@ -136,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     if args.command == "graph":
         return graph_command.run(args)
+    if args.command == "status":
+        return status_command.run(args)
     if args.command == "bench":
         output = Output(args.name, args.rounds, Path(args.report) if args.report else None,
                         Path(args.json) if args.json else None)

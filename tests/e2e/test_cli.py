@@ -1,5 +1,6 @@
 """The command line: ``sqlext run`` (a script against a running server, or
-against a data directory), ``--log-format json`` and ``--log-level``."""
+against a data directory), ``sqlext status``, ``--log-format json`` and
+``--log-level``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.fixtures.servers import ROOT, ServerProcess, own_schema, start_server
@@ -97,3 +99,24 @@ def test_log_level() -> None:
     assert " INFO " not in output
     refused = sqlext("serve", "--log-level", "chatty")
     assert refused.returncode == 2 and "invalid choice" in refused.stderr
+
+
+def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerProcess]) -> None:
+    server = server_factory("--in-memory")
+    with server.connect(autocommit=True) as conn:
+        conn.execute("CREATE STREAM readings (a int)")
+        conn.execute("CREATE TABLE ratios (r int)")
+        conn.execute("CREATE PROCEDURE ratio() LANGUAGE sql AS $$ INSERT INTO ratios "
+                     "SELECT 1 / (a - 3) FROM readings $$")
+        conn.execute("CREATE TRIGGER each_reading AFTER INSERT ON readings "
+                     "EXECUTE PROCEDURE ratio()")
+        for value in (1, 3, 4):
+            conn.execute(f"INSERT INTO readings VALUES ({value})")
+    shown = sqlext("status", "-p", str(server.port))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert " public | readings |          3 |      2 | procedure ratio" in lines
+    assert any(line.startswith(" public | ratio | stopped |               2 |           1 |"
+                               ) and line.endswith("| division by zero") for line in lines)
+    unreachable = sqlext("status", "-p", "1")
+    assert unreachable.returncode == 1 and "cannot connect" in unreachable.stderr
