@@ -32,6 +32,7 @@ from sqlext.sqltypes import (
     SqlType,
     check_matchable,
     is_numeric,
+    is_string,
 )
 from sqlext.target import StorageLiteral
 
@@ -218,6 +219,8 @@ class FunctionRules(ExpressionTranslator):
         return node, TEXT
 
     def _substring(self, node: exp.Substring, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        if node.args.get("start") is None and node.args.get("length") is None:
+            raise errors.no_function("substring(unknown)")
         for child in list(node.iter_expressions()):
             child_node, child_type = self.expr(child, scope)
             if child_type.is_unknown:
@@ -269,12 +272,23 @@ class FunctionRules(ExpressionTranslator):
     }
 
 
+_BYTEA_FORMS = frozenset({"length", "octet_length", "bit_length", "md5", "sha224", "sha256",
+                          "sha384", "sha512"})
+"""Functions declared with text parameters that PostgreSQL also has for bytea."""
+
+
 def _not_a_number(name: str, wanted: SqlType | None, found: SqlType) -> bool:
     """Whether a numeric parameter gets a value no implicit cast makes a
     number of: boolean, string, uuid, bytea, json, array or date/time (sum
     and avg take intervals), or an integer parameter a fraction.
-    variance(bytea) would otherwise fail as it runs."""
-    if wanted is None or not is_numeric(wanted) or found.is_unknown:
+    variance(bytea) would otherwise fail as it runs. A text parameter
+    refuses bytea (rtrim(bytea) would make text that is not UTF-8) unless
+    the function has a bytea form too (length, md5...)."""
+    if wanted is None or found.is_unknown:
+        return False
+    if is_string(wanted):
+        return found.oid == t.BYTEA and name not in _BYTEA_FORMS
+    if not is_numeric(wanted):
         return False
     if wanted.oid in (t.INT2, t.INT4, t.INT8) and found.oid in (t.FLOAT4, t.FLOAT8, t.NUMERIC):
         return True  # no implicit cast rounds a fraction: split_part(s, d, 1.5)

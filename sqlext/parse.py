@@ -135,6 +135,9 @@ def parse(sql: str) -> Parsed:
         _cache.move_to_end(sql)
         return cached
     tokens = _join_atomic_bodies(_tokens(sql))
+    if sum(t.token_type == TokenType.L_PAREN for t in tokens) > sum(
+            t.token_type == TokenType.R_PAREN for t in tokens):
+        raise _syntax_error(sql, None)  # sqlglot lets "f(x" through
     parser = SqlExtParser(dialect=_DIALECT)
     try:
         trees = parser.parse(tokens, sql)

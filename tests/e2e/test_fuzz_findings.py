@@ -34,6 +34,9 @@ BROKEN = {
     "REFERENCES a query": ("CREATE TABLE f (a int REFERENCES FROM (a))", "42601"),
     "INSERT without values": ("INSERT INTO k (a)", "42601"),
     "too many CTE column names": ("WITH c (a, b) AS (SELECT 1) SELECT * FROM c", "42P10"),
+    "text function of bytea": ("SELECT rtrim('\\xff'::bytea)", "42883"),
+    "substring of nothing": ("SELECT substring('abc')", "42883"),
+    "unclosed parenthesis": ("SELECT substring('c'::text fro", "42601"),
     "uneven recursive CTE": ("WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n, 2 FROM c "
                              "WHERE n < 0) SELECT * FROM c", "42601"),
 }
@@ -49,6 +52,8 @@ def test_broken_statements_get_their_sqlstate(db: psycopg.Connection, sql: str,
 
 def test_what_postgresql_accepts(db: psycopg.Connection) -> None:
     assert db.execute("SELECT string_to_array('abc', '')").fetchone() == (["abc"],)
+    assert db.execute("SELECT length('\\xff'::bytea), md5('\\xff'::bytea)").fetchone() == (
+        1, "00594fd4f42ba43fc1ca0427a0576295")
     assert db.execute("WITH c (a) AS (SELECT 1, 2 AS b) SELECT a, b FROM c").fetchone() == (
         1, 2)
     db.execute("CREATE SEQUENCE down INCREMENT -2 START 5")
