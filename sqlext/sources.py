@@ -103,6 +103,13 @@ class SourceTranslator(FunctionRules):
             names = [c.name for c in source.columns if c.name in earlier]
             _check_using(names, earlier_sources, source)
             source.merged.update(names)
+            # SQLite would match hidden columns too (a stream's batch id):
+            # the visible common columns are named instead.
+            join.set("method", None)
+            if names:
+                join.set("using", [exp.to_identifier(name, quoted=True) for name in names])
+            else:
+                join.set("on", exp.true())
 
     def _from_item(self, item: exp.Expression, scope: Scope) -> Source:
         alias = item.args.get("alias")

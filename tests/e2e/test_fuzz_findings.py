@@ -52,6 +52,13 @@ def test_broken_statements_get_their_sqlstate(db: psycopg.Connection, sql: str,
 
 def test_what_postgresql_accepts(db: psycopg.Connection) -> None:
     assert db.execute("SELECT string_to_array('abc', '')").fetchone() == (["abc"],)
+    db.execute("CREATE STREAM pairs (k int, v text)")
+    db.execute("CREATE STREAM other (k int, z text)")
+    db.execute("CREATE WINDOW recent ON other ROWS 5")
+    db.execute("INSERT INTO other VALUES (1, 'z')")
+    # NATURAL JOIN of streams and windows: their hidden batch ids are not common columns
+    assert db.execute("SELECT * FROM pairs a RIGHT JOIN recent b USING (k) "
+                      "NATURAL LEFT JOIN pairs c").fetchall() == [(1, None, "z")]
     assert db.execute("SELECT length('\\xff'::bytea), md5('\\xff'::bytea)").fetchone() == (
         1, "00594fd4f42ba43fc1ca0427a0576295")
     assert db.execute("WITH c (a) AS (SELECT 1, 2 AS b) SELECT a, b FROM c").fetchone() == (
