@@ -124,6 +124,12 @@ def translate(
     if "argument to nth_value must be" in message:
         return errors.InvalidArgumentForNthValueFunction(
             "argument of nth_value must be greater than zero")
+    if message.startswith("error in view") and "after rename" in message:
+        # A plain view names the column or table: SQLite cannot rewrite it.
+        view = message.removeprefix("error in view ").partition(" after rename")[0]
+        return errors.FeatureNotSupported(
+            f"cannot rename a column or table that view {view} uses",
+            hint="Drop the view, rename, then create the view again.")
     if "prohibited in" in message:
         # "subqueries prohibited in CHECK constraints": what PostgreSQL allows
         # there and SQLite does not.

@@ -104,6 +104,9 @@ def test_drop_column_refusals(db: psycopg.Connection) -> None:
     db.execute("CREATE TABLE c (a int REFERENCES p)")
     assert sqlstate_of(db, "ALTER TABLE p DROP COLUMN a") == "2BP01"
     db.execute("ALTER TABLE p DROP COLUMN b")
+    db.execute("CREATE TABLE named (k int, v int)")
+    db.execute("CREATE VIEW joined AS SELECT * FROM named JOIN named n2 USING (k)")
+    assert sqlstate_of(db, "ALTER TABLE named RENAME COLUMN k TO k2") == "0A000"
     db.execute("CREATE STREAM s (a int, b int)")
     db.execute("CREATE WINDOW w ON s ROWS 2")
     for sql in ("ALTER TABLE s DROP COLUMN b", "ALTER TABLE w ADD COLUMN c int",
