@@ -39,7 +39,7 @@ from tests.fixtures.protocol_fuzz import (
     run_live,
     write_rules,
 )
-from tests.fixtures.servers import ServerProcess, start_server
+from tests.fixtures.servers import ServerProcess, rss_kb, start_server
 
 CASES_PER_ENGINE = 2000
 """A fresh in-process engine this often, so tables fuzzed into stay small."""
@@ -117,11 +117,6 @@ def fuzz_in_process(args: argparse.Namespace, report: Callable[[Tally], None]) -
     return tally
 
 
-def _rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 class LiveServer:
@@ -130,7 +125,7 @@ class LiveServer:
     def __init__(self, rules: Path) -> None:
         self.rules = rules
         self.process = self._start()
-        self.rss_start_kb = _rss_kb(self.process.process.pid)
+        self.rss_start_kb = rss_kb(self.process.process.pid)
         self.rss_end_kb = self.rss_start_kb
         self.restarts = 0
 
@@ -155,7 +150,7 @@ class LiveServer:
 
     def stop(self) -> None:
         if self.process.alive:
-            self.rss_end_kb = _rss_kb(self.process.process.pid)
+            self.rss_end_kb = rss_kb(self.process.process.pid)
         self.process.stop()
 
 

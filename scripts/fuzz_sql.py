@@ -24,22 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psycopg
 
-from tests.fixtures.servers import ServerProcess, start_server
+from tests.fixtures.servers import ServerProcess, rss_kb, start_server
 from tests.fixtures.sql_fuzz import Fuzzer
 from tests.fixtures.sql_fuzz_runner import Report, Session
-
-
-def rss_kb(pid: int) -> int:
-    """The process's resident set size (VmRSS in /proc/PID/status), in kB;
-    0 once it has exited."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return 0
-    for line in status.splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
 
 
 def main() -> int:
@@ -83,7 +70,8 @@ def main() -> int:
                 last_progress = time.monotonic()
                 print(f"fuzz: {report.statements} statements, {rounds} rounds, "
                       f"{last_progress - started:.0f} s, {len(report.unclean)} unclean, "
-                      f"RSS {rss_kb(server.process.pid) // 1024} MB", flush=True)
+                      f"RSS {rss_kb(server.process.pid) // 1024 if server.alive else 0} MB",
+                      flush=True)
         alive = server.alive
         rss_end = rss_kb(server.process.pid) if alive else 0
         fresh_ok = alive and _fresh_connection_works(server)

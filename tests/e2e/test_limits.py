@@ -10,22 +10,16 @@ import socket
 import struct
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, rss_kb
 
 ROWS = 200_000
 WIDTH = 1000
 
 
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
 
 
 def _startup(sock: socket.socket) -> None:
@@ -69,7 +63,7 @@ def test_a_result_the_client_does_not_read_waits_in_the_server_bounded(
     far below the result's size), serves others meanwhile, and sends every
     row once the client reads."""
     server = server_factory("--in-memory")
-    before = _rss_mb(server.process.pid)
+    before = rss_kb(server.process.pid) / 1024
     with socket.create_connection((server.host, server.port)) as slow:
         slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
         _startup(slow)
@@ -78,7 +72,7 @@ def test_a_result_the_client_does_not_read_waits_in_the_server_bounded(
         time.sleep(3)  # the client reads nothing meanwhile
         with server.connect() as other:
             assert other.execute("SELECT 42").fetchone() == (42,)
-        during = _rss_mb(server.process.pid)
+        during = rss_kb(server.process.pid) / 1024
         assert during - before < ROWS * WIDTH / 1e6 / 4, (before, during)
         assert _read_messages(slow) == (ROWS, f"SELECT {ROWS}".encode())
     with server.connect() as after:
