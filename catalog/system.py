@@ -192,19 +192,20 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
     ),
     "pg_stat_activity": (
         "datid oid, datname name, pid int4, leader_pid int4, usesysid oid, usename name, "
-        "application_name text, client_addr text, client_hostname text, client_port int4, "
+        "application_name text, client_addr inet, client_hostname text, client_port int4, "
         "backend_start timestamptz, xact_start timestamptz, query_start timestamptz, "
         "state_change timestamptz, wait_event_type text, wait_event text, state text, "
-        "backend_xid int8, backend_xmin int8, query_id int8, query text, backend_type text"
+        "backend_xid xid, backend_xmin xid, query_id int8, query text, backend_type text"
     ),
     "sqlext_procedures": (
         "schema name, name name, language text, state text, waiting_batches int8, "
         "batches_run int8, batches_failed int8, stopped_at_batch int8, stopped_on_stream name, "
-        "error_code text, error text"
+        "error_code text, error text, running bool, avg_ms float8, p99_ms float8, "
+        "last_run timestamptz"
     ),
     "sqlext_streams": (
         "schema name, name name, batch_column name, last_batch int8, tuples int8, "
-        "skipped_batches int8, consumers text"
+        "skipped_batches int8, consumers text, pending_batches int8, pending_tuples int8"
     ),
     "sqlext_checkpoints": (
         "lsn int8, finished timestamptz, stall_ms float8, seconds float8, size_bytes int8, "
@@ -214,11 +215,28 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "from_kind text, from_schema name, from_name name, to_kind text, to_schema name, "
         "to_name name, edge_kind text, via_trigger name"
     ),
+    "sqlext_windows": (
+        "schema name, name name, stream name, kind text, size text, slide text, "
+        "range_column name, partition_column name, visible_tuples int8, staged_tuples int8, "
+        "slides int8"
+    ),
+    "sqlext_triggers": (
+        "schema name, name name, kind text, relation name, relation_kind text, "
+        "procedure name, fired int8"
+    ),
+    "sqlext_log": (
+        "durability text, commit_timeout_ms int4, recovery text, last_lsn int8, "
+        "durable_lsn int8, last_fsync timestamptz, fsyncs int8, avg_group float8, "
+        "max_group int8, file text, file_bytes int8"
+    ),
+    "sqlext_snapshots": "file text, lsn int8, size_bytes int8, written timestamptz, writing bool",
 }
 
-LIVE_TABLES: Final = frozenset({"sqlext_procedures", "sqlext_streams", "sqlext_checkpoints",
-                                "sqlext_dataflow"})
-"""System views of the running dataflow, filled when a query reads them."""
+LIVE_TABLES: Final = frozenset({
+    "pg_stat_activity", "sqlext_procedures", "sqlext_streams", "sqlext_windows",
+    "sqlext_triggers", "sqlext_log", "sqlext_snapshots", "sqlext_checkpoints",
+    "sqlext_dataflow"})
+"""System views of the running server, filled when a query reads them."""
 
 
 def schema_owner(name: str) -> str:
@@ -294,8 +312,7 @@ _FIRST_INFORMATION_SCHEMA_OID: Final = 13100
 
 
 SYSTEM_VIEWS: Final = frozenset({"pg_roles", "pg_user", "pg_settings", "pg_tables",
-                                 "pg_views", "pg_matviews", "pg_indexes", "pg_stat_activity",
-                                 *LIVE_TABLES})
+                                 "pg_views", "pg_matviews", "pg_indexes", *LIVE_TABLES})
 """The pg_catalog relations PostgreSQL defines as views (relkind 'v'), like
 every relation of information_schema."""
 

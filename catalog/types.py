@@ -9,7 +9,7 @@ Storage representation (what a value of the type looks like inside SQLite):
 =================  ==========================================================
 bool               int 0/1
 int2/int4/int8     int
-oid, reg*          int
+oid, reg*, xid     int
 float4/float8      float; NaN as the text 'NaN' (sorts above every number,
                    as in PostgreSQL); columns have no affinity so -0.0 stays
 numeric            float (same as float8; scale comes from the typmod)
@@ -23,6 +23,7 @@ timestamp          str 'YYYY-MM-DD HH:MM:SS[.ffffff]'
 timestamptz        str, the same form in UTC
 interval           str, PostgreSQL's output form ('1 day 02:03:04')
 uuid               str, lower case with dashes
+inet               str, as PostgreSQL prints it ('10.0.0.1', '10.0.0.0/8')
 json               str, as given; jsonb: str, normalised as PostgreSQL prints it
 arrays             str, a JSON array of the element's storage values
 =================  ==========================================================
@@ -85,8 +86,10 @@ _BASE_TYPES: Final = [
     _t(24, "regproc", "regproc", 4, "N", "INTEGER", 1008),
     _t(25, "text", "text", -1, "S", "TEXT", 1009, preferred=True),
     _t(26, "oid", "oid", 4, "N", "INTEGER", 1028, preferred=True),
+    _t(28, "xid", "xid", 4, "U", "INTEGER", 1011),
     _t(114, "json", "json", -1, "U", "TEXT", 199),
     _t(700, "float4", "real", 4, "N", "", 1021),
+    _t(869, "inet", "inet", -1, "I", "TEXT", 1041, preferred=True),
     _t(701, "float8", "double precision", 8, "N", "", 1022, preferred=True),
     _t(1042, "bpchar", "character", -1, "S", "TEXT", 1014),
     _t(1043, "varchar", "character varying", -1, "S", "TEXT", 1015),
@@ -135,6 +138,8 @@ INT4: Final = 23
 REGPROC: Final = 24
 TEXT: Final = 25
 OID: Final = 26
+XID: Final = 28
+INET: Final = 869
 JSON: Final = 114
 FLOAT4: Final = 700
 FLOAT8: Final = 701

@@ -31,6 +31,8 @@ class StatementContext:
     error: errors.SqlError | None = None
     notices: list[str] = field(default_factory=list)
     """NOTICE messages functions raised while the statement ran."""
+    warnings: list[str] = field(default_factory=list)
+    """WARNING messages functions raised while the statement ran."""
 
     def setting(self, name: str) -> str | None:
         return self.settings.get(name.lower())

@@ -38,6 +38,11 @@ def storage_timestamp(moment: datetime) -> str:
     return civil.format_timestamp((naive - _EPOCH_2000) // timedelta(microseconds=1))
 
 
+def epoch_timestamp(seconds: float | None) -> str | None:
+    """The storage form of a ``time.time()`` value as a timestamptz."""
+    return None if seconds is None else storage_timestamp(datetime.fromtimestamp(seconds, UTC))
+
+
 def _to_int(value: Any, target: int) -> int:
     if isinstance(value, str):
         raise errors.NumericValueOutOfRange(f"cannot convert NaN to {_INT_NAMES[target]}")

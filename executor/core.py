@@ -239,6 +239,8 @@ class Executor:
         """What now() reads; recovery replays the recorded times."""
         self._origins: dict[SequenceKey, int | None] | None = None
         """Sequences the running statement moved, with their positions before."""
+        self.refresh_live: Callable[[frozenset[str]], None] | None = None
+        """Fills the live system views a plan reads (``LiveTables.refresh``)."""
         database.set_progress_handler(self._progress, PROGRESS_STEPS)
 
     # --- ownership ------------------------------------------------------------
@@ -470,8 +472,17 @@ class Executor:
     def run_plan(self, plan: SqlPlan, args: Sequence[Any]) -> engine.Cursor:
         """Run a translated statement with its parameter values as the
         context's role (42501 unless it holds the privileges the plan needs);
-        the materialized views it reads are brought up to date first."""
+        the live system views and materialized views it reads are brought
+        up to date first."""
         self._check_access(plan)
+        if plan.refresh and self.refresh_live is not None:
+            # Not interrupted (cancel, timeout): an interrupted write would
+            # roll back the open transaction, which may be another session's.
+            running, self._running = self._running, None
+            try:
+                self.refresh_live(plan.refresh)
+            finally:
+                self._running = running
         if plan.recompute:
             recompute_stale(self.database, self.context.catalog, plan.recompute)
         return self.database.execute(plan.sql, plan.bound(args))

@@ -38,7 +38,8 @@ class WindowState:
 @dataclass(frozen=True, slots=True)
 class ProcedureState:
     state: str
-    """idle, running (batches wait for it) or stopped (a TE failed)."""
+    """idle, running (a TE of it runs or batches wait for it) or stopped (a
+    TE failed)."""
     waiting_batches: int
     batches_run: int
     batches_failed: int
@@ -75,6 +76,7 @@ def observe(executor: Executor, scheduler: Scheduler, relations: Iterable[Relati
     queued: dict[ProcedureKey, int] = {}
     for task in scheduler.queue:
         queued[task.procedure] = queued.get(task.procedure, 0) + 1
+    current = scheduler.current.procedure if scheduler.current is not None else None
     found: dict[ProcedureKey, ProcedureState] = {}
     for key in procedures:
         stats = scheduler.stats.get(key)
@@ -86,5 +88,6 @@ def observe(executor: Executor, scheduler: Scheduler, relations: Iterable[Relati
                                         failure.stream, failure.error.sqlstate,
                                         failure.error.message)
         else:
-            found[key] = ProcedureState("running" if waiting else "idle", waiting, runs, failed)
+            found[key] = ProcedureState("running" if waiting or key == current else "idle",
+                                        waiting, runs, failed)
     return Observed(states, found)

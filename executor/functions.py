@@ -22,6 +22,7 @@ from typing import Any
 from catalog import errors
 from catalog import types as t
 from executor import codecs, conversions
+from executor.backend_functions import BackendControl, backend_functions
 from executor.catalog_functions import catalog_functions
 from executor.core import Executor
 from executor.json_functions import json_functions
@@ -490,10 +491,12 @@ class _VarPop(_Deviation):
 
 
 def register_functions(database: Database, executor: Executor, scheduler: Scheduler,
-                       version: str, reload_config: Callable[[], bool]) -> None:
+                       version: str, reload_config: Callable[[], bool],
+                       backends: BackendControl) -> None:
     """Register every ``sqlext_*`` function on the executor's database;
     ``version`` is what version() returns, ``reload_config`` what
-    pg_reload_conf() does."""
+    pg_reload_conf() does, ``backends`` what pg_cancel_backend() and
+    pg_terminate_backend() signal."""
     context = lambda: executor.context  # noqa: E731 - read at call time
 
     def reload_conf() -> int:
@@ -660,6 +663,7 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
     scalar.update(catalog_functions(context))
     scalar.update(json_functions())
     scalar.update(stream_functions(executor, scheduler))
+    scalar.update(backend_functions(backends))
     for name, (arg_count, function) in scalar.items():
         database.create_function(name, arg_count, _guard(executor, function))
     for name, aggregate in (("sqlext_numeric_sum", _NumericSum),

@@ -1,34 +1,53 @@
-"""The live system views of the dataflow (``sqlext_procedures``,
-``sqlext_streams``, ``sqlext_checkpoints``): pg_catalog tables refilled from
-the scheduler's, the batch ledger's and the checkpointer's state just before
-a statement that reads them runs."""
+"""The live system views: pg_catalog tables refilled just before a
+statement that reads them runs (``SqlPlan.refresh``).
+
+The dataflow's views (``sqlext_procedures``, ``sqlext_streams``,
+``sqlext_windows``, ``sqlext_triggers``) are built here from the catalog,
+the scheduler, the batch ledger and the window tables. The others describe
+what only the layer above knows (sessions, the command log, snapshots,
+checkpoints); it hands in their rows with ``provide``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from catalog.schema import PG_CATALOG
+from catalog.dataflow import WindowSpec
+from catalog.schema import PG_CATALOG, Relation
+from catalog.types import INT2, INT4, INT8
+from executor import windows
 from executor.catalog_tables import replace_rows
+from executor.codecs.intervals import format_interval
+from executor.conversions import epoch_timestamp
 from executor.core import Executor
+from executor.dataflow_state import observe
 from executor.ddl import quoted
-from executor.scheduler import Scheduler
+from executor.scheduler import ProcedureStats, Scheduler
 
 Row = tuple[Any, ...]
 
 
 class LiveTables:
-    def __init__(self, executor: Executor, scheduler: Scheduler) -> None:
+    def __init__(self, executor: Executor, scheduler: Scheduler,
+                 inline_fired: Mapping[int, int]) -> None:
+        """``inline_fired``: EE and AFTER SLIDE trigger OID -> times its
+        statements ran (counted where they run, by the dataflow runtime)."""
         self.executor = executor
         self.scheduler = scheduler
+        self.inline_fired = inline_fired
         self._rows: dict[str, Callable[[], list[Row]]] = {
             "sqlext_procedures": self._procedures,
             "sqlext_streams": self._streams,
-            "sqlext_checkpoints": list,
+            "sqlext_windows": self._windows,
+            "sqlext_triggers": self._triggers,
         }
+        executor.refresh_live = self.refresh
 
     def provide(self, name: str, rows: Callable[[], list[Row]]) -> None:
-        """A view whose rows come from a layer above (the checkpointer)."""
+        """A view whose rows come from a layer above."""
         self._rows[name] = rows
 
     def refresh(self, names: Iterable[str]) -> None:
@@ -41,37 +60,91 @@ class LiveTables:
 
     def _procedures(self) -> list[Row]:
         scheduler = self.scheduler
-        queued: dict[tuple[str, str], int] = {}
-        for task in scheduler.queue:
-            queued[task.procedure] = queued.get(task.procedure, 0) + 1
+        procedures = sorted(self.executor.catalog.procedures.items())
+        observed = observe(self.executor, scheduler, (), (key for key, _ in procedures))
+        current = scheduler.current.procedure if scheduler.current is not None else None
         rows = []
-        for key, procedure in sorted(self.executor.catalog.procedures.items()):
-            stats = scheduler.stats.get(key)
-            failure = scheduler.failures.get(key)
-            waiting = queued.get(key, 0) + len(scheduler.held.get(key, ()))
-            state = "stopped" if failure else ("running" if waiting else "idle")
+        for key, procedure in procedures:
+            state = observed.procedures[key]
             rows.append((
-                procedure.schema, procedure.name, procedure.language, state, waiting,
-                stats.runs if stats else 0, stats.failures if stats else 0,
-                failure.batch if failure else None, failure.stream if failure else None,
-                failure.error.sqlstate if failure else None,
-                failure.error.message if failure else None))
+                procedure.schema, procedure.name, procedure.language, state.state,
+                state.waiting_batches, state.batches_run, state.batches_failed,
+                state.stopped_at_batch, state.stopped_on_stream, state.error_code, state.error,
+                key == current, *_latency(scheduler.stats.get(key) or ProcedureStats())))
         return rows
 
     def _streams(self) -> list[Row]:
         catalog = self.executor.catalog
+        pending = self.scheduler.pending()
         rows = []
-        for relation in sorted(catalog.user_relations(), key=lambda r: (r.schema, r.name)):
+        for relation in _sorted(catalog.user_relations()):
             if relation.stream is None:
                 continue
             counters = self.executor.batches.counters(relation.oid)
-            tuples = self.executor.database.execute(
-                f"SELECT count(*) FROM {quoted(relation.physical)}").fetchone()[0]
-            consumers = [f"procedure {t.procedure[1]}" for t in catalog.triggers_on(relation)
-                         if t.procedure] + [f"window {w.name}" for w in catalog.windows_on(
-                             relation)] + [f"trigger {t.name}" for t in catalog.triggers_on(
-                                 relation) if t.body]
+            waiting = pending.get(relation.oid, set())
+            tuples = pending_tuples = 0
+            for batch, count in self.executor.database.execute(
+                    f"SELECT batch_id, count(*) FROM {quoted(relation.physical)} "
+                    "GROUP BY batch_id"):
+                tuples += count
+                if batch in waiting:
+                    pending_tuples += count
+            triggers = catalog.triggers_on(relation)
+            consumers = [f"procedure {t.procedure[1]}" for t in triggers if t.procedure] + [
+                f"window {w.name}" for w in catalog.windows_on(relation)] + [
+                f"trigger {t.name}" for t in triggers if t.body]
             rows.append((relation.schema, relation.name, relation.stream.batch_column,
                          counters.last_batch, tuples, counters.skipped,
-                         ", ".join(consumers) or None))
+                         ", ".join(consumers) or None, len(waiting), pending_tuples))
         return rows
+
+    def _windows(self) -> list[Row]:
+        rows = []
+        for relation in _sorted(self.executor.catalog.user_relations()):
+            spec = relation.window
+            if spec is None:
+                continue
+            visible, staged, slides = windows.counts(self.executor.database, relation)
+            rows.append((relation.schema, relation.name, spec.stream[1],
+                         "rows" if spec.rows else "range", _extent(spec, spec.size),
+                         _extent(spec, spec.slide), spec.column, spec.partition, visible,
+                         staged, slides))
+        return rows
+
+    def _triggers(self) -> list[Row]:
+        catalog = self.executor.catalog
+        rows = []
+        for _, trigger in sorted(catalog.triggers.items()):
+            relation = catalog.relations.get(trigger.target)
+            if trigger.procedure is not None:
+                kind, fired = "PE", self.scheduler.fired.get(trigger.oid, 0)
+            else:
+                kind = "slide" if trigger.event == "slide" else "EE"
+                fired = self.inline_fired.get(trigger.oid, 0)
+            rows.append((trigger.schema, trigger.name, kind, trigger.target[1],
+                         relation.kind_name if relation is not None else None,
+                         trigger.procedure[1] if trigger.procedure else None, fired))
+        return rows
+
+
+def _sorted(relations: Iterable[Relation]) -> list[Relation]:
+    return sorted(relations, key=lambda r: (r.schema, r.name))
+
+
+def _latency(stats: ProcedureStats) -> tuple[float | None, float | None, str | None]:
+    """avg_ms, p99_ms (nearest rank) and last_run of a procedure's TEs."""
+    durations = sorted(stats.durations)
+    if not durations or stats.last_end is None:
+        return None, None, None
+    average = sum(durations) / len(durations)
+    p99 = durations[math.ceil(0.99 * len(durations)) - 1]
+    ended = time.time() - (time.perf_counter() - stats.last_end)
+    return round(average * 1000, 3), round(p99 * 1000, 3), epoch_timestamp(ended)
+
+
+def _extent(spec: WindowSpec, value: int) -> str:
+    """A window's size or slide as written: a count, a column value, or
+    (RANGE over timestamps) an interval."""
+    if spec.rows or spec.column_type in (INT2, INT4, INT8):
+        return str(value)
+    return format_interval(0, 0, value)

@@ -62,6 +62,11 @@ class SqlPlan:
     """The table a DML statement changes (for constraint error messages)."""
     refresh: frozenset[str] = frozenset()
     """Live system views the statement reads (filled just before it runs)."""
+    observes: bool = False
+    """A query that reads live system views (or calls pg_cancel_backend()
+    and the like) and nothing outside pg_catalog: it runs even while
+    another session's transaction holds the executor, so a session that
+    stops everybody else can be seen, and ended."""
     recompute: tuple[tuple[str, str], ...] = ()
     """Materialized views it reads that are recomputed when stale (just
     before it runs)."""

@@ -20,9 +20,11 @@ last TE that consumes them.
 from __future__ import annotations
 
 import logging
-from collections import deque
+import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Final
 
 from catalog import errors
 from executor.batches import delete_batch
@@ -63,10 +65,18 @@ class Failure:
     error: errors.SqlError
 
 
+LATENCY_SAMPLES: Final = 1000
+"""TE durations kept per procedure (for its average and 99th percentile)."""
+
+
 @dataclass
 class ProcedureStats:
     runs: int = 0
     failures: int = 0
+    durations: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCY_SAMPLES))
+    """Seconds each of its latest TEs took, failed ones included."""
+    last_end: float | None = None
+    """``time.perf_counter()`` when its latest TE ended."""
 
 
 @dataclass
@@ -82,6 +92,10 @@ class Scheduler:
     """TEs of stopped procedures, in order, starting with the failed one."""
     failures: dict[ProcedureKey, Failure] = field(default_factory=dict)
     stats: dict[ProcedureKey, ProcedureStats] = field(default_factory=dict)
+    current: Task | None = None
+    """The TE executing now."""
+    fired: Counter[int] = field(default_factory=Counter)
+    """PE trigger OID -> TEs it started (one per batch) since start-up."""
     _consumers: dict[tuple[int, int], int] = field(default_factory=dict)
     """(stream OID, batch) -> TEs still to run on it."""
     paused: bool = False
@@ -105,13 +119,14 @@ class Scheduler:
             stream = catalog.relation_by_oid(stream_oid)
             if stream is None:
                 continue
-            procedures = [t.procedure for t in catalog.triggers_on(stream)
-                          if t.procedure is not None]
-            if not procedures:
+            triggers = [t for t in catalog.triggers_on(stream) if t.procedure is not None]
+            if not triggers:
                 continue
-            self._consumers[(stream_oid, batch)] = len(procedures)
-            tasks.extend(Task(procedure, stream_oid, batch, self._generation)
-                         for procedure in procedures)
+            self._consumers[(stream_oid, batch)] = len(triggers)
+            for trigger in triggers:
+                assert trigger.procedure is not None
+                self.fired[trigger.oid] += 1
+                tasks.append(Task(trigger.procedure, stream_oid, batch, self._generation))
         if not tasks:
             return
         if self._in_task:
@@ -179,9 +194,21 @@ class Scheduler:
                 blocked.wakeup.add_done_callback(lambda _: self.request_run())
 
     def _run_one(self, task: Task, seed: int | None = None) -> None:
-        executor = self.executor
+        """Run one TE (timed, for sqlext_procedures)."""
         stats = self.stats.setdefault(task.procedure, ProcedureStats())
-        executor.acquire(self.token, seed)
+        self.executor.acquire(self.token, seed)
+        self.current = task
+        started = time.perf_counter()
+        try:
+            self._execute(task, stats)
+        finally:
+            self.current = None
+            stats.last_end = ended = time.perf_counter()
+            stats.durations.append(ended - started)
+
+    def _execute(self, task: Task, stats: ProcedureStats) -> None:
+        """The TE in the transaction just opened: commit, or roll back and stop."""
+        executor = self.executor
         executor.bound_batches = {task.stream_oid: task.batch}
         try:
             if task.generation >= MAX_GENERATIONS:
@@ -258,6 +285,14 @@ class Scheduler:
                 self._run_one(task, seed)
                 return True
         return False
+
+    def pending(self) -> dict[int, set[int]]:
+        """Stream OID -> its batches that some PE-triggered procedure has
+        still to run for."""
+        found: dict[int, set[int]] = {}
+        for stream_oid, batch in self._consumers:
+            found.setdefault(stream_oid, set()).add(batch)
+        return found
 
     def waiting(self) -> list[Task]:
         """Every TE not yet run: stopped procedures' first, then the queue."""

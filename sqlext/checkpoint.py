@@ -64,6 +64,8 @@ class Checkpointer:
         self.log_bytes = log_bytes
         self.snapshot_lsn = snapshot_lsn
         self.history: deque[CheckpointRecord] = deque(maxlen=50)
+        self.writing: int | None = None
+        """The LSN of the snapshot being written now (None: none is)."""
         self._token = Token(-1)
         self._requests: list[asyncio.Future[str | None]] = []
         self._running = False
@@ -127,6 +129,7 @@ class Checkpointer:
             executor.rollback(self._token)
         stall_ms = (time.perf_counter() - started) * 1000
         self._last = time.monotonic()
+        self.writing = lsn
         threading.Thread(target=self._wait_for, args=(child, lsn, stall_ms, started, requests),
                          name="sqlext-checkpoint", daemon=True).start()
 
@@ -158,6 +161,7 @@ class Checkpointer:
                  requests: list[asyncio.Future[str | None]]) -> None:
         snapshot = snapshots.Snapshot(self.directory, lsn)
         if not ok:
+            self.writing = None
             snapshots.remove(snapshot)
             self._finish(CheckpointRecord(lsn, datetime.now(UTC), stall_ms,
                                           time.perf_counter() - started, 0,
@@ -171,6 +175,7 @@ class Checkpointer:
                 lambda _: self._written(ok, lsn, stall_ms, started, requests))
             return
         snapshots.publish(snapshot)
+        self.writing = None
         kept = snapshots.prune(self.directory, self.keep)
         if len(kept) == self.keep:
             # the log from the oldest kept snapshot on stays, so that a

@@ -18,7 +18,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import Parameter, Procedure
-from catalog.schema import Catalog
+from catalog.schema import PG_CATALOG, Catalog
 from executor import codecs, ddl
 from executor import dataflow_ddl as dataflow_specs
 from executor.plans import AfterInsert, OutputColumn, ParamType, SqlPlan
@@ -28,6 +28,7 @@ from sqlext import settings as config
 from sqlext.dataflow_ddl import DataflowCompiler
 from sqlext.ddl import DdlCompiler
 from sqlext.dml import translate_delete, translate_insert, translate_update
+from sqlext.functions import SESSION_CONTROL, WAITS_FOR_DATAFLOW
 from sqlext.parse import parse_expression
 from sqlext.role_ddl import compile_role_statement
 from sqlext.scope import ColumnInfo
@@ -152,6 +153,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
         named = readable_outputs(tree, columns)
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
                        translator.writes, refresh=frozenset(translator.live_tables),
+                       observes=_observes(translator),
                        recompute=_recomputed_views(translator), bindings=translator.highest_param,
                        access=_access(translator, statement))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
@@ -166,7 +168,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
             returning, target = translate_delete(translator, tree)
             verb = "DELETE"
         plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
-                       target, recompute=_recomputed_views(translator),
+                       target, refresh=frozenset(translator.live_tables),
+                       recompute=_recomputed_views(translator),
                        after_insert=_after_insert(translator, verb),
                        bindings=translator.highest_param, access=_access(translator, statement))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
@@ -199,6 +202,16 @@ def _access(translator: Translator, statement: exp.Expression
             letters += "r"
         needed[key] = needed.get(key, "") + letters
     return tuple(needed.items())
+
+
+def _observes(translator: Translator) -> bool:
+    """Whether a query watches or controls sessions and the dataflow (it
+    reads live system views or calls pg_cancel_backend() and the like),
+    reads nothing outside pg_catalog and writes nothing
+    (``SqlPlan.observes``)."""
+    return bool(translator.live_tables or translator.called & SESSION_CONTROL) and not (
+        translator.writes or translator.called & WAITS_FOR_DATAFLOW) and all(
+        relation.schema == PG_CATALOG for relation in translator.read_relations.values())
 
 
 def _recomputed_views(translator: Translator) -> tuple[tuple[str, str], ...]:

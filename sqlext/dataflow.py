@@ -10,6 +10,7 @@ binding (the compile cache), never per call.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -40,6 +41,9 @@ class DataflowRuntime:
     def __init__(self, executor: Executor) -> None:
         self.executor = executor
         self.windows = Windows(executor.database)
+        self.fired: Counter[int] = Counter()
+        """EE and AFTER SLIDE trigger OID -> times its statements ran
+        (rolled-back runs included), for sqlext_triggers."""
         self._depth = 0
 
     # --- entry points -----------------------------------------------------------------
@@ -94,6 +98,7 @@ class DataflowRuntime:
         for trigger in triggers:
             assert trigger.body is not None
             self._enter(f"trigger {trigger.name}")
+            self.fired[trigger.oid] += 1
             caller, statement.user = statement.user, context.catalog.relations[
                 trigger.target].owner
             try:

@@ -62,7 +62,6 @@ class Durability:
             self.engine, journal, directory, max(config.snapshots_kept, 1),
             config.checkpoint_interval_s, int(config.checkpoint_log_mb * 1_000_000),
             recovered.snapshot_lsn)
-        self.engine.live_tables.provide("sqlext_checkpoints", self.checkpointer.rows)
         # PE triggers on again: TEs whose batches were waiting run now
         self.engine.scheduler.unpause()
         return recovered

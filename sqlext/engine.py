@@ -22,6 +22,8 @@ from executor.core import Executor
 from executor.functions import register_functions
 from executor.live_tables import LiveTables
 from executor.scheduler import Scheduler
+from sqlext import storage_views
+from sqlext.backends import Backends
 from sqlext.copy import run_copy
 from sqlext.dataflow import DataflowRuntime
 from sqlext.dataflow_graph import dataflow_graph, edge_rows
@@ -72,19 +74,27 @@ class Engine:
         self.scheduler = Scheduler(self.executor, self.dataflow.run_task,
                                    lambda: loop.call_soon(self.scheduler.run),
                                    max_held=config.max_held_batches)
-        self.live_tables = LiveTables(self.executor, self.scheduler)
-        self.live_tables.provide("sqlext_dataflow",
-                                 lambda: edge_rows(dataflow_graph(self.executor.catalog)))
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
+        self.backends = Backends(self)
         register_functions(self.database, self.executor, self.scheduler, VERSION,
-                           self.reload_config)
+                           self.reload_config, self.backends)
         self.utilities = Utilities(run_copy)
         self.journal: Journal | None = None
         self.durability: Durability | None = None
         self.hba = load_rules(config.hba_path)
         self.sessions: dict[int, EngineSession] = {}
+        self.live_tables = LiveTables(self.executor, self.scheduler, self.dataflow.fired)
+        for name, rows in (("pg_stat_activity", self.backends.activity_rows),
+                           ("sqlext_log", lambda: storage_views.log_rows(self.durability)),
+                           ("sqlext_snapshots",
+                            lambda: storage_views.snapshot_rows(self.durability)),
+                           ("sqlext_checkpoints",
+                            lambda: storage_views.checkpoint_rows(self.durability))):
+            self.live_tables.provide(name, rows)
+        self.live_tables.provide("sqlext_dataflow",
+                                 lambda: edge_rows(dataflow_graph(self.executor.catalog)))
         self._process_ids = itertools.count(1000)
         self._lock = threading.Lock()
 
@@ -124,8 +134,8 @@ class Engine:
         role = self.executor.catalog.roles.get(user)
         return Credentials(rule.method, role.password if role is not None else None)
 
-    def open_session(self, user: str, database: str,
-                     parameters: dict[str, str]) -> EngineSession:
+    def open_session(self, user: str, database: str, parameters: dict[str, str],
+                     client: tuple[str, int | None] = ("", None)) -> EngineSession:
         if len(self.sessions) >= self.config.max_connections:
             raise _fatal("53300", "sorry, too many clients already")
         role = self.executor.catalog.roles.get(user)
@@ -137,7 +147,7 @@ class Engine:
                 1 for s in self.sessions.values() if s.user == user) >= role.connection_limit:
             raise _fatal("53300", f'too many connections for role "{user}"')
         process_id = next(self._process_ids)
-        session = EngineSession(self, process_id, user, database, parameters)
+        session = EngineSession(self, process_id, user, database, parameters, client)
         with self._lock:
             self.sessions[process_id] = session
         return session
@@ -152,8 +162,15 @@ class Engine:
             session = self.sessions.get(process_id)
         if session is None or session.secret_key != secret_key:
             return
+        self.interrupt(session)
+
+    def interrupt(self, session: EngineSession) -> None:
+        """Cancel the session's running statement, or its wait for the
+        executor (thread-safe); an idle session is left alone."""
         token = session.token
         waiting = token.waiting
+        if waiting is not None and waiting.done():
+            waiting = None  # it waited before, and ran since
         if waiting is None and not self.executor.is_running(token) and (
                 session.streaming is None):
             return

@@ -89,6 +89,8 @@ class ExpressionTranslator:
         """INSERT, UPDATE, DELETE: the relation changed."""
         self.live_tables: set[str] = set()
         """Live system views the statement reads."""
+        self.called: set[str] = set()
+        """The (PostgreSQL) functions the statement calls."""
         self.read_relations: dict[int, Relation] = {}
         """Every relation named in a FROM clause, by OID."""
         self.writes = False

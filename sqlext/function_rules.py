@@ -119,6 +119,7 @@ class FunctionRules(ExpressionTranslator):
                 f"function {name}({', '.join('unknown' for _ in args)}) does not exist",
                 hint="No function matches the given name and argument types.",
             )
+        self.called.add(name)
         if name in functions.WINDOW_ONLY and not isinstance(node.parent, exp.Window):
             raise errors.WrongObjectType(f"window function {name} requires an OVER clause")
         star = len(args) == 1 and isinstance(args[0], exp.Star)

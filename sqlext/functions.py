@@ -31,6 +31,12 @@ from sqlext.sqltypes import (
 
 ResultRule = SqlType | Callable[[list[SqlType]], SqlType]
 
+SESSION_CONTROL: Final = frozenset({"pg_cancel_backend", "pg_terminate_backend"})
+"""Functions that act on other sessions: a query calling them must not wait
+for the executor (the session to end may be the one holding it)."""
+WAITS_FOR_DATAFLOW: Final = frozenset({"sqlext_drain"})
+"""Functions whose answer needs the executor free of other transactions."""
+
 
 @dataclass(frozen=True, slots=True)
 class FunctionDef:
@@ -149,6 +155,9 @@ FUNCTIONS: Final[dict[str, FunctionDef]] = {
     "current_setting": _f(TEXT, "sqlext_current_setting", TEXT, BOOL, min_args=1, max_args=2),
     "pg_backend_pid": _f(INT4, "sqlext_backend_pid", max_args=0),
     "pg_reload_conf": _f(BOOL, "sqlext_reload_conf", max_args=0),
+    "pg_cancel_backend": _f(BOOL, "sqlext_cancel_backend", INT4, min_args=1, max_args=1),
+    "pg_terminate_backend": _f(BOOL, "sqlext_terminate_backend", INT4, INT8, min_args=1,
+                               max_args=2),
     "now": _f(TIMESTAMPTZ, "sqlext_now", max_args=0),
     "transaction_timestamp": _f(TIMESTAMPTZ, "sqlext_now", max_args=0),
     "statement_timestamp": _f(TIMESTAMPTZ, "sqlext_statement_timestamp", max_args=0),

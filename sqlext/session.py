@@ -45,6 +45,7 @@ from executor.dataflow_ddl import (
 from executor.role_ddl import ROLE_SPECS, AlterRole, CreateRole, RoleSpec, apply_role
 from sqlext import expressions as x
 from sqlext import settings as config
+from sqlext.backends import Activity
 from sqlext.compile import CompileContext, Compiled, compile_statement
 from sqlext.parse import parse
 from sqlext.portal import (
@@ -94,7 +95,7 @@ def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
             # PostgreSQL logs failed statements too (log_min_error_statement).
             log.info("pid %d: %s %s: %s; statement: %s", self.process_id, exc.severity,
                      exc.sqlstate, exc.message, self.current_sql)
-            raise BackendError(_notice(exc)) from exc
+            raise BackendError(_notice(exc), fatal=exc.severity == "FATAL") from exc
         except WouldBlock as exc:
             raise Busy(exc.wakeup) from exc
 
@@ -169,7 +170,8 @@ class _Block:
 
 class EngineSession:
     def __init__(self, engine: Engine, process_id: int, user: str, database: str,
-                 startup: dict[str, str]) -> None:
+                 startup: dict[str, str], client: tuple[str, int | None] = ("", None)
+                 ) -> None:
         self.engine = engine
         self.executor = engine.executor
         self.process_id = process_id
@@ -197,7 +199,11 @@ class EngineSession:
         self._idle_timer: asyncio.TimerHandle | None = None
         self.on_terminate: Callable[[Notice], None] | None = None
         self.current_sql = ""
-        """The statement being worked on (for the server log)."""
+        """The statement being worked on, or the last one (for the server
+        log and pg_stat_activity)."""
+        self.activity = Activity(client)
+        """What pg_stat_activity shows (one attribute: a class whose
+        instances have more than 30 lose CPython's fast attribute access)."""
         self._environment: Any = None
         """The settings the command log last recorded for this session."""
         self._checkpoint: asyncio.Future[str | None] | None = None
@@ -307,6 +313,7 @@ class EngineSession:
     @_boundary
     def simple_statements(self, sql: str) -> int:
         self._touch()
+        self._working_on(sql)
         parsed = parse(sql)
         self._simple = [Prepared(sql, index, statement, ())
                         for index, statement in enumerate(parsed.statements)]
@@ -316,7 +323,6 @@ class EngineSession:
     @_boundary
     def run_simple(self, index: int) -> tuple[PortalDescription | None, Outcome]:
         prepared = self._simple[index]
-        self.current_sql = prepared.sql
         portal = self._bind(prepared, [], [], [], "")
         outcome = self._execute(portal, 0)
         return PortalDescription(fields(portal.columns), portal.formats), outcome
@@ -324,10 +330,12 @@ class EngineSession:
     @_boundary
     def end_simple(self) -> None:
         self._simple = []
+        self._idle()
         self._end_implicit()
 
     def abort_simple(self) -> None:
         self._simple = []
+        self._idle()
         self._after_error()
 
     # --- extended query -------------------------------------------------------
@@ -336,7 +344,7 @@ class EngineSession:
     def parse(self, name: str, sql: str, param_oids: Sequence[int]) -> None:
         self._touch()
         self.implicit = True
-        self.current_sql = sql
+        self._working_on(sql)
         if name and name in self.statements:
             raise errors.DuplicatePreparedStatement(
                 f'prepared statement "{name}" already exists')
@@ -417,7 +425,7 @@ class EngineSession:
         self._touch()
         self.implicit = True
         target = self._portal(portal)
-        self.current_sql = target.prepared.sql
+        self._working_on(target.prepared.sql)
         return self._execute(target, max_rows)
 
     def close_statement(self, name: str) -> None:
@@ -430,10 +438,32 @@ class EngineSession:
 
     @_boundary
     def sync(self) -> None:
+        self._idle()
         self._end_implicit()
 
     def fail_extended(self) -> None:
         self._after_error()
+
+    # --- what pg_stat_activity shows ---------------------------------------------------
+
+    def _working_on(self, sql: str) -> None:
+        """A command arrived (a repeated call, after waiting, keeps its start)."""
+        activity = self.activity
+        if not activity.active or sql != self.current_sql:
+            self.current_sql = sql
+            activity.query_start = activity.state_change = time.time()
+            activity.active = True
+
+    def _idle(self) -> None:
+        """ReadyForQuery is about to go out."""
+        activity = self.activity
+        activity.active = False
+        activity.state_change = time.time()
+
+    @property
+    def checkpointing(self) -> bool:
+        """The running command is a CHECKPOINT, waiting for its snapshot."""
+        return self._checkpoint is not None
 
     # --- transaction bookkeeping ---------------------------------------------------
 
@@ -499,18 +529,26 @@ class EngineSession:
 
     def _idle_timeout(self) -> None:
         self._idle_timer = None
-        if self.executor.owns(self.token) and self.on_terminate is not None:
-            self.on_terminate(Notice(
-                "FATAL", "25P03",
-                "terminating connection due to idle-in-transaction timeout"))
+        if self.executor.owns(self.token):
+            self.terminate(errors.IdleInTransactionSessionTimeout(
+                "terminating connection due to idle-in-transaction timeout", severity="FATAL"))
 
-    def _access(self, writes: bool) -> None:
-        """Wait for the executor as this statement needs (raises WouldBlock)."""
+    def terminate(self, error: errors.SqlError) -> None:
+        """End the session from outside: the client gets ``error`` (FATAL)
+        and the connection closes; its transaction rolls back."""
+        if self.on_terminate is not None:
+            self.on_terminate(_notice(error))
+
+    def _access(self, writes: bool, observes: bool = False) -> None:
+        """Wait for the executor as this statement needs (raises WouldBlock);
+        a statement that ``observes`` (``SqlPlan.observes``) never waits."""
         token = self.token
         if token.cancel_requested:
             self.executor.withdraw(token)
             token.cancel_requested = False
             raise errors.QueryCanceled("canceling statement due to user request")
+        if observes and not self.executor.owns(token):
+            return
         block = self.block
         exclusive = writes or self.executor.owns(token) or (
             block is not None and block.isolation in ("serializable", "repeatable read"))
@@ -573,7 +611,7 @@ class EngineSession:
             return Rows([], _tag(verb, 0)) if plan.columns is not None else Command(
                 _tag(verb, 0))
         if not portal.started:
-            self._access(plan.writes)
+            self._access(plan.writes, plan.observes)
         executor = self.executor
         context = self._context()
         started = time.monotonic()
@@ -585,8 +623,6 @@ class EngineSession:
                 assert portal.cursor is not None
                 rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
             else:
-                if plan.refresh:
-                    self.engine.live_tables.refresh(plan.refresh)
                 cursor = executor.run_plan(plan, portal.params)
                 portal.started = True  # not when it failed: a FETCH runs it again
                 if plan.columns is None:
@@ -691,7 +727,10 @@ class EngineSession:
     def _take_notices(self, context: StatementContext) -> None:
         for message in context.notices:
             self.notice(message)
+        for message in context.warnings:
+            self.notice(message, "01000", "WARNING")
         context.notices.clear()
+        context.warnings.clear()
 
     def call_procedure(self, portal: Portal) -> None:
         """CALL: the procedure runs in this session's transaction."""

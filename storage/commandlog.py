@@ -175,7 +175,16 @@ class LogWriter:
         self.mode = mode
         self.timeout_ms = timeout_ms
         self.on_durable = on_durable
+        # what sqlext_log shows (written by the writer thread only)
         self.fsyncs = 0
+        self.records = 0
+        """Records made durable since start-up."""
+        self.max_group = 0
+        """The most records one fsync made durable."""
+        self.last_fsync: float | None = None
+        """``time.time()`` of the latest fsync."""
+        self.path = directory / segment_name(first_lsn)
+        """The segment being written."""
         self._condition = threading.Condition()
         self._pending: list[bytes | _Rotate] = []
         self._pending_last = 0
@@ -222,7 +231,7 @@ class LogWriter:
     # --- the writer thread ---------------------------------------------------------
 
     def _open(self, first_lsn: int) -> int:
-        path = self.directory / segment_name(first_lsn)
+        path = self.path = self.directory / segment_name(first_lsn)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         _write_all(descriptor, encode_header(first_lsn, self.mode))
         os.fsync(descriptor)
@@ -281,7 +290,10 @@ class LogWriter:
             return
         _write_all(self._descriptor, b"".join(frames))
         os.fdatasync(self._descriptor)
+        self.last_fsync = time.time()
         self.fsyncs += 1
+        self.records += len(frames)
+        self.max_group = max(self.max_group, len(frames))
 
 
 def _write_all(descriptor: int, data: bytes) -> None:

@@ -21,7 +21,8 @@ from wire.messages import Field, Notice
 
 
 class BackendError(Exception):
-    """An error to report to the client as an ErrorResponse."""
+    """An error to report to the client as an ErrorResponse; a ``fatal``
+    one ends the connection after it is sent."""
 
     def __init__(self, notice: Notice, *, fatal: bool = False) -> None:
         super().__init__(notice.message)
@@ -216,8 +217,10 @@ class Backend(Protocol):
 
     def credentials(self, user: str, database: str, peer: str, tls: bool) -> Credentials: ...
 
-    def open_session(self, user: str, database: str, parameters: dict[str, str]) -> Session:
-        """Raises BackendError(fatal=True) to refuse the connection."""
+    def open_session(self, user: str, database: str, parameters: dict[str, str],
+                     client: tuple[str, int | None]) -> Session:
+        """``client`` is the peer's address and port. Raises
+        BackendError(fatal=True) to refuse the connection."""
         ...
 
     def cancel(self, process_id: int, secret_key: int) -> None:

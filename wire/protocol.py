@@ -123,9 +123,11 @@ class Connection:
         peer: str = "",
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         tls: bool = False,
+        peer_port: int | None = None,
     ) -> None:
         self.backend = backend
         self.peer = peer
+        self.peer_port = peer_port
         self.tls = tls
         """Whether the connection is encrypted (host-based rules may require it)."""
         self.state = State.STARTUP
@@ -326,7 +328,7 @@ class Connection:
         user = parameters["user"]
         try:
             session = self.backend.open_session(
-                user, parameters.get("database") or user, parameters
+                user, parameters.get("database") or user, parameters, (self.peer, self.peer_port)
             )
         except BackendError as exc:
             self._fatal(exc.notice)
@@ -482,7 +484,10 @@ class Connection:
         try:
             self._continue_simple()
         except BackendError as exc:
-            self._simple_failed(exc.notice)
+            if exc.fatal:
+                self._fatal(exc.notice)
+            else:
+                self._simple_failed(exc.notice)
         except Busy:
             raise
         except Exception as exc:
@@ -577,6 +582,9 @@ class Connection:
         try:
             _EXTENDED_STEPS[type(message)](self, session, message)
         except BackendError as exc:
+            if exc.fatal:
+                self._fatal(exc.notice)
+                return
             self._error(exc.notice)
             self._extended_failed(session)
         except Busy:

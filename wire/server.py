@@ -154,6 +154,7 @@ class _ClientProtocol(asyncio.Protocol):
 class _Handshake:
     sock: socket.socket
     peer: str
+    port: int | None
     framer: FrameReader
     negotiation: StartupNegotiation
     deadline: float
@@ -204,8 +205,8 @@ class _Listener(threading.Thread):
         conn.setblocking(False)
         framer = FrameReader(self.server.max_message_size)
         negotiation = StartupNegotiation(framer, tls=self.server.tls_context is not None)
-        handshake = _Handshake(conn, _peer_name(address), framer, negotiation,
-                               time.monotonic() + STARTUP_TIMEOUT_S)
+        handshake = _Handshake(conn, _peer_name(address), _peer_port(address), framer,
+                               negotiation, time.monotonic() + STARTUP_TIMEOUT_S)
         self.selector.register(conn, selectors.EVENT_READ, handshake)
 
     def _drop(self, handshake: _Handshake) -> None:
@@ -256,7 +257,8 @@ class _Listener(threading.Thread):
             return
         self.selector.unregister(handshake.sock)
         leftover = handshake.framer.read_rest()
-        self.server.adopt(handshake.sock, handshake.peer, packet, leftover, tls)
+        self.server.adopt(handshake.sock, (handshake.peer, handshake.port), packet, leftover,
+                          tls)
 
     @staticmethod
     def _send(handshake: _Handshake, data: bytes) -> None:
@@ -288,6 +290,12 @@ def _peer_name(address: object) -> str:
     if isinstance(address, tuple) and address:
         return str(address[0])
     return str(address)
+
+
+def _peer_port(address: object) -> int | None:
+    if isinstance(address, tuple) and len(address) > 1:
+        return int(address[1])
+    return None
 
 
 class WireServer:
@@ -323,16 +331,18 @@ class WireServer:
         self._listener = _Listener(self, sock)
         self._listener.start()
 
-    def adopt(self, sock: socket.socket, peer: str, startup: messages.StartupMessage,
-              leftover: bytes, tls: TlsChannel | None) -> None:
+    def adopt(self, sock: socket.socket, peer: tuple[str, int | None],
+              startup: messages.StartupMessage, leftover: bytes, tls: TlsChannel | None) -> None:
         """Called from the listener thread with a socket past the handshake."""
         assert self._loop is not None
         self._loop.call_soon_threadsafe(self._adopt, sock, peer, startup, leftover, tls)
 
-    def _adopt(self, sock: socket.socket, peer: str, startup: messages.StartupMessage,
-               leftover: bytes, tls: TlsChannel | None) -> None:
+    def _adopt(self, sock: socket.socket, peer: tuple[str, int | None],
+               startup: messages.StartupMessage, leftover: bytes, tls: TlsChannel | None) -> None:
         assert self._loop is not None
-        connection = Connection(self.backend, peer, self.max_message_size, tls=tls is not None)
+        host, port = peer
+        connection = Connection(self.backend, host, self.max_message_size, tls=tls is not None,
+                                peer_port=port)
         self._loop.create_task(
             self._loop.connect_accepted_socket(
                 lambda: _ClientProtocol(connection, startup, leftover, tls, self._clients), sock

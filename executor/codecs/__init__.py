@@ -22,6 +22,7 @@ from executor.codecs import (
     integers,
     intervals,
     jsontypes,
+    network,
     numeric,
     strings,
 )
@@ -42,6 +43,7 @@ _SCALARS: Final[dict[int, Codec]] = {
     **numeric.CODECS,
     **strings.CODECS,
     **jsontypes.CODECS,
+    **network.CODECS,
     **datetimes.CODECS,
     **intervals.CODECS,
 }

@@ -123,6 +123,7 @@ CODECS: Final[dict[int, Codec]] = {
     types.INT4: _integer_codec("integer", 4),
     types.INT8: _integer_codec("bigint", 8),
     types.OID: _oid_codec("oid"),
+    types.XID: _integer_codec("xid", 4, signed=False),
     types.REGPROC: _oid_codec("regproc"),
     types.REGCLASS: _oid_codec("regclass"),
     types.REGTYPE: _oid_codec("regtype"),

@@ -193,8 +193,8 @@ class ScriptedBackend:
             return Credentials(self.method, md5_password_hash(user, self.password))
         return Credentials(self.method, ScramVerifier.from_password(self.password).text())
 
-    def open_session(self, user: str, database: str,
-                     parameters: dict[str, str]) -> ScriptedSession:
+    def open_session(self, user: str, database: str, parameters: dict[str, str],
+                     client: tuple[str, int | None]) -> ScriptedSession:
         return self.session
 
     def cancel(self, process_id: int, secret_key: int) -> None:
