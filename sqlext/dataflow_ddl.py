@@ -30,7 +30,7 @@ from sqlext.sqltypes import resolve_type
 BodyCheck = Callable[[exp.Expression, tuple[Parameter, ...]], None]
 """Compiles one body statement against the catalog (raises on errors)."""
 
-BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call)
+BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call, x.Notify)
 _STREAM_OPTIONS = frozenset({"batch_column", "notify", "keep_batches"})
 _RANGE_TYPES = frozenset({t.INT2, t.INT4, t.INT8, t.TIMESTAMP, t.TIMESTAMPTZ})
 _MICROS_PER_DAY = 86_400_000_000
@@ -85,7 +85,8 @@ def body_statements(body: str, what: str) -> tuple[exp.Expression, ...]:
             verb = statement.key.upper()
             raise errors.FeatureNotSupported(
                 f"{verb} is not allowed in {what}",
-                hint="Procedures and triggers run SELECT, INSERT, UPDATE, DELETE and CALL.")
+                hint="Procedures and triggers run SELECT, INSERT, UPDATE, DELETE, CALL and "
+                     "NOTIFY.")
     return statements
 
 
