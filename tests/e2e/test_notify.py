@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterator
 import psycopg
 import pytest
 
+from tests.fixtures.notifications import take
 from tests.fixtures.servers import ServerProcess, sqlstate_of
 
 PSQL = shutil.which("psql")
-WAIT_S = 30.0
-"""A safety net for a notification that never comes (the asserts are on content)."""
 
 
 def channel() -> str:
@@ -29,10 +28,7 @@ def channel() -> str:
 
 
 def received(conn: psycopg.Connection, count: int) -> list[tuple[str, str, int]]:
-    """The next ``count`` notifications the connection gets, waiting for
-    them without sending anything."""
-    return [(n.channel, n.payload, n.pid)
-            for n in conn.notifies(timeout=WAIT_S, stop_after=count)]
+    return [(n.channel, n.payload, n.pid) for n in take(conn, count)]
 
 
 def payloads(conn: psycopg.Connection, count: int) -> list[str]:
