@@ -17,11 +17,24 @@ BATCH_ID: Final = "batch_id"
 """The pseudo-column every stream has: the batch a tuple belongs to."""
 
 
+DEFAULT_KEEP_BATCHES: Final = 1000
+"""How many of its newest batches a notify stream keeps unless told."""
+
+
 @dataclass(frozen=True, slots=True)
 class StreamOptions:
     batch_column: str | None = None
     """The column that carries client-assigned batch ids (None: the
     engine numbers batches itself)."""
+    notify: str | None = None
+    """The channel every committed batch is announced on (None: none)."""
+    keep_batches: int = 0
+    """A notify stream keeps its newest this many batches (and any older
+    one a procedure has yet to run on) for clients catching up; 0 for
+    other streams, whose batches go once consumed."""
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        restore_fields(self, state)
 
 
 @dataclass(frozen=True, slots=True)

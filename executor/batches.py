@@ -109,6 +109,28 @@ class BatchLedger:
     def skipped_batch(self, stream_oid: int) -> int | None:
         return self._skipping.get(stream_oid)
 
+    def writing(self) -> dict[int, int]:
+        """The batches the open transaction writes (stream OID -> batch id)."""
+        return self._open
+
+    def newest_kept(self, stream_oid: int, keep: int) -> int:
+        """The lowest of the ``keep`` highest batch ids of a stream, the open
+        transaction's included: the oldest batch a stream that keeps its
+        last ``keep`` batches still holds."""
+        counters = self.counters(stream_oid)
+        open_batch = self._open.get(stream_oid)
+        if stream_oid not in self._client_assigned and not counters.accepted:
+            # numbered by the engine: consecutive
+            return max(counters.last_batch, open_batch or 0) - keep + 1
+        ranges = counters.accepted
+        if open_batch is not None:  # accepted only when it commits
+            ranges = sorted([*ranges, [open_batch, open_batch]])
+        for first, last in reversed(ranges):
+            if last - first + 1 >= keep:
+                return last - keep + 1
+            keep -= last - first + 1
+        return ranges[0][0] if ranges else 1
+
     def commit(self) -> dict[int, int]:
         """The transaction committed: its batches (stream OID -> batch id)."""
         created = self._open

@@ -38,6 +38,7 @@ from executor import errors as error_map
 from executor.batches import BatchLedger, LedgerMark
 from executor.context import StatementContext
 from executor.matviews import recompute_stale
+from executor.notifications import Notification, Pending, PendingMark, notification
 from executor.plans import SqlPlan
 from storage import engine
 
@@ -106,6 +107,21 @@ class Token:
     process_id: int
     cancel_requested: bool = False
     waiting: Wakeup | None = None
+    pending: Pending | None = None
+    """What its open transaction announces at commit (None: nothing yet)."""
+
+    def announcing(self) -> Pending:
+        """The open transaction's announcements, to add to."""
+        if self.pending is None:
+            self.pending = Pending()
+        return self.pending
+
+    def announcement_mark(self) -> PendingMark:
+        return (0, 0) if self.pending is None else self.pending.mark()
+
+    def restore_announcements(self, mark: PendingMark) -> None:
+        if self.pending is not None:
+            self.pending.restore(mark)
 
 
 @dataclass(eq=False)
@@ -203,7 +219,8 @@ class _Transaction:
     owner: Token
     catalog: Catalog
     log: TransactionLog
-    savepoints: list[tuple[str, Catalog, LedgerMark, int]] = field(default_factory=list)
+    savepoints: list[tuple[str, Catalog, LedgerMark, int, PendingMark]] = field(
+        default_factory=list)
     random: random.Random | None = None
 
 
@@ -229,6 +246,12 @@ class Executor:
         self.on_batches: Callable[[dict[int, int]], None] | None = None
         """Called with the batches (stream OID -> batch id) of every commit
         that created some, before anyone else may run (the scheduler)."""
+        self.sealing_batches: Callable[[Token, Catalog, dict[int, int]], None] | None = None
+        """Called just before a transaction that wrote batches commits, with
+        the batches (stream OID -> batch id): the notify streams' work."""
+        self.on_announce: Callable[[int, Pending], None] | None = None
+        """Called with the process id and announcements of every committed
+        transaction that made some (NOTIFY, LISTEN), before anyone else runs."""
         self.bound_batches: dict[int, int] = {}
         """Stream OID -> batch id: what a stream's name denotes inside the
         running transaction execution (set by the scheduler)."""
@@ -356,11 +379,15 @@ class Executor:
         transaction = self._transaction
         assert transaction is not None and transaction.owner is token
         try:
+            writing = self.batches.writing()
+            if writing and self.sealing_batches is not None:
+                self.sealing_batches(token, transaction.catalog, writing)
             self.database.execute("COMMIT")
         except engine.Error as exc:
             if self.database.in_transaction:
                 self.database.execute("ROLLBACK")
             self.batches.rollback()
+            token.pending = None
             self._release()
             raise error_map.translate(exc, transaction.catalog) from exc
         self.catalog = transaction.catalog
@@ -370,10 +397,30 @@ class Executor:
             for key in log.moved:
                 log.moved[key] = self.sequences.get(key)
             self.journal.committed(log, created)
+        self.announce(token)
         if created and self.on_batches is not None:
             self.on_batches(created)
         self._release()
         return created
+
+    def announce(self, token: Token) -> None:
+        """``token``'s transaction committed (one that wrote nothing commits
+        without owning the executor): what it announced takes effect."""
+        pending, token.pending = token.pending, None
+        if pending is not None and self.on_announce is not None:
+            self.on_announce(token.process_id, pending)
+
+    def notify(self, channel: str | None, payload: str | None) -> None:
+        """NOTIFY / pg_notify() in the running statement: sent when its
+        transaction commits."""
+        token = self._running
+        if token is None:
+            raise errors.ObjectNotInPrerequisiteState("pg_notify() runs inside a statement")
+        self.add_notification(token, notification(channel, payload))
+
+    @staticmethod
+    def add_notification(token: Token, checked: Notification) -> None:
+        token.announcing().notifications.setdefault(checked)
 
     def rollback(self, token: Token) -> None:
         transaction = self._transaction
@@ -383,18 +430,23 @@ class Executor:
         if self.database.in_transaction:
             self.database.execute("ROLLBACK")
         self.batches.rollback()
+        token.pending = None
         if transaction.log.moved and self.journal is not None:
             # ROLLBACK does not give sequence values back
             self.journal.sequences_moved({key: self.sequences.get(key)
                                           for key in transaction.log.moved})
         self._release()
 
-    def savepoint(self, token: Token, name: str) -> None:
+    def savepoint(self, token: Token, name: str, announced: PendingMark | None = None) -> None:
+        """``announced``: where the token's announcements stood when the
+        savepoint was made (before the transaction owned the executor)."""
         transaction = self._transaction
         assert transaction is not None and transaction.owner is token
         self.database.execute(f'SAVEPOINT "{name}"')
+        if announced is None:
+            announced = token.announcement_mark()
         transaction.savepoints.append((name, transaction.catalog, self.batches.mark(),
-                                       len(transaction.log.entries)))
+                                       len(transaction.log.entries), announced))
 
     def _find_savepoint(self, name: str) -> int:
         transaction = self._transaction
@@ -422,8 +474,9 @@ class Executor:
         for cursor in list(self.live_cursors):
             cursor.materialize()
         self.database.execute(f'ROLLBACK TO SAVEPOINT "{name}"')
-        _, transaction.catalog, batches, entries = transaction.savepoints[index]
+        _, transaction.catalog, batches, entries, announced = transaction.savepoints[index]
         self.batches.restore(batches)
+        token.restore_announcements(announced)
         del transaction.log.entries[entries:]
         del transaction.savepoints[index + 1:]
 

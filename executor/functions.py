@@ -492,11 +492,13 @@ class _VarPop(_Deviation):
 
 def register_functions(database: Database, executor: Executor, scheduler: Scheduler,
                        version: str, reload_config: Callable[[], bool],
-                       backends: BackendControl) -> None:
+                       backends: BackendControl,
+                       listening: Callable[[int], list[str]]) -> None:
     """Register every ``sqlext_*`` function on the executor's database;
     ``version`` is what version() returns, ``reload_config`` what
     pg_reload_conf() does, ``backends`` what pg_cancel_backend() and
-    pg_terminate_backend() signal."""
+    pg_terminate_backend() signal, ``listening`` the channels a session
+    (by process id) listens on."""
     context = lambda: executor.context  # noqa: E731 - read at call time
 
     def reload_conf() -> int:
@@ -580,6 +582,11 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         sequence = next((s for s in catalog.sequences.values() if s.oid == value), None)
         return sequence.name if sequence is not None else str(value)
 
+    def notify(channel: Any, payload: Any) -> str:
+        executor.notify(None if channel is None else str(channel),
+                        None if payload is None else str(payload))
+        return ""  # void: prints as nothing, and is not NULL
+
     def nextval(name: Any) -> Any:
         return executor.nextval(str(name), context())
 
@@ -659,6 +666,9 @@ def register_functions(database: Database, executor: Executor, scheduler: Schedu
         "sqlext_numeric_add": (3, _numeric_add),
         "sqlext_numeric_quotient": (2, _numeric_quotient),
         "sqlext_average": (2, _average),
+        "sqlext_notify": (2, notify),
+        "sqlext_listening_channels": (0, lambda: json.dumps(listening(
+            context().process_id))),
     }
     scalar.update(catalog_functions(context))
     scalar.update(json_functions())

@@ -243,10 +243,16 @@ class Scheduler:
             self._consumers.pop((task.stream_oid, task.batch), None)
 
     def _collect(self, task: Task) -> None:
-        """Every consumer has run: the batch's tuples go, in this TE's transaction."""
+        """Every consumer has run: the batch's tuples go, in this TE's
+        transaction (a notify stream keeps its newest batches instead)."""
         stream = self.executor.catalog.relation_by_oid(task.stream_oid)
-        if stream is not None:
+        if stream is not None and stream.stream is not None and not stream.stream.keep_batches:
             delete_batch(self.executor.database, stream, task.batch)
+
+    def oldest_waiting(self, stream_oid: int) -> int | None:
+        """The lowest batch id of the stream some TE has yet to run on."""
+        return min((batch for stream, batch in self._consumers if stream == stream_oid),
+                   default=None)
 
     def _stop(self, task: Task, error: errors.SqlError) -> None:
         stream = self.executor.catalog.relation_by_oid(task.stream_oid)

@@ -248,7 +248,8 @@ def _after_insert(translator: Translator, verb: str) -> AfterInsert | None:
     windows = tuple((w.schema, w.name) for w in catalog.windows_on(relation))
     if not ee and not windows:
         return None
-    consumed = relation.stream is not None and not any(t.procedure for t in triggers)
+    consumed = relation.stream is not None and not relation.stream.keep_batches and not any(
+        t.procedure for t in triggers)
     return AfterInsert((relation.schema, relation.name), windows, ee, consumed)
 
 

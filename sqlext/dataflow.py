@@ -23,6 +23,7 @@ from executor.batches import delete_batch
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.context import StatementContext
 from executor.core import Executor, Token
+from executor.notifications import notification
 from executor.plans import SqlPlan
 from executor.scheduler import Task
 from executor.windows import Windows
@@ -155,6 +156,10 @@ class DataflowRuntime:
                        param_oids: tuple[int, ...], args: Sequence[Any],
                        context: CompileContext, token: Token) -> list[tuple[Any, ...]]:
         """One statement of a body; the rows it returns (storage values)."""
+        if isinstance(statement, x.Notify):
+            self.executor.add_notification(token, notification(
+                statement.name, statement.args.get("payload")))
+            return []
         compiled = compile_statement(statement, context, param_oids, source)
         if compiled.call is not None:
             values = self.arguments(compiled.call.arguments, args, token)
@@ -180,7 +185,7 @@ class DataflowRuntime:
             statements = parse(text).statements
             if len(statements) != 1 or not isinstance(statements[0], BODY_STATEMENTS):
                 raise errors.SqlSyntaxError(
-                    "sql() runs exactly one SELECT, INSERT, UPDATE, DELETE or CALL")
+                    "sql() runs exactly one SELECT, INSERT, UPDATE, DELETE, CALL or NOTIFY")
             return self._run_statement(statements[0], (text, 0, "python"), (), params,
                                        context, token)
 

@@ -16,10 +16,11 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog import types as t
-from catalog.dataflow import Parameter, StreamOptions, WindowSpec
+from catalog.dataflow import DEFAULT_KEEP_BATCHES, Parameter, StreamOptions, WindowSpec
 from catalog.schema import Catalog
 from executor import codecs, conversions, ddl
 from executor import dataflow_ddl as specs
+from executor.notifications import check_channel
 from sqlext import expressions as x
 from sqlext import python_procedures
 from sqlext.ddl import DdlCompiler, creation_schema, pg_sql
@@ -29,8 +30,8 @@ from sqlext.sqltypes import resolve_type
 BodyCheck = Callable[[exp.Expression, tuple[Parameter, ...]], None]
 """Compiles one body statement against the catalog (raises on errors)."""
 
-BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call)
-_STREAM_OPTIONS = frozenset({"batch_column"})
+BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call, x.Notify)
+_STREAM_OPTIONS = frozenset({"batch_column", "notify", "keep_batches"})
 _RANGE_TYPES = frozenset({t.INT2, t.INT4, t.INT8, t.TIMESTAMP, t.TIMESTAMPTZ})
 _MICROS_PER_DAY = 86_400_000_000
 _MICROS_PER_SECOND = 1_000_000
@@ -60,6 +61,22 @@ def _window_extent(node: exp.Expression, timed: bool, what: str) -> int:
     return extent
 
 
+def _keep_batches(value: object, notify: bool) -> int:
+    """The keep_batches option: a positive integer, for notify streams only."""
+    if value is None:
+        return DEFAULT_KEEP_BATCHES if notify else 0
+    if not notify:
+        raise errors.InvalidParameterValue(
+            'stream option "keep_batches" applies to notify streams only',
+            hint="Other streams keep a batch until every consumer has run on it.")
+    text = str(value)
+    if not text.isdigit() or int(text) == 0:
+        raise errors.InvalidParameterValue(
+            f'invalid value for stream option "keep_batches": "{text}"',
+            hint="It is the number of newest batches the stream keeps, at least 1.")
+    return int(text)
+
+
 def body_statements(body: str, what: str) -> tuple[exp.Expression, ...]:
     """The statements of a procedure or EE-trigger body."""
     statements = parse(body).statements
@@ -68,7 +85,8 @@ def body_statements(body: str, what: str) -> tuple[exp.Expression, ...]:
             verb = statement.key.upper()
             raise errors.FeatureNotSupported(
                 f"{verb} is not allowed in {what}",
-                hint="Procedures and triggers run SELECT, INSERT, UPDATE, DELETE and CALL.")
+                hint="Procedures and triggers run SELECT, INSERT, UPDATE, DELETE, CALL and "
+                     "NOTIFY.")
     return statements
 
 
@@ -133,7 +151,11 @@ class DataflowCompiler:
         spec = self.tables.compile(table)
         assert isinstance(spec, ddl.CreateTable)
         batch_column = options.get("batch_column")
-        return replace(spec, stream=StreamOptions(str(batch_column) if batch_column else None))
+        notify = options.get("notify")
+        return replace(spec, stream=StreamOptions(
+            str(batch_column) if batch_column else None,
+            None if notify is None else check_channel(str(notify)),
+            _keep_batches(options.get("keep_batches"), notify is not None)))
 
     def _create_procedure(self, node: x.CreateProcedure) -> specs.CreateProcedure:
         target = node.this

@@ -40,7 +40,7 @@ _COPY_VALUE_OPTIONS = {"DELIMITER": "delimiter", "NULL": "null", "QUOTE": "quote
 
 
 _UNSUPPORTED_STATEMENTS = frozenset({
-    "LISTEN", "NOTIFY", "UNLISTEN", "DO", "LOCK", "COMMENT",
+    "DO", "LOCK", "COMMENT",
     "REINDEX", "CLUSTER", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
 })
 
@@ -52,6 +52,10 @@ _ROLE_UNSUPPORTED = frozenset({"NOINHERIT", "REPLICATION", "BYPASSRLS", "VALID",
                                "ADMIN", "USER", "SYSID"})
 _GRANTED_ROLE_NAMES = {"PUBLIC": ""}
 _TABLE_PRIVILEGE_WORDS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE"})
+
+_STRING_CONSTANTS = frozenset({TokenType.STRING, TokenType.BYTE_STRING,
+                               TokenType.HEREDOC_STRING})
+"""'...', E'...' (escapes decoded by the tokenizer) and $$...$$."""
 
 _TRIGGER_EVENTS = frozenset({"INSERT", "SLIDE"})
 _UNSUPPORTED_TRIGGER_EVENTS = frozenset({"UPDATE", "DELETE", "TRUNCATE"})
@@ -455,6 +459,23 @@ class SqlExtParser(PostgresParser):
         while self._curr:
             self._advance()
         return x.Maintenance(this=verb)
+
+    def _parse_listen_statement(self) -> exp.Expr:
+        return x.Listen(this=self._identifier())
+
+    def _parse_unlisten_statement(self) -> exp.Expr:
+        if self._match(TokenType.STAR):
+            return x.Unlisten(this=None)
+        return x.Unlisten(this=self._identifier())
+
+    def _parse_notify_statement(self) -> exp.Expr:
+        channel = self._identifier()
+        payload: str | None = None
+        if self._match(TokenType.COMMA):
+            if not self._match_set(_STRING_CONSTANTS):
+                self.raise_error("Expected a string literal")
+            payload = self._prev.text
+        return x.Notify(this=channel, payload=payload)
 
     def _parse_copy_statement(self) -> exp.Expr:
         if self._match(TokenType.L_PAREN):
@@ -941,6 +962,9 @@ SqlExtParser.UTILITY_PARSERS = {
     "EXECUTE": SqlExtParser._parse_execute_statement,
     "DEALLOCATE": SqlExtParser._parse_deallocate_statement,
     "COPY": SqlExtParser._parse_copy_statement,
+    "LISTEN": SqlExtParser._parse_listen_statement,
+    "UNLISTEN": SqlExtParser._parse_unlisten_statement,
+    "NOTIFY": SqlExtParser._parse_notify_statement,
     "VACUUM": SqlExtParser._parse_maintenance_statement,
     "ANALYZE": SqlExtParser._parse_maintenance_statement,
     "CHECKPOINT": SqlExtParser._parse_maintenance_statement,
@@ -1124,6 +1148,11 @@ class SqlExtGenerator(PostgresGenerator):
         x.Deallocate: lambda _, e: f"DEALLOCATE {_quote_name(e.name) if e.this else 'ALL'}",
         x.CopyStatement: _copy_sql,
         x.Maintenance: lambda _, e: str(e.this),
+        x.Listen: lambda _, e: f"LISTEN {_quote_name(e.name)}",
+        x.Unlisten: lambda _, e: f"UNLISTEN {_quote_name(e.name) if e.this else '*'}",
+        x.Notify: lambda _, e: f"NOTIFY {_quote_name(e.name)}" + (
+            "" if e.args.get("payload") is None
+            else ", " + exp.Literal.string(e.args["payload"]).sql(dialect="postgres")),
         x.CreateStream: _create_stream_sql,
         x.CreateWindow: _create_window_sql,
         x.ProcedureParam: _procedure_param_sql,

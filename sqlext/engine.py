@@ -22,6 +22,7 @@ from executor.core import Executor
 from executor.functions import register_functions
 from executor.live_tables import LiveTables
 from executor.scheduler import Scheduler
+from executor.stream_notify import StreamNotifier
 from sqlext import storage_views
 from sqlext.backends import Backends
 from sqlext.copy import run_copy
@@ -30,6 +31,7 @@ from sqlext.dataflow_graph import dataflow_graph, edge_rows
 from sqlext.durability import Durability, DurabilityConfig
 from sqlext.hba import HbaError, load_rules
 from sqlext.journal import Journal
+from sqlext.notify_hub import NotifyHub
 from sqlext.session import EngineSession
 from sqlext.settings import SERVER_VERSION
 from sqlext.utilities import Utilities
@@ -74,12 +76,16 @@ class Engine:
         self.scheduler = Scheduler(self.executor, self.dataflow.run_task,
                                    lambda: loop.call_soon(self.scheduler.run),
                                    max_held=config.max_held_batches)
+        self.notify_hub = NotifyHub(self._durability_barrier)
+        self.executor.on_announce = self.notify_hub.committed
+        self.stream_notifier = StreamNotifier(self.executor, self.scheduler,
+                                              self.notify_hub.listened)
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
         self.backends = Backends(self)
         register_functions(self.database, self.executor, self.scheduler, VERSION,
-                           self.reload_config, self.backends)
+                           self.reload_config, self.backends, self.notify_hub.channels)
         self.utilities = Utilities(run_copy)
         self.journal: Journal | None = None
         self.durability: Durability | None = None
@@ -107,6 +113,10 @@ class Engine:
     def close(self) -> None:
         if self.durability is not None:
             self.durability.close()
+
+    def _durability_barrier(self) -> asyncio.Future[None] | None:
+        """Done once everything committed so far is durable (None: it is)."""
+        return self.journal.barrier() if self.journal is not None else None
 
     @staticmethod
     def check_rules(config: EngineConfig) -> str | None:
@@ -150,9 +160,11 @@ class Engine:
         session = EngineSession(self, process_id, user, database, parameters, client)
         with self._lock:
             self.sessions[process_id] = session
+        self.notify_hub.attach(process_id, session.notify_client)
         return session
 
     def session_closed(self, session: EngineSession) -> None:
+        self.notify_hub.detach(session.process_id)
         with self._lock:
             self.sessions.pop(session.process_id, None)
 

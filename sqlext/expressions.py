@@ -106,6 +106,24 @@ class Maintenance(UtilityStatement):
     arg_types = {"this": True}
 
 
+class Listen(UtilityStatement):
+    """LISTEN channel (``this``: the name, folded unless quoted)."""
+
+    arg_types = {"this": True}
+
+
+class Unlisten(UtilityStatement):
+    """UNLISTEN channel | UNLISTEN * (``this`` None)."""
+
+    arg_types = {"this": False}
+
+
+class Notify(UtilityStatement):
+    """NOTIFY channel [, 'payload'] (``payload`` None without one)."""
+
+    arg_types = {"this": True, "payload": False}
+
+
 # --- dataflow statements (streams, windows, procedures, triggers) -------------------
 
 

@@ -52,8 +52,25 @@ _CURRENT_FUNCTIONS: dict[type[exp.Expression], tuple[str, SqlType]] = {
 }
 
 
+class _ListeningChannels(exp.Expression):
+    """The array pg_listening_channels() unnests: the session's channels."""
+
+    arg_types: ClassVar[dict[str, bool]] = {}
+
+
+def listening_channels_call() -> exp.Anonymous:
+    """pg_listening_channels() as the unnest() of a text[]."""
+    return exp.Anonymous(this="unnest", expressions=[_ListeningChannels()])
+
+
 class FunctionRules(ExpressionTranslator):
     """Translates function calls."""
+
+    def _listening_channels(self, node: exp.Expression,
+                            scope: Scope) -> tuple[exp.Expression, SqlType]:
+        replacement = exp.Anonymous(this="sqlext_listening_channels", expressions=[])
+        node.replace(replacement)
+        return replacement, SqlType(t.array_of(t.TEXT))
 
     def _current(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
         name, sql_type = _CURRENT_FUNCTIONS[type(node)]
@@ -90,6 +107,10 @@ class FunctionRules(ExpressionTranslator):
 
     def _anonymous(self, node: exp.Anonymous, scope: Scope) -> tuple[exp.Expression, SqlType]:
         name = node.name.lower()
+        if name == "pg_listening_channels" and not node.expressions:
+            call = listening_channels_call()
+            node.replace(call)
+            node, name = call, "unnest"
         if name in ("unnest", "_pg_expandarray"):
             return self._set_returning_call(node, name, scope)
         if name == "array" and len(node.expressions) == 1 and isinstance(
@@ -270,6 +291,7 @@ class FunctionRules(ExpressionTranslator):
         exp.StrPosition: _position,
         exp.Extract: _extract,
         **dict.fromkeys(_CURRENT_FUNCTIONS, _current),
+        _ListeningChannels: _listening_channels,
     }
 
 

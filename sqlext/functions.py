@@ -167,6 +167,7 @@ FUNCTIONS: Final[dict[str, FunctionDef]] = {
     "txid_current": _f(INT8, "sqlext_txid_current", max_args=0),
     "gen_random_uuid": _f(SqlType(t.UUID), "sqlext_gen_random_uuid", max_args=0),
     "sqlext_drain": _f(BOOL, "sqlext_drain", FLOAT8, max_args=1),
+    "pg_notify": _f(SqlType(t.VOID), "sqlext_notify", TEXT, TEXT, min_args=2, max_args=2),
     # strings
     "length": _f(INT4, "length", TEXT, min_args=1, max_args=1),
     "char_length": _f(INT4, "length", TEXT, min_args=1, max_args=1),

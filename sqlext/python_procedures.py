@@ -3,7 +3,7 @@
 The body is the body of a Python function whose arguments are the
 procedure's parameters, in order and by name. Inside it:
 
-* ``sql(statement, *args)`` runs one SELECT, INSERT, UPDATE, DELETE or CALL
+* ``sql(statement, *args)`` runs one SELECT, INSERT, UPDATE, DELETE, CALL or NOTIFY
   in the procedure's transaction (``$1``, ``$2``... take ``args``) and
   returns its rows as a list of tuples (empty for statements without rows);
 * ``notice(message)`` sends a NOTICE to the client;

@@ -42,6 +42,7 @@ from executor.dataflow_ddl import (
     DataflowSpec,
     apply_dataflow,
 )
+from executor.notifications import PendingMark
 from executor.role_ddl import ROLE_SPECS, AlterRole, CreateRole, RoleSpec, apply_role
 from sqlext import expressions as x
 from sqlext import settings as config
@@ -161,8 +162,9 @@ class _Block:
     def __init__(self, isolation: str, read_only: bool) -> None:
         self.isolation = isolation
         self.read_only = read_only
-        self.savepoints: list[str] = []
-        """Savepoints made before the block owned the executor."""
+        self.savepoints: list[tuple[str, PendingMark]] = []
+        """Savepoints made before the block owned the executor, with where
+        the transaction's announcements (NOTIFY, LISTEN) stood."""
         self.local_settings: dict[str, str | None] = {}
         """Values to restore at the end of the block (SET LOCAL)."""
         self.started = datetime.now(UTC)
@@ -198,6 +200,7 @@ class EngineSession:
         self._simple: list[Prepared] = []
         self._idle_timer: asyncio.TimerHandle | None = None
         self.on_terminate: Callable[[Notice], None] | None = None
+        self.on_notification: Callable[[int, str, str], None] | None = None
         self.current_sql = ""
         """The statement being worked on, or the last one (for the server
         log and pg_stat_activity)."""
@@ -475,8 +478,7 @@ class EngineSession:
     def _end_implicit(self) -> None:
         self.implicit = False
         if self.block is None:
-            if self.executor.owns(self.token):
-                self.executor.commit(self.token)
+            self._commit_transaction()
             self._transaction_over()
         self._arm_idle_timer()
 
@@ -486,8 +488,7 @@ class EngineSession:
         if self.block is not None:
             self.failed = True
         else:
-            if self.executor.owns(self.token):
-                self.executor.rollback(self.token)
+            self._rollback_transaction()
             self._transaction_over()
         self.executor.withdraw(self.token)
         self.token.cancel_requested = False
@@ -495,8 +496,7 @@ class EngineSession:
 
     def _statement_done(self) -> None:
         if self.block is None and not self.implicit:
-            if self.executor.owns(self.token):
-                self.executor.commit(self.token)
+            self._commit_transaction()
             self._transaction_over()
 
     def _transaction_over(self) -> None:
@@ -559,8 +559,8 @@ class EngineSession:
             raise errors.ReadOnlySqlTransaction(
                 "cannot execute this statement in a read-only transaction")
         if self.executor.acquire(token) and block is not None:
-            for name in block.savepoints:
-                self.executor.savepoint(token, name)
+            for name, announced in block.savepoints:
+                self.executor.savepoint(token, name, announced)
             block.savepoints.clear()
 
     def _context(self) -> StatementContext:
@@ -809,47 +809,62 @@ class EngineSession:
         if self.failed:
             self.rollback()
             return "ROLLBACK"
-        if self.executor.owns(self.token):
-            try:
-                self.executor.commit(self.token)
-            finally:
-                self._transaction_over()
-        else:
+        try:
+            self._commit_transaction()
+        finally:
             self._transaction_over()
         return "COMMIT"
 
     def rollback(self) -> None:
         if self.block is None and not self.failed:
             self.notice("there is no transaction in progress", "25P01", "WARNING")
+        self._rollback_transaction()
+        self._transaction_over()
+
+    def _commit_transaction(self) -> None:
+        """Commit what the transaction wrote (it then owns the executor) and
+        what it announced (NOTIFY, LISTEN)."""
+        if self.executor.owns(self.token):
+            self.executor.commit(self.token)
+        else:
+            self.executor.announce(self.token)
+
+    def _rollback_transaction(self) -> None:
         if self.executor.owns(self.token):
             self.executor.rollback(self.token)
-        self._transaction_over()
+        else:
+            self.token.pending = None
+
+    def announce_listen(self, listen: bool, channel: str | None) -> None:
+        """LISTEN / UNLISTEN: takes effect when the transaction commits."""
+        self.token.announcing().listens.append((listen, channel))
+
+    def notify_client(self, sender: int, channel: str, payload: str) -> None:
+        """A notification for this session's client (from the hub)."""
+        if self.on_notification is not None:
+            self.on_notification(sender, channel, payload)
 
     def savepoint(self, name: str) -> None:
         block = self._require_block("SAVEPOINT")
         if self.executor.owns(self.token):
             self.executor.savepoint(self.token, name)
         else:
-            block.savepoints.append(name)
+            block.savepoints.append((name, self.token.announcement_mark()))
 
     def release_savepoint(self, name: str) -> None:
         block = self._require_block("RELEASE SAVEPOINT")
         if self.executor.owns(self.token):
             self.executor.release_savepoint(self.token, name)
             return
-        if name not in block.savepoints:
-            raise errors.InvalidSavepointSpecification(f'savepoint "{name}" does not exist')
-        del block.savepoints[len(block.savepoints) - 1 - block.savepoints[::-1].index(name):]
+        del block.savepoints[_savepoint_position(block, name):]
 
     def rollback_to_savepoint(self, name: str) -> None:
         block = self._require_block("ROLLBACK TO SAVEPOINT")
         if self.executor.owns(self.token):
             self.executor.rollback_to_savepoint(self.token, name)
         else:
-            if name not in block.savepoints:
-                raise errors.InvalidSavepointSpecification(
-                    f'savepoint "{name}" does not exist')
-            position = len(block.savepoints) - 1 - block.savepoints[::-1].index(name)
+            position = _savepoint_position(block, name)
+            self.token.restore_announcements(block.savepoints[position][1])
             del block.savepoints[position + 1:]
         self.failed = False
 
@@ -915,7 +930,18 @@ class EngineSession:
                 portal.cursor.close()
         self.portals.clear()
         self.executor.forget(self.token)
+        self.token.pending = None
+        self.on_notification = None
         self.engine.session_closed(self)
+
+
+def _savepoint_position(block: _Block, name: str) -> int:
+    """The newest savepoint called ``name`` among those the block made
+    before it owned the executor."""
+    for position in range(len(block.savepoints) - 1, -1, -1):
+        if block.savepoints[position][0] == name:
+            return position
+    raise errors.InvalidSavepointSpecification(f'savepoint "{name}" does not exist')
 
 
 def _command_line_options(options: str) -> dict[str, str]:

@@ -12,7 +12,12 @@ from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
 from catalog.system import LIVE_TABLES
 from executor.windows import VISIBLE
 from sqlext.expression_rules import DATETIME_OIDS
-from sqlext.function_rules import FUNCTIONS, FunctionRules, check_unnest_argument
+from sqlext.function_rules import (
+    FUNCTIONS,
+    FunctionRules,
+    check_unnest_argument,
+    listening_channels_call,
+)
 from sqlext.naming import source_position
 from sqlext.scope import ColumnInfo, Scope, Source
 from sqlext.sqltypes import (
@@ -261,6 +266,8 @@ class SourceTranslator(FunctionRules):
             query, value_type = self._generate_series(call, scope)
         elif name == "unnest":
             query, value_type = self._unnest(call, scope)
+        elif name == "pg_listening_channels" and not call.expressions:
+            query, value_type = self._unnest(listening_channels_call(), scope)
         elif name in FUNCTIONS and not FUNCTIONS[name].aggregate:
             # Any other function yields one row, as in PostgreSQL.
             holder = exp.Paren(this=call.copy())

@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog import types as t
+from executor.notifications import check_channel, notification
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.dataflow_explain import explain_dataflow
@@ -173,6 +174,24 @@ class Utilities:
             session.checkpoint()
         return Command(str(node.this))
 
+    # --- LISTEN / NOTIFY -----------------------------------------------------------
+
+    def _listen(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                max_rows: int) -> Outcome:
+        session.announce_listen(True, check_channel(node.name))
+        return Command("LISTEN")
+
+    def _unlisten(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                  max_rows: int) -> Outcome:
+        session.announce_listen(False, None if node.this is None else node.name)
+        return Command("UNLISTEN")
+
+    def _notify(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                max_rows: int) -> Outcome:
+        session.executor.add_notification(session.token, notification(
+            node.name, node.args.get("payload")))
+        return Command("NOTIFY")
+
     # --- cursors ----------------------------------------------------------------
 
     def _declare(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
@@ -319,4 +338,7 @@ _HANDLERS: dict[type, Handler] = {
     x.ExecutePrepared: Utilities._execute,
     x.Deallocate: Utilities._deallocate,
     x.CopyStatement: Utilities._copy,
+    x.Listen: Utilities._listen,
+    x.Unlisten: Utilities._unlisten,
+    x.Notify: Utilities._notify,
 }

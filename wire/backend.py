@@ -129,6 +129,10 @@ class Session(Protocol):
     on_terminate: Callable[[Notice], None] | None
     """Set by the connection: ends it with a FATAL error (idle timeout,
     pg_terminate_backend)."""
+    on_notification: Callable[[int, str, str], None] | None
+    """Set by the connection: sends the client a NotificationResponse
+    (process id of the notifier, channel, payload) at once if it is idle,
+    otherwise just before the next ReadyForQuery that reports it idle."""
 
     def initial_parameters(self) -> list[tuple[str, str]]:
         """ParameterStatus values sent after authentication, in order."""

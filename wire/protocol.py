@@ -153,6 +153,10 @@ class Connection:
         self.output_blocked: Callable[[], Wakeup | None] | None = None
         """Set by the transport: a Wakeup while the client is not reading
         fast enough (sending pauses until it is done), else None."""
+        self._idle = False
+        """The last ReadyForQuery said 'I' and no message came since."""
+        self._notifications: list[bytes] = []
+        """NotificationResponses waiting for the session to be idle."""
 
     # --- driving ------------------------------------------------------------
 
@@ -187,6 +191,20 @@ class Connection:
             session.close()
         if self.state is not State.CLOSED:
             self._set_state(State.CLOSED)
+
+    def notify(self, process_id: int, channel: str, payload: str) -> None:
+        """Send a NotificationResponse: now if the session is idle, else
+        just before the next ReadyForQuery that reports it idle (after its
+        transaction block), as PostgreSQL does."""
+        if self.state is State.CLOSED:
+            return
+        message = messages.notification_response(process_id, channel, payload)
+        if not self._idle:
+            self._notifications.append(message)
+            return
+        self._emit(message)
+        if self.flush_hook is not None:
+            self.flush_hook()
 
     def terminate(self, notice: Notice) -> None:
         """The backend ends this session: send the FATAL error and close."""
@@ -234,6 +252,8 @@ class Connection:
 
     def _dispatch(self, message: messages.FrontendMessage) -> bool:
         """Handle one message; False when processing must pause (Busy)."""
+        if not isinstance(message, messages.Flush):
+            self._idle = False  # until its cycle ends with ReadyForQuery
         try:
             self._handle(message)
         except Busy as busy:
@@ -335,12 +355,13 @@ class Connection:
             return
         self.session = session
         session.on_terminate = self.terminate
+        session.on_notification = self.notify
         parts = [messages.authentication_ok()]
         parts += [messages.parameter_status(k, v) for k, v in session.initial_parameters()]
         parts.append(messages.backend_key_data(session.process_id, session.secret_key))
-        parts.append(messages.ready_for_query(session.transaction_status()))
         self._emit(b"".join(parts))
         self._set_state(State.READY)
+        self._ready_for_query()
 
     def _handle(self, message: messages.FrontendMessage) -> None:
         state = self.state
@@ -388,9 +409,17 @@ class Connection:
             self._emit(messages.parameter_status(name, value))
 
     def _ready(self) -> None:
-        assert self.session is not None
         self._notices()
-        self._emit(messages.ready_for_query(self.session.transaction_status()))
+        self._ready_for_query()
+
+    def _ready_for_query(self) -> None:
+        assert self.session is not None
+        status = self.session.transaction_status()
+        if status == "I" and self._notifications:
+            self._emit(b"".join(self._notifications))
+            self._notifications.clear()
+        self._emit(messages.ready_for_query(status))
+        self._idle = status == "I"
 
     def _error(self, notice: Notice) -> None:
         assert self.session is not None

@@ -73,6 +73,7 @@ class ScriptedSession:
     process_id = 42
     secret_key = 7
     on_terminate = None
+    on_notification = None
 
     def __init__(self) -> None:
         self.status = "I"
@@ -333,6 +334,45 @@ def test_replies_wait_for_durability_and_keep_their_order() -> None:
     held[0].fire()
     assert kinds(flushed[-1]) == "CZCZCZ"
     assert connection.take_output() == b""
+
+
+def _notification_of(data: bytes) -> tuple[int, bytes]:
+    (body,) = [b for k, b in messages_of(data) if k == b"A"]
+    return struct.unpack("!i", body[:4])[0], body[4:]
+
+
+def test_an_idle_session_gets_notifications_at_once() -> None:
+    connection, backend = connect()
+    flushed: list[bytes] = []
+    connection.flush_hook = lambda: flushed.append(connection.take_output())
+    notify = backend.session.on_notification
+    assert notify is not None  # installed by the connection
+    notify(77, "chan", "payload")
+    assert _notification_of(flushed[-1]) == (77, b"chan\x00payload\x00")
+    connection.receive(m.encode_simple(b"H"))  # Flush leaves it idle
+    notify(78, "chan", "")
+    assert _notification_of(flushed[-1]) == (78, b"chan\x00\x00")
+
+
+def test_notifications_wait_for_the_end_of_a_cycle_and_of_a_block() -> None:
+    connection, backend = connect()
+    session = backend.session
+    connection.receive(m.encode_parse("", "begin"))
+    session.on_notification(1, "c", "during an extended-query cycle")
+    assert kinds(connection.take_output()) == "1"
+    session.status = "T"
+    connection.receive(m.encode_simple(b"S"))
+    assert kinds(connection.take_output()) == "Z"  # in a block: held
+    session.on_notification(2, "c", "while in the block")
+    assert connection.take_output() == b""
+    session.status = "E"
+    connection.receive(m.encode_query("ERR"))
+    assert kinds(connection.take_output()) == "EZ"
+    session.status = "I"
+    connection.receive(m.encode_query("rollback"))
+    output = connection.take_output()
+    assert kinds(output) == "CAAZ"  # just before the ReadyForQuery that says idle
+    assert [body[4:6] for kind, body in messages_of(output) if kind == b"A"] == [b"c\x00"] * 2
 
 
 def test_copy_in_then_remaining_statements() -> None:
