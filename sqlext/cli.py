@@ -20,7 +20,7 @@ from sqlext.bench import matviews as matview_bench
 from sqlext.bench import spark as spark_bench
 from sqlext.bench import wire as wire_bench
 from sqlext.bench.harness import BenchmarkFailed, Output, Variant, run_variants
-from sqlext.client_options import client_parser
+from sqlext.client_options import client_parser, connect
 from sqlext.hba import HbaError
 from sqlext.peer import PeerUnavailable
 from sqlext.processes import start_sqlext
@@ -197,8 +197,7 @@ def _run(args: argparse.Namespace) -> int:
             stack.callback(server.stop)
             host, port = server.host, server.port
         try:
-            conn = stack.enter_context(psycopg.connect(
-                host=host, port=port, user=args.user, dbname=args.dbname, autocommit=True))
+            conn = stack.enter_context(connect(args, "run", host, port))
         except psycopg.OperationalError as exc:
             print(f"sqlext run: cannot connect to {host}:{port}: {exc}", file=sys.stderr)
             return 1

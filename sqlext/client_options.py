@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+import psycopg
+
 
 def client_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str,
                   **kwargs: str) -> argparse.ArgumentParser:
@@ -16,3 +18,12 @@ def client_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     parser.add_argument("-U", "--user", default="postgres")
     parser.add_argument("-d", "--dbname", default="sqlext")
     return parser
+
+
+def connect(args: argparse.Namespace, command: str, host: str | None = None,
+            port: int | None = None) -> psycopg.Connection[tuple[object, ...]]:
+    """An autocommit connection as the options say (``host``/``port``
+    override them), named ``sqlext <command>`` in pg_stat_activity."""
+    return psycopg.connect(host=host or args.host, port=port or args.port, user=args.user,
+                           dbname=args.dbname, autocommit=True,
+                           application_name=f"sqlext {command}")

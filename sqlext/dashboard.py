@@ -28,8 +28,13 @@ from sqlext.engine import Engine
 
 log = logging.getLogger("sqlext")
 
-VIEWS: Final = ("sqlext_streams", "sqlext_procedures", "sqlext_checkpoints")
-"""The system views the page shows, in order."""
+VIEWS: Final[dict[str, tuple[str, ...] | None]] = {
+    "sqlext_streams": None, "sqlext_windows": None, "sqlext_procedures": None,
+    "sqlext_log": None, "sqlext_snapshots": None, "sqlext_checkpoints": None,
+    "pg_stat_activity": ("pid", "usename", "application_name", "client_addr", "state",
+                         "query_start", "query"),
+}
+"""The system views the page shows, with the columns it shows (None: all)."""
 RECENT_ERRORS: Final = 20
 _REQUEST_LIMIT: Final = 8192
 _REQUEST_TIMEOUT_S: Final = 10.0
@@ -72,9 +77,14 @@ class Dashboard:
         engine = self.engine
         catalog = engine.executor.catalog
         views = {}
-        for name in VIEWS:
+        for name, shown in VIEWS.items():
             columns = [c.name for c in catalog.relation(name, PG_CATALOG).columns]
-            views[name] = {"columns": columns, "rows": engine.live_tables.rows(name)}
+            rows = engine.live_tables.rows(name)
+            if shown is not None:
+                positions = [columns.index(column) for column in shown]
+                columns = list(shown)
+                rows = [tuple(row[i] for i in positions) for row in rows]
+            views[name] = {"columns": columns, "rows": rows}
         return {"time": datetime.now(UTC).isoformat(timespec="milliseconds"),
                 "views": views, "errors": list(self.errors.records),
                 "dataflow": self._document()}

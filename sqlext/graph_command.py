@@ -16,7 +16,7 @@ from typing import Final
 
 import psycopg
 
-from sqlext.client_options import client_parser
+from sqlext.client_options import client_parser, connect
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?(\(\))?")
 """What NAME may be: a (schema-qualified) name, with () for a procedure."""
@@ -48,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
                     "(Debian: apt-get install graphviz); --dot writes the DOT text without it")
     statement = "EXPLAIN (FORMAT DOT) DATAFLOW" + (f" {args.name}" if args.name else "")
     try:
-        with psycopg.connect(host=args.host, port=args.port, user=args.user,
-                             dbname=args.dbname, autocommit=True) as conn:
+        with connect(args, "graph") as conn:
             row = conn.execute(statement).fetchone()
     except psycopg.OperationalError as exc:
         return fail(f"cannot connect to {args.host}:{args.port}: {exc}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Final, TextIO
 
 import psycopg
 
@@ -14,6 +14,9 @@ from sqlext.progress import Progress
 from sqlext.script import ClientCopy, Step
 
 COPY_CHUNK = 1 << 20
+RIGHT_ALIGNED: Final = frozenset((20, 21, 23, 26, 28, 29, 700, 701, 790, 1700, 5069))
+"""The type OIDs psql aligns to the right: int8, int2, int4, oid, xid, cid,
+float4, float8, money, numeric, xid8 (``column_type_alignment`` in psql)."""
 
 
 def run_steps(conn: psycopg.Connection, steps: list[Step], name: str,
@@ -45,8 +48,7 @@ def _statement(conn: psycopg.Connection, sql: str, out: TextIO) -> str | None:
     """Runs ``sql``: its rows as a table, or (as psql) its command tag."""
     cursor = conn.execute(sql)
     if cursor.description is not None:
-        names = [column.name for column in cursor.description]
-        print_table(names, cursor.fetchall(), out)
+        print_table(cursor, out)
         return None
     return cursor.statusmessage or ""
 
@@ -71,22 +73,31 @@ def _client_copy(conn: psycopg.Connection, copy: ClientCopy, progress: bool) -> 
         return cursor.statusmessage or f"COPY {cursor.rowcount}"
 
 
-def print_table(names: list[str], rows: list[tuple[object, ...]], out: TextIO) -> None:
-    """psql's aligned format: centred headers, numbers to the right, no
-    trailing blanks after a row's last value."""
-    shown = [["" if value is None else str(value) for value in row] for row in rows]
+def print_table(cursor: psycopg.Cursor[Any], out: TextIO) -> None:
+    """A result in psql's aligned format: the values' PostgreSQL text forms,
+    centred headers, numbers to the right, no trailing blanks."""
+    result = cursor.pgresult
+    assert result is not None and cursor.description is not None
+    names = [column.name for column in cursor.description]
+    shown = [["" if (value := result.get_value(row, column)) is None else value.decode()
+              for column in range(result.nfields)] for row in range(result.ntuples)]
     widths = [max([len(name), *(len(row[i]) for row in shown)]) for i, name in enumerate(names)]
-    numeric = [bool(rows) and all(isinstance(row[i], int | float) or row[i] is None
-                                  for row in rows) for i in range(len(names))]
-    print(" " + " | ".join(name.center(width) for name, width in zip(names, widths,
-                                                                     strict=True)) + " ",
+    numeric = [result.ftype(column) in RIGHT_ALIGNED for column in range(result.nfields)]
+    print(" " + " | ".join(_centred(name, width) for name, width in zip(names, widths,
+                                                                        strict=True)) + " ",
           file=out)
     print("-" + "-+-".join("-" * width for width in widths) + "-", file=out)
     for row in shown:
         cells = [value.rjust(width) if numeric[i] else value.ljust(width)
                  for i, (value, width) in enumerate(zip(row, widths, strict=True))]
         print((" " + " | ".join(cells)).rstrip(), file=out)
-    print(f"({len(rows)} row{'' if len(rows) == 1 else 's'})\n", file=out)
+    print(f"({len(shown)} row{'' if len(shown) == 1 else 's'})\n", file=out)
+
+
+def _centred(name: str, width: int) -> str:
+    """As psql centres a header: an odd blank goes to the right."""
+    left = (width - len(name)) // 2
+    return " " * left + name + " " * (width - len(name) - left)
 
 
 def _report(name: str, step: Step, exc: psycopg.Error) -> None:

@@ -10,16 +10,24 @@ from typing import Final
 
 import psycopg
 
-from sqlext.client_options import client_parser
+from sqlext.client_options import client_parser, connect
 from sqlext.script_runner import print_table
 
 SECTIONS: Final = (
-    ("Streams", "SELECT schema, name, last_batch, tuples, consumers FROM sqlext_streams "
-                "ORDER BY schema, name"),
+    ("Streams", "SELECT schema, name, last_batch, pending_batches, pending_tuples, consumers "
+                "FROM sqlext_streams ORDER BY schema, name"),
+    ("Windows", "SELECT schema, name, stream, kind, size, slide, visible_tuples, "
+                "staged_tuples, slides FROM sqlext_windows ORDER BY schema, name"),
     ("Procedures", "SELECT schema, name, state, waiting_batches, batches_run, batches_failed, "
-                   "stopped_at_batch, error FROM sqlext_procedures ORDER BY schema, name"),
-    ("Snapshots", "SELECT lsn, finished, seconds, size_bytes, error FROM sqlext_checkpoints "
-                  "ORDER BY finished DESC LIMIT 3"),
+                   "avg_ms, p99_ms, stopped_at_batch, error FROM sqlext_procedures "
+                   "ORDER BY schema, name"),
+    ("Command log", "SELECT durability, recovery, last_lsn, durable_lsn, last_fsync, fsyncs, "
+                    "avg_group, max_group FROM sqlext_log"),
+    ("Snapshots", "SELECT lsn, size_bytes, written, writing FROM sqlext_snapshots "
+                  "ORDER BY lsn DESC LIMIT 3"),
+    ("Sessions", "SELECT pid, usename, application_name, client_addr, state, "
+                 "left(query, 50) AS query "
+                 "FROM pg_stat_activity ORDER BY pid"),
 )
 
 
@@ -30,16 +38,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with psycopg.connect(host=args.host, port=args.port, user=args.user,
-                             dbname=args.dbname, autocommit=True) as conn:
+        with connect(args, "status") as conn:
             version = conn.execute("SELECT version()").fetchone()
             print(f"{version[0] if version else 'sqlext'} at {args.host}:{args.port}\n")
             for title, query in SECTIONS:
                 cursor = conn.execute(query)
-                assert cursor.description is not None
                 print(title)
-                print_table([c.name for c in cursor.description], cursor.fetchall(),
-                            sys.stdout)
+                print_table(cursor, sys.stdout)
     except psycopg.OperationalError as exc:
         print(f"sqlext status: cannot connect to {args.host}:{args.port}: {exc}",
               file=sys.stderr)

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tests.fixtures.servers import ROOT, ServerProcess, own_schema, start_server
@@ -101,10 +101,12 @@ def test_log_level() -> None:
     assert refused.returncode == 2 and "invalid choice" in refused.stderr
 
 
-def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerProcess]) -> None:
-    server = server_factory("--in-memory")
+def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerProcess],
+                                         tmp_path: Path) -> None:
+    server = server_factory("--data-dir", str(tmp_path / "data"))
     with server.connect(autocommit=True) as conn:
         conn.execute("CREATE STREAM readings (a int)")
+        conn.execute("CREATE WINDOW last_two ON readings ROWS 2 SLIDE 1")
         conn.execute("CREATE TABLE ratios (r int)")
         conn.execute("CREATE PROCEDURE ratio() LANGUAGE sql AS $$ INSERT INTO ratios "
                      "SELECT 1 / (a - 3) FROM readings $$")
@@ -112,11 +114,30 @@ def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerPro
                      "EXECUTE PROCEDURE ratio()")
         for value in (1, 3, 4):
             conn.execute(f"INSERT INTO readings VALUES ({value})")
+        conn.execute("CHECKPOINT")
+        lsn = conn.execute("SELECT last_lsn FROM sqlext_log").fetchone()
     shown = sqlext("status", "-p", str(server.port))
     assert shown.returncode == 0, shown.stderr
-    lines = shown.stdout.splitlines()
-    assert " public | readings |          3 |      2 | procedure ratio" in lines
-    assert any(line.startswith(" public | ratio | stopped |               2 |           1 |"
-                               ) and line.endswith("| division by zero") for line in lines)
+    sections = dict(_sections(shown.stdout))
+    assert sections["Streams"][2] == (
+        " public | readings |          3 |               2 |              2 | "
+        "procedure ratio, window last_two")
+    assert sections["Windows"][2].startswith(
+        " public | last_two | readings | rows | 2    | 1     |              2 |")
+    procedure = sections["Procedures"][2]
+    assert procedure.startswith(" public | ratio | stopped |               2 |           1 |"
+                                "              1 |")
+    assert procedure.endswith("|                2 | division by zero")
+    assert f"| strong   | {lsn[0]:8} | {lsn[0]:11} |" in sections["Command log"][2]
+    assert sections["Snapshots"][2].startswith(f" {lsn[0]:3} |")
+    assert sections["Snapshots"][2].endswith("| f")
+    assert "| postgres | sqlext status    | 127.0.0.1   | active |" in sections["Sessions"][2]
     unreachable = sqlext("status", "-p", "1")
     assert unreachable.returncode == 1 and "cannot connect" in unreachable.stderr
+
+
+def _sections(screen: str) -> Iterator[tuple[str, list[str]]]:
+    """``sqlext status``'s sections: title -> its table's lines."""
+    for block in screen.strip().split("\n\n")[1:]:
+        title, *table = block.splitlines()
+        yield title, table

@@ -1,7 +1,8 @@
 """The dashboard (``sqlext serve --http-port``) in a real browser: headless
 Chromium loads the page while Leaderboard votes flow; the page draws the
-Leaderboard's graph and lists its procedures, their counts move between two
-looks, and a screenshot is kept in test-artifacts/dashboard.png."""
+Leaderboard's graph and lists its procedures, windows, command log and
+sessions; their counts move between two looks, and a screenshot is kept in
+test-artifacts/dashboard.png."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import threading
 import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,8 @@ from tests.fixtures.servers import ROOT, ServerProcess
 ARTIFACTS = ROOT / "test-artifacts"
 _DASHBOARD = re.compile(r"dashboard on (http://\S+/)")
 _RUNS = re.compile(r'data-key="public\.(\w+)".*?data-column="batches_run">(\d+)<')
+_SLIDES = re.compile(r'data-key="public\.trending".*?data-column="slides">(\d+)<')
+_LSN = re.compile(r'data-column="last_lsn">(\d+)<')
 
 
 def chromium(url: str, *args: str) -> str:
@@ -35,8 +39,9 @@ def chromium(url: str, *args: str) -> str:
 
 
 @pytest.fixture
-def dashboard(server_factory: Callable[..., ServerProcess]) -> Iterator[tuple[str, ServerProcess]]:
-    server = server_factory("--in-memory", "--http-port", "0")
+def dashboard(server_factory: Callable[..., ServerProcess],
+              tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
+    server = server_factory("--data-dir", str(tmp_path / "data"), "--http-port", "0")
     url = next(m.group(1) for line in server.log if (m := _DASHBOARD.search(line)))
     yield url, server
 
@@ -50,7 +55,7 @@ def test_page_shows_the_leaderboard_and_its_counts_move(
         votes = list(generate_votes(200_000))
 
         def vote() -> None:
-            with server.connect(autocommit=True) as voter:
+            with server.connect(autocommit=True, application_name="voter") as voter:
                 for start in range(0, len(votes), 500):
                     if stop.is_set():
                         return
@@ -61,7 +66,7 @@ def test_page_shows_the_leaderboard_and_its_counts_move(
         try:
             page = chromium(url, "--dump-dom")
             first = dict(_RUNS.findall(page))
-            second = dict(_RUNS.findall(chromium(url, "--dump-dom")))
+            second = chromium(url, "--dump-dom")
             ARTIFACTS.mkdir(exist_ok=True)
             shot = ARTIFACTS / "dashboard.png"
             shot.unlink(missing_ok=True)
@@ -73,7 +78,10 @@ def test_page_shows_the_leaderboard_and_its_counts_move(
     graph = page[page.index('<div id="graph">'):page.index("</svg>")]
     drawn = set(re.findall(r"<text[^>]*>([^<]+)</text>", graph))
     assert {"votes_in", "validate", "valid_votes", "trending", "count_votes"} <= drawn
-    assert int(second["validate"]) > int(first["validate"]) > 0
+    assert int(dict(_RUNS.findall(second))["validate"]) > int(first["validate"]) > 0
+    assert int(_SLIDES.search(second)[1]) > int(_SLIDES.search(page)[1]) > 0
+    assert int(_LSN.search(second)[1]) > int(_LSN.search(page)[1]) > 0
+    assert 'data-column="application_name">voter<' in page
     assert shot.stat().st_size > 10_000
 
 
