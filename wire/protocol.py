@@ -49,6 +49,14 @@ from wire.messages import MalformedMessage, Notice
 log = logging.getLogger("sqlext")
 
 OUTPUT_CHUNK = 1 << 20
+NOTIFICATION_BACKLOG_LIMIT = 32 << 20
+"""Bytes of notifications and other output a listening connection may have
+waiting for its client (held until its transaction block ends, or sent and
+not read). Past it the connection ends with FATAL 54000, as a publish/
+subscribe server drops a subscriber that does not read (Redis: 32 MB): the
+memory a slow listener holds stays bounded, and the notifiers and the
+dataflow never wait for it. One transaction that sends a listener more than
+this at once drops it too."""
 OUTPUT_CHUNK_PARTS = 2000
 """Messages (rows) sent between two looks at ``output_blocked``: small rows
 fill a chunk slowly, and the server's turn must end now and then."""
@@ -157,6 +165,9 @@ class Connection:
         """The last ReadyForQuery said 'I' and no message came since."""
         self._notifications: list[bytes] = []
         """NotificationResponses waiting for the session to be idle."""
+        self._notification_bytes = 0
+        self.unsent_bytes: Callable[[], int] = lambda: 0
+        """Set by the transport: bytes written and not yet taken by the client."""
 
     # --- driving ------------------------------------------------------------
 
@@ -199,8 +210,19 @@ class Connection:
         if self.state is State.CLOSED:
             return
         message = messages.notification_response(process_id, channel, payload)
+        backlog = self._notification_bytes + self._out_size + self.unsent_bytes()
+        if backlog + len(message) > NOTIFICATION_BACKLOG_LIMIT:
+            log.warning("dropping %s: its client does not read its notifications (%d bytes "
+                        "waiting)", self.peer, backlog)
+            self.terminate(Notice(
+                "FATAL", "54000", "terminating connection because its client does not read "
+                f"its notifications ({backlog} bytes are waiting)",
+                hint="Read notifications as they arrive, and do not stay long in a "
+                     "transaction block while listening."))
+            return
         if not self._idle:
             self._notifications.append(message)
+            self._notification_bytes += len(message)
             return
         self._emit(message)
         if self.flush_hook is not None:
@@ -418,6 +440,7 @@ class Connection:
         if status == "I" and self._notifications:
             self._emit(b"".join(self._notifications))
             self._notifications.clear()
+            self._notification_bytes = 0
         self._emit(messages.ready_for_query(status))
         self._idle = status == "I"
 

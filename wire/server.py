@@ -69,6 +69,7 @@ class _ClientProtocol(asyncio.Protocol):
         self.connection.flush_hook = self._flush
         self.connection.close_hook = self._after_processing
         self.connection.output_blocked = self._output_blocked
+        self.connection.unsent_bytes = self.transport.get_write_buffer_size
         self.connection.framer.feed(self.leftover)
         self.connection.start_with(self.startup)
         self._after_processing()
@@ -136,7 +137,10 @@ class _ClientProtocol(asyncio.Protocol):
         self._flush()
         assert self.transport is not None
         if self.connection.closed or (self._ended and self.connection.waiting is None):
-            self.transport.close()
+            if self.transport.get_write_buffer_size() > OUTPUT_BUFFER_LIMIT:
+                self.transport.abort()  # the client is not reading: drop what it did not take
+            else:
+                self.transport.close()
         elif self.connection.waiting is not None:
             self.transport.pause_reading()
             self.connection.waiting.add_done_callback(self._wake)

@@ -10,6 +10,8 @@ afterwards: the next notification a listener gets must be that one.
 from __future__ import annotations
 
 import shutil
+import socket
+import struct
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
@@ -226,6 +228,48 @@ def test_limits_and_errors(server: ServerProcess) -> None:
         assert conn.execute("SELECT pg_notify(%s, 'x') IS NULL", (name,)).fetchone() == (False,)
         got = payloads(conn, 3)
         assert [len(p.encode()) for p in got] == [7999, 0, 1]
+
+
+FLOOD = ("SELECT count(pg_notify(%s, repeat('x', 7990) || n)) "
+         "FROM generate_series(1, 500) AS n")
+"""4 MB of distinct notifications in one transaction."""
+
+
+def test_a_listener_that_does_not_read_is_dropped(server: ServerProcess) -> None:
+    """A listener may have 32 MB waiting: one that keeps reading gets every
+    notification; one that stays in a block, or never reads, is dropped."""
+    name = channel()
+    with server.connect(autocommit=True) as reader, server.connect(autocommit=True) as stuck, \
+            server.connect(autocommit=True) as notifier, socket.socket() as silent:
+        reader.execute(f"LISTEN {name}")
+        stuck.execute(f"LISTEN {name}")
+        stuck.execute("BEGIN")  # and stays in the transaction block
+        silent.connect((server.host, server.port))
+        silent.sendall(_startup("postgres") + _query(f"LISTEN {name}"))
+        silent.recv(65536)  # authentication and ReadyForQuery; never read again
+        listening = "SELECT count(*) FROM pg_stat_activity WHERE query = %s OR pid = %s"
+        arguments = (f"LISTEN {name}", stuck.info.backend_pid)
+        assert notifier.execute(listening, arguments).fetchone() == (3,)
+        for _ in range(12):  # 48 MB: more than the limit and the sockets' buffers
+            assert notifier.execute(FLOOD, (name,)).fetchone() == (500,)
+            assert len(take(reader, 500)) == 500
+        with pytest.raises(psycopg.OperationalError) as ended:
+            stuck.execute("SELECT 1")
+        assert ended.value.sqlstate in ("54000", None)  # None: the error was not read first
+        assert notifier.execute(listening, arguments).fetchone() == (1,)  # the reader
+        notifier.execute("SELECT pg_notify(%s, 'after')", (name,))
+        assert payloads(reader, 1) == ["after"]
+    assert sum("does not read its notifications" in line for line in server.log) == 2
+
+
+def _startup(user: str) -> bytes:
+    body = struct.pack("!i", 196608) + f"user\0{user}\0\0".encode()
+    return struct.pack("!i", len(body) + 4) + body
+
+
+def _query(sql: str) -> bytes:
+    body = sql.encode() + b"\0"
+    return b"Q" + struct.pack("!i", len(body) + 4) + body
 
 
 def test_read_only_transactions_may_notify(
