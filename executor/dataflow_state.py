@@ -22,10 +22,12 @@ from executor.scheduler import ProcedureKey, Scheduler
 class StreamState:
     last_batch: int
     """The highest batch id committed on the stream."""
+    tuples: int
+    """The tuples the stream holds (a stream nothing consumes keeps them)."""
     pending_batches: int
-    """Batches the stream holds: those not yet consumed by all its consumers
-    (or everything, for a stream nothing consumes)."""
+    """Batches some PE-triggered procedure has still to run for."""
     pending_tuples: int
+    """The tuples of those batches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,17 +64,23 @@ def observe(executor: Executor, scheduler: Scheduler, relations: Iterable[Relati
     and procedures. Reads committed data: the caller may read (see
     ``Executor.check_readable``)."""
     database = executor.database
+    pending = scheduler.pending()
     states: dict[tuple[str, str], StreamState | WindowState] = {}
     for relation in relations:
         key = (relation.schema, relation.name)
         if relation.window is not None:
             states[key] = WindowState(*windows.counts(database, relation))
         elif relation.stream is not None:
-            batches, tuples = database.execute(
-                f"SELECT count(DISTINCT batch_id), count(*) FROM {quoted(relation.physical)}"
-            ).fetchone()
+            waiting = pending.get(relation.oid, set())
+            tuples = pending_tuples = 0
+            for batch, count in database.execute(
+                    f"SELECT batch_id, count(*) FROM {quoted(relation.physical)} "
+                    "GROUP BY batch_id"):
+                tuples += count
+                if batch in waiting:
+                    pending_tuples += count
             states[key] = StreamState(executor.batches.counters(relation.oid).last_batch,
-                                      batches, tuples)
+                                      tuples, len(waiting), pending_tuples)
     queued: dict[ProcedureKey, int] = {}
     for task in scheduler.queue:
         queued[task.procedure] = queued.get(task.procedure, 0) + 1

@@ -23,8 +23,7 @@ from executor.catalog_tables import replace_rows
 from executor.codecs.intervals import format_interval
 from executor.conversions import epoch_timestamp
 from executor.core import Executor
-from executor.dataflow_state import observe
-from executor.ddl import quoted
+from executor.dataflow_state import StreamState, observe
 from executor.scheduler import ProcedureStats, Scheduler
 
 Row = tuple[Any, ...]
@@ -75,27 +74,21 @@ class LiveTables:
 
     def _streams(self) -> list[Row]:
         catalog = self.executor.catalog
-        pending = self.scheduler.pending()
+        streams = [r for r in _sorted(catalog.user_relations()) if r.stream is not None]
+        observed = observe(self.executor, self.scheduler, streams, ()).relations
         rows = []
-        for relation in _sorted(catalog.user_relations()):
-            if relation.stream is None:
-                continue
-            counters = self.executor.batches.counters(relation.oid)
-            waiting = pending.get(relation.oid, set())
-            tuples = pending_tuples = 0
-            for batch, count in self.executor.database.execute(
-                    f"SELECT batch_id, count(*) FROM {quoted(relation.physical)} "
-                    "GROUP BY batch_id"):
-                tuples += count
-                if batch in waiting:
-                    pending_tuples += count
+        for relation in streams:
+            state = observed[(relation.schema, relation.name)]
+            assert isinstance(state, StreamState) and relation.stream is not None
             triggers = catalog.triggers_on(relation)
             consumers = [f"procedure {t.procedure[1]}" for t in triggers if t.procedure] + [
                 f"window {w.name}" for w in catalog.windows_on(relation)] + [
                 f"trigger {t.name}" for t in triggers if t.body]
             rows.append((relation.schema, relation.name, relation.stream.batch_column,
-                         counters.last_batch, tuples, counters.skipped,
-                         ", ".join(consumers) or None, len(waiting), pending_tuples))
+                         state.last_batch, state.tuples,
+                         self.executor.batches.counters(relation.oid).skipped,
+                         ", ".join(consumers) or None, state.pending_batches,
+                         state.pending_tuples))
         return rows
 
     def _windows(self) -> list[Row]:

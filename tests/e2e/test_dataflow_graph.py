@@ -36,22 +36,27 @@ $$;
 """
 
 
-def chain_plan(readings: tuple[int, int], cleaned: tuple[int, int, int],
+def counts(last_batch: int, tuples: int = 0, pending_batches: int = 0,
+           pending_tuples: int = 0) -> str:
+    """A stream's counts as EXPLAIN DATAFLOW shows them."""
+    return (f"last_batch={last_batch} tuples={tuples} pending_batches={pending_batches} "
+            f"pending_tuples={pending_tuples}")
+
+
+def chain_plan(readings: tuple[int, ...], cleaned: tuple[int, ...],
                window: tuple[int, int, int], fragile: str, error: list[str],
                runs: int) -> list[str]:
     """EXPLAIN DATAFLOW readings for CHAIN with these counts."""
     idle = f"state=idle waiting_batches=0 batches_run={runs} batches_failed=0"
     return [
-        f"Stream readings  (last_batch={readings[0]} pending_batches={readings[1]} "
-        "pending_tuples=0)",
+        f"Stream readings  ({counts(*readings)})",
         "  ->  Trigger keep_negatives AFTER INSERT",
         "        Reads: readings",
         "        ->  Table audit",
         f"  ->  Procedure clean  ({idle})",
         "        Trigger: clean_readings",
         "        Reads: readings",
-        f"        ->  Stream cleaned  (last_batch={cleaned[0]} pending_batches={cleaned[1]} "
-        f"pending_tuples={cleaned[2]})",
+        f"        ->  Stream cleaned  ({counts(*cleaned)})",
         f"              ->  Window recent ROWS 4 SLIDE 2  (visible={window[0]} "
         f"staged={window[1]} slides={window[2]})",
         "                    ->  Trigger count_slides AFTER SLIDE",
@@ -85,7 +90,7 @@ def chain(server_factory: Callable[..., ServerProcess]) -> Iterator[psycopg.Conn
 def test_explain_dataflow_counts_follow_the_batches(chain: psycopg.Connection) -> None:
     conn = chain
     idle = "state=idle waiting_batches=0 batches_run=0 batches_failed=0"
-    before = chain_plan((0, 0), (0, 0, 0), (0, 0, 0), idle, [], 0)
+    before = chain_plan((0,), (0,), (0, 0, 0), idle, [], 0)
     assert explain(conn, "readings") == before
     assert explain(conn) == before  # the whole graph: one tree from its one input
     cursor = conn.execute("EXPLAIN DATAFLOW readings")
@@ -99,7 +104,7 @@ def test_explain_dataflow_counts_follow_the_batches(chain: psycopg.Connection) -
     with pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState):
         conn.execute("SELECT sqlext_drain(30)")
     after = chain_plan(
-        (4, 0), (4, 2, 3), (4, 0, 2),
+        (4,), (4, 3, 2, 3), (4, 0, 2),
         "state=stopped waiting_batches=2 batches_run=2 batches_failed=1",
         ["                    Error: 22012 division by zero (batch 3 of stream cleaned)"], 4)
     assert explain(conn, "readings") == after
@@ -209,7 +214,7 @@ def test_psql_prints_the_plan(server: ServerProcess) -> None:
     lines = [line.rstrip() for line in out.splitlines()]
     assert lines[0] == "SET" and lines[1].strip() == "QUERY PLAN"
     assert lines[3:] == [
-        " Stream s  (last_batch=0 pending_batches=0 pending_tuples=0)",
+        f" Stream s  ({counts(0)})",
         "   ->  Procedure p  (state=idle waiting_batches=0 batches_run=0 batches_failed=0)",
         "         Trigger: run_p",
         "         Reads: s",
@@ -223,11 +228,11 @@ def test_psql_prints_the_plan(server: ServerProcess) -> None:
 
 
 LEADERBOARD_PLAN = """\
-Stream votes_in  (last_batch={votes} pending_batches=0 pending_tuples=0)
+Stream votes_in  (last_batch={votes} tuples=0 pending_batches=0 pending_tuples=0)
   ->  Procedure validate  (state=idle waiting_batches=0 batches_run={votes} batches_failed=0)
         Trigger: validate_votes
         Reads: area_code_state, contestants, v_votes_by_phone_number, votes, votes_in
-        ->  Stream valid_votes  (last_batch={valid} pending_batches=0 pending_tuples=0)
+        ->  Stream valid_votes  (last_batch={valid} tuples=0 pending_batches=0 pending_tuples=0)
               ->  Window trending ROWS 100 SLIDE 10  (visible={valid} staged=0 slides=0)
                     ->  Trigger refresh_trending AFTER SLIDE
                           Reads: contestants, trending
@@ -237,7 +242,8 @@ batches_failed=0)
                     Trigger: count_valid_votes
                     Reads: leaderboard, v_votes_by_contestant, valid_votes, votes_count
                     ->  Table board_history
-                    ->  Stream removal_due  (last_batch=0 pending_batches=0 pending_tuples=0)
+                    ->  Stream removal_due  (last_batch=0 tuples=0 pending_batches=0 \
+pending_tuples=0)
                           ->  Procedure remove_lowest  (state=idle waiting_batches=0 \
 batches_run=0 batches_failed=0)
                                 Trigger: remove_contestant

@@ -92,8 +92,8 @@ def test_reachable_part_keeps_what_it_reads() -> None:
 
 def _observed() -> Observed:
     idle = ProcedureState("idle", 0, 2, 0)
-    return Observed({("public", "s_in"): StreamState(2, 0, 0),
-                     ("public", "s_out"): StreamState(2, 1, 3)},
+    return Observed({("public", "s_in"): StreamState(2, 0, 0, 0),
+                     ("public", "s_out"): StreamState(2, 4, 1, 3)},
                     {("public", "clean"): idle, ("public", "helper"): idle,
                      ("public", "py"): ProcedureState("stopped", 1, 1, 1, 2, "s_out", "P0001",
                                                       "no")})
@@ -102,7 +102,7 @@ def _observed() -> Observed:
 def test_text_tree() -> None:
     doc = document(dataflow_graph(chain()), _observed())
     assert render_text(doc, ["public"]) == [
-        "Stream s_in  (last_batch=2 pending_batches=0 pending_tuples=0)",
+        "Stream s_in  (last_batch=2 tuples=0 pending_batches=0 pending_tuples=0)",
         "  ->  Procedure clean  (state=idle waiting_batches=0 batches_run=2 batches_failed=0)",
         "        Trigger: t_clean",
         "        Reads: lookup, s_in",
@@ -110,7 +110,7 @@ def test_text_tree() -> None:
         "batches_failed=0)",
         "              Reads: log",
         "              ->  Table log",
-        "        ->  Stream s_out  (last_batch=2 pending_batches=1 pending_tuples=3)",
+        "        ->  Stream s_out  (last_batch=2 tuples=4 pending_batches=1 pending_tuples=3)",
         "              ->  Window w ROWS 4 SLIDE 2",
         "                    ->  Trigger t_slide AFTER SLIDE",
         "                          Reads: slides",
