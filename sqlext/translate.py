@@ -155,21 +155,29 @@ class Translator(SourceTranslator):
             else:
                 node.join(source, copy=False)
         group = node.args.get("group")
+        distinct = node.args.get("distinct")
         if group is not None:
-            for item in group.expressions:
+            # SQLite's rewrite of a query with window functions (DISTINCT ON
+            # adds one) loses what GROUP BY positions and output names refer to.
+            windowed = "window" in calls or (
+                distinct is not None and distinct.args.get("on") is not None)
+            for item in list(group.expressions):
                 position = _position(item, "GROUP BY", len(columns))
                 if position is not None and calls[position - 1] == "window":
                     raise errors.WindowingError("window functions are not allowed in GROUP BY")
                 if position is not None and calls[position - 1] == "aggregate":
                     raise errors.GroupingError("aggregate functions are not allowed in GROUP BY")
-                self._order_item(item, scope)
+                output = position or _output_named(item, scope, columns)
+                if windowed and output is not None:
+                    item.replace(not_a_position(unalias(node.expressions[output - 1]).copy()))
+                else:
+                    self._order_item(item, scope)
         having = node.args.get("having")
         if having is not None:
             self.expr(having.this, scope)
-        distinct = node.args.get("distinct")
         if distinct is not None and distinct.args.get("on") is not None:
             for item in distinct.args["on"].expressions:
-                _position(item, "SELECT DISTINCT ON", len(columns))
+                _position(item, "DISTINCT ON", len(columns))
                 self._order_item(item, scope)
         self._order_and_limit(node, scope, len(columns))
         if having is not None and group is None:
@@ -280,19 +288,47 @@ class Translator(SourceTranslator):
 def _ordinal(item: exp.Expression) -> int | None:
     """The number of an integer constant (in parentheses, negative or not),
     which ORDER BY and GROUP BY take for a position in the select list."""
-    while isinstance(item, exp.Paren):
-        item = item.this
-    negative = isinstance(item, exp.Neg)
-    number = item.this if negative else item
+    number, negative = _constant(item)
     if not (isinstance(number, exp.Literal) and number.is_int):
         return None
     return -int(number.name) if negative else int(number.name)
+
+
+def _constant(item: exp.Expression) -> tuple[exp.Expression, bool]:
+    """The item without parentheses, and whether it is a negated number (as
+    PostgreSQL's parser folds ``-(1)`` into the constant -1)."""
+    while isinstance(item, exp.Paren):
+        item = item.this
+    if isinstance(item, exp.Neg):
+        negated = item.this
+        while isinstance(negated, exp.Paren):
+            negated = negated.this
+        if isinstance(negated, exp.Literal) and negated.is_number:
+            return negated, True
+    return item, False
+
+
+def _output_named(item: exp.Expression, scope: Scope, columns: list[ColumnInfo]) -> int | None:
+    """The position of the output a GROUP BY name refers to: one that names
+    no input column (those come first in GROUP BY)."""
+    if not isinstance(item, exp.Column) or item.table or item.name not in scope.outputs:
+        return None
+    try:
+        if scope.resolve(item.name) is not None:
+            return None
+    except errors.AmbiguousColumn:
+        pass
+    return next(i for i, c in enumerate(columns, 1) if c.name == item.name)
 
 
 def _position(item: exp.Expression, clause: str, outputs: int) -> int | None:
     """The output an ORDER BY / GROUP BY position refers to (an error when
     there is none), or None for items that are not positions."""
     position = _ordinal(item)
+    constant, _ = _constant(item)
+    if isinstance(constant, exp.Boolean | exp.Null) or (
+            isinstance(constant, exp.Literal) and not constant.is_int):
+        raise errors.SqlSyntaxError(f"non-integer constant in {clause}")
     if position is not None and not 1 <= position <= outputs:
         raise errors.InvalidColumnReference(
             f"{clause} position {position} is not in select list")

@@ -39,6 +39,12 @@ BROKEN = {
     "unclosed parenthesis": ("SELECT substring('c'::text fro", "42601"),
     "uneven recursive CTE": ("WITH RECURSIVE c (n) AS (SELECT 1 UNION ALL SELECT n, 2 FROM c "
                              "WHERE n < 0) SELECT * FROM c", "42601"),
+    "boolean in GROUP BY": ("SELECT a FROM k GROUP BY a, true", "42601"),
+    "NULL in GROUP BY": ("SELECT a FROM k GROUP BY a, (NULL)", "42601"),
+    "string in ORDER BY": ("SELECT a FROM k ORDER BY 'x'", "42601"),
+    "negative fraction in ORDER BY": ("SELECT a FROM k ORDER BY -(1.5)", "42601"),
+    "string in DISTINCT ON": ("SELECT DISTINCT ON ('x') a FROM k", "42601"),
+    "negative position": ("SELECT a FROM k GROUP BY -(1)", "42P10"),
 }
 
 
@@ -74,6 +80,14 @@ def test_what_postgresql_accepts(db: psycopg.Connection) -> None:
     assert db.execute("SELECT * FROM lits").fetchall() == [(1, "xy", "c")]
     assert db.execute("SELECT * FROM consts ORDER BY k").fetchall() == [
         (False, 1, False, 1), (False, 1, False, 2), (False, 1, False, 3)]
+    # GROUP BY positions and output names of constants next to window functions
+    # (DISTINCT ON adds one): SQLite's rewrite took them for other positions
+    assert db.execute("SELECT DISTINCT ON (current_time) false AS f, bool_and(f) FROM base "
+                      "GROUP BY 1").fetchall() == [(False, False)]
+    assert db.execute("SELECT 5 AS five, row_number() OVER () FROM base GROUP BY five"
+                      ).fetchall() == [(5, 1)]
+    assert db.execute("SELECT DISTINCT ON (k + 1) 'c', count(*) FROM base GROUP BY 1, k "
+                      "ORDER BY k + 1").fetchall() == [("c", 1)] * 3
 
 
 def test_drop_column_takes_its_constraints_and_indexes(db: psycopg.Connection) -> None:
