@@ -155,23 +155,29 @@ def _drop_stream(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
     if spec.kind == "window":
         if relation.window is None:
             raise errors.WrongObjectType(f'"{name}" is not a window')
-        return _drop_window(relation, catalog, database, spec.cascade, notices)
+        return drop_window(relation, catalog, database, spec.cascade, notices)
     if relation.stream is None:
         raise errors.WrongObjectType(f'"{name}" is not a stream',
                                      hint="Use DROP TABLE to remove a table.")
-    fed = catalog.windows_on(relation)
-    if fed and not spec.cascade:
+    return drop_stream(relation, catalog, database, spec.cascade, notices)
+
+
+def drop_stream(stream: Relation, catalog: Catalog, database: Database, cascade: bool,
+                notices: list[str]) -> Catalog:
+    """The stream, and with CASCADE the windows it feeds."""
+    fed = catalog.windows_on(stream)
+    if fed and not cascade:
         raise errors.DependentObjectsStillExist(
-            f"cannot drop stream {name} because other objects depend on it",
-            detail="\n".join(f"window {w.name} depends on stream {name}" for w in fed),
+            f"cannot drop stream {stream.name} because other objects depend on it",
+            detail="\n".join(f"window {w.name} depends on stream {stream.name}" for w in fed),
             hint="Use DROP ... CASCADE to drop the dependent objects too.")
     for window in fed:
         notices.append(f"drop cascades to window {window.name}")
-        catalog = _drop_window(window, catalog, database, spec.cascade, notices)
-    return drop_relation(relation, catalog, database, spec.cascade, notices)
+        catalog = drop_window(window, catalog, database, cascade, notices)
+    return drop_relation(stream, catalog, database, cascade, notices)
 
 
-def _drop_window(window: Relation, catalog: Catalog, database: Database, cascade: bool,
+def drop_window(window: Relation, catalog: Catalog, database: Database, cascade: bool,
                  notices: list[str]) -> Catalog:
     """The window's storage, the trigger that feeds it and the AFTER SLIDE
     triggers on it go with it."""
@@ -186,8 +192,15 @@ def _drop_procedure(spec: DropDataflow, schema: str, name: str, catalog: Catalog
     if procedure is None:
         _missing(spec, "procedure", name, notices)
         return catalog
+    return drop_procedure(procedure, catalog, spec.cascade, notices)
+
+
+def drop_procedure(procedure: Procedure, catalog: Catalog, cascade: bool,
+                   notices: list[str]) -> Catalog:
+    """The procedure, and with CASCADE the triggers that run it."""
+    name = procedure.name
     users = _pe_triggers_of(catalog, procedure)
-    if users and not spec.cascade:
+    if users and not cascade:
         raise errors.DependentObjectsStillExist(
             f"cannot drop procedure {name} because other objects depend on it",
             detail="\n".join(f"trigger {t.name} on {t.target[1]} depends on procedure {name}"
@@ -196,5 +209,5 @@ def _drop_procedure(spec: DropDataflow, schema: str, name: str, catalog: Catalog
     for trigger in users:
         notices.append(f"drop cascades to trigger {trigger.name} on {trigger.target[1]}")
         catalog = catalog.without_trigger(trigger.schema, trigger.name)
-    return catalog.without_procedure(schema, name)
+    return catalog.without_procedure(procedure.schema, name)
 

@@ -461,17 +461,14 @@ def _dependents(catalog: Catalog, relation: Relation) -> list[Relation]:
 
 _DROP_KINDS = {"table": ("r", "DROP TABLE"), "view": ("v", "DROP VIEW"),
                "materialized view": ("m", "DROP MATERIALIZED VIEW"),
-               "index": ("i", "DROP INDEX"), "sequence": ("S", "DROP SEQUENCE"),
-               "schema": ("n", "DROP SCHEMA")}
+               "index": ("i", "DROP INDEX"), "sequence": ("S", "DROP SEQUENCE")}
+"""DROP SCHEMA is ``schema_ddl.drop_schemas``."""
 
 
 def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
     relkind, tag = _DROP_KINDS[spec.kind]
     notices: list[str] = []
     for schema, name in spec.names:
-        if spec.kind == "schema":
-            catalog = _drop_schema(name, spec, catalog, notices)
-            continue
         if spec.kind == "sequence":
             sequence = catalog.find_sequence(name, schema)
             if sequence is None:
@@ -621,22 +618,6 @@ def _check_clauses(database: Database, physical: str) -> dict[str, str]:
 
 
 _CHECK_CLAUSE = re.compile(r'CONSTRAINT "((?:[^"]|"")*)" CHECK \(')
-
-
-def _drop_schema(name: str, spec: Drop, catalog: Catalog, notices: list[str]) -> Catalog:
-    if name not in catalog.schemas:
-        if not spec.if_exists:
-            raise errors.InvalidSchemaName(f'schema "{name}" does not exist')
-        notices.append(f'schema "{name}" does not exist, skipping')
-        return catalog
-    if name in ("pg_catalog", "information_schema", PUBLIC):
-        raise errors.DependentObjectsStillExist(
-            f'cannot drop schema {name} because it is required by the database system')
-    if any(r.schema == name for r in catalog.relations.values()):
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop schema {name} because other objects depend on it",
-            hint="Use DROP ... CASCADE to drop the dependent objects too.")
-    return catalog.without_schema(name)
 
 
 def _truncate(spec: Truncate, catalog: Catalog, database: Database) -> DdlResult:

@@ -44,6 +44,7 @@ from executor.dataflow_ddl import (
 )
 from executor.notifications import PendingMark
 from executor.role_ddl import ROLE_SPECS, AlterRole, CreateRole, RoleSpec, apply_role
+from executor.schema_ddl import drop_schemas
 from sqlext import expressions as x
 from sqlext import settings as config
 from sqlext.backends import Activity
@@ -787,8 +788,13 @@ class EngineSession:
         if isinstance(spec, ROLE_SPECS):
             return apply_role(spec, catalog, self.user)
         ddl_privileges.check(spec, catalog, self.user)
-        result = apply_dataflow(spec, catalog, self.executor.database) if isinstance(
-            spec, DATAFLOW_SPECS) else ddl_specs.apply(spec, catalog, self.executor.database)
+        database = self.executor.database
+        if isinstance(spec, DATAFLOW_SPECS):
+            result = apply_dataflow(spec, catalog, database)
+        elif isinstance(spec, ddl_specs.Drop) and spec.kind == "schema":
+            result = drop_schemas(spec, catalog, database)
+        else:
+            result = ddl_specs.apply(spec, catalog, database)
         result.catalog = ddl_privileges.owned_by_creator(catalog, result.catalog, self.user)
         return result
 
