@@ -281,6 +281,13 @@ class ExpressionTranslator:
         node.replace(replacement)
         return replacement, NUMERIC
 
+    def _dollar_quoted(self, node: exp.RawString, scope: Scope) -> tuple[exp.Expression,
+                                                                          SqlType]:
+        """``$$text$$`` and ``$tag$text$tag$``: a string constant like 'text'."""
+        literal = exp.Literal.string(node.this)
+        node.replace(literal)
+        return literal, UNKNOWN
+
     def _byte_string(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
         """E'...': sqlglot has decoded its escapes already."""
         if "\x00" in node.this:  # E'\x00', E'\000'
@@ -885,6 +892,7 @@ class ExpressionTranslator:
 
     HANDLERS: ClassVar[dict[type, Handler]] = {
         exp.Literal: _literal,
+        exp.RawString: _dollar_quoted,
         exp.ByteString: _byte_string,
         exp.Null: _null,
         exp.Boolean: _boolean,

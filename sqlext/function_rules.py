@@ -203,6 +203,8 @@ class FunctionRules(ExpressionTranslator):
         ) and not isinstance(node.parent, exp.Window):
             target = definition.numeric_target
         node.set("this", target)
+        if name == "coalesce" and len(node.expressions) == 1:
+            node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
         return node, definition.result_type(arg_types)
 
     def _window(self, node: exp.Window, scope: Scope) -> tuple[exp.Expression, SqlType]:

@@ -58,6 +58,10 @@ def test_broken_statements_get_their_sqlstate(db: psycopg.Connection, sql: str,
 
 def test_what_postgresql_accepts(db: psycopg.Connection) -> None:
     assert db.execute("SELECT string_to_array('abc', '')").fetchone() == (["abc"],)
+    assert db.execute("SELECT coalesce(false OR false), coalesce(NULL::int), coalesce('a')"
+                      ).fetchone() == (False, None, "a")  # SQLite wants two arguments
+    assert db.execute("SELECT $$it's$$, $q$x$q$::bytea, $$7$$::int + 1").fetchone() == (
+        "it's", b"x", 8)
     db.execute("CREATE STREAM pairs (k int, v text)")
     db.execute("CREATE STREAM other (k int, z text)")
     db.execute("CREATE WINDOW recent ON other ROWS 5")
