@@ -45,6 +45,7 @@ BROKEN = {
     "negative fraction in ORDER BY": ("SELECT a FROM k ORDER BY -(1.5)", "42601"),
     "string in DISTINCT ON": ("SELECT DISTINCT ON ('x') a FROM k", "42601"),
     "negative position": ("SELECT a FROM k GROUP BY -(1)", "42P10"),
+    "JOIN without FROM": ("SELECT 1 JOIN k x", "42601"),
 }
 
 
