@@ -19,6 +19,7 @@ from sqlext.bench import leaderboard as leaderboard_bench
 from sqlext.bench import matviews as matview_bench
 from sqlext.bench import spark as spark_bench
 from sqlext.bench import wire as wire_bench
+from sqlext.bench.baseline import BaselineUnavailable, baseline
 from sqlext.bench.harness import BenchmarkFailed, Output, Variant, run_variants
 from sqlext.client_options import client_parser, connect
 from sqlext.hba import HbaError
@@ -39,8 +40,12 @@ except ImportError:
 
 def _variants(title: str, variants: Callable[[], list[Variant]]
               ) -> Callable[[argparse.Namespace, Output], object]:
-    return lambda args, output: run_variants(title, variants(), output,
-                                             with_peer=args.peer == "postgres")
+    def run(args: argparse.Namespace, output: Output) -> object:
+        with contextlib.ExitStack() as stack:
+            base = stack.enter_context(baseline(args.baseline)) if args.baseline else None
+            return run_variants(title, variants(), output, with_peer=args.peer == "postgres",
+                                baseline=base)
+    return run
 
 
 BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
@@ -58,6 +63,8 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
         output, args.peer == "postgres", tuple(args.rows or spark_bench.SIZES)),
 }
 """``sqlext bench NAME``: each starts the servers it needs and publishes its tables."""
+WITH_BASELINE = ("wire", "leaderboard", "pe-chain", "ee-chain")
+"""The benchmarks ``--baseline`` works with."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "to 10^6)")
     bench_parser.add_argument("--rounds", type=int, default=3)
     bench_parser.add_argument("--peer", choices=("postgres", "none"), default="postgres")
+    bench_parser.add_argument("--baseline", metavar="REV", help=(
+        f"also run the sqlext workloads on git revision REV's code, and compare with it "
+        f"({', '.join(WITH_BASELINE)})"))
     bench_parser.add_argument("--report", default="docs/benchmarks.md",
                               help="markdown file the result tables are appended to "
                                    "('' for none)")
@@ -140,11 +150,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "status":
         return status_command.run(args)
     if args.command == "bench":
+        if args.baseline and args.name not in WITH_BASELINE:
+            print(f"sqlext bench: --baseline works with {', '.join(WITH_BASELINE)}",
+                  file=sys.stderr)
+            return 2
         output = Output(args.name, args.rounds, Path(args.report) if args.report else None,
-                        Path(args.json) if args.json else None)
+                        Path(args.json) if args.json else None,
+                        options=f" --baseline {args.baseline}" if args.baseline else "")
         try:
             BENCHMARKS[args.name](args, output)
-        except (BenchmarkFailed, PeerUnavailable) as exc:
+        except (BenchmarkFailed, PeerUnavailable, BaselineUnavailable) as exc:
             print(f"sqlext bench {args.name}: {exc}", file=sys.stderr)
             return 1
         return 0

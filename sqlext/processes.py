@@ -3,6 +3,7 @@ run --data-dir``) and the benchmarks."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 _LISTENING = re.compile(r"listening on (\S+):(\d+)")
 
@@ -44,12 +46,14 @@ class SqlextProcess:
             self.process.stdout.close()
 
 
-def start_sqlext(*args: str) -> SqlextProcess:
+def start_sqlext(*args: str, source: Path | None = None) -> SqlextProcess:
     """A sqlext server process on a free port, once it accepts connections
-    (recovery may take a while)."""
+    (recovery may take a while). ``source``: the checkout whose code it runs
+    (default: this one)."""
     command = [sys.executable, "-m", "sqlext", "serve", "--port", "0", *args]
+    environment = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
+                               text=True, cwd=source, env=environment)
     assert process.stdout is not None
     log: list[str] = []
     for line in process.stdout:
@@ -65,9 +69,9 @@ def start_sqlext(*args: str) -> SqlextProcess:
 
 
 @contextmanager
-def sqlext_server(*args: str) -> Iterator[str]:
+def sqlext_server(*args: str, source: Path | None = None) -> Iterator[str]:
     """A sqlext server process for the length of the block; yields its DSN."""
-    server = start_sqlext(*args)
+    server = start_sqlext(*args, source=source)
     try:
         yield server.dsn
     finally:

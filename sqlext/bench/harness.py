@@ -10,13 +10,14 @@ import statistics
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
 import psycopg
 
+from sqlext.bench.baseline import Baseline
 from sqlext.peer import PostgresPeer
 from sqlext.processes import sqlext_server
 from sqlext.progress import Progress
@@ -48,6 +49,9 @@ class Variant:
     agrees_with: str = ""
     """Variants with the same non-empty key here must end in the same state
     (default: those of the same workload)."""
+    source: Path | None = None
+    """For a sqlext target: the checkout whose code its server runs (None:
+    this one; a baseline revision's worktree otherwise)."""
 
     @property
     def state_group(self) -> str:
@@ -56,6 +60,10 @@ class Variant:
     @property
     def label(self) -> str:
         return f"{self.target}: {self.workload}"
+
+    @property
+    def on_sqlext(self) -> bool:
+        return self.target == "sqlext" or self.source is not None
 
 
 @dataclass
@@ -153,6 +161,8 @@ class Output:
     rounds: int
     report: Path | None = None
     json: Path | None = None
+    options: str = ""
+    """Further command-line options the report repeats (`` --baseline REV``)."""
     tables: list[Table] = field(default_factory=list)
 
     def publish(self, table: Table) -> None:
@@ -161,7 +171,8 @@ class Output:
         if self.report is not None:
             with self.report.open("a", encoding="utf-8") as handle:
                 handle.write(f"\n### {table.title} ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC)\n\n")
-                handle.write(f"Command: `sqlext bench {self.benchmark} --rounds {self.rounds}`. "
+                handle.write(f"Command: `sqlext bench {self.benchmark} --rounds {self.rounds}"
+                             f"{self.options}`. "
                              f"Machine: {machine_description()}.\n\n")
                 handle.write(table.markdown() + "\n")
         if self.json is not None:
@@ -172,29 +183,35 @@ class Output:
 
 
 def run_variants(title: str, variants: list[Variant], output: Output,
-                 with_peer: bool = True) -> list[Result]:
+                 with_peer: bool = True, baseline: Baseline | None = None) -> list[Result]:
     """Every round runs every variant once, on servers started here (one per
-    distinct set of sqlext options, and the PostgreSQL peer when a variant
-    needs it and ``with_peer``)."""
+    distinct set of sqlext options and code, and the PostgreSQL peer when a
+    variant needs it and ``with_peer``). With a ``baseline``, each sqlext
+    variant runs on its code too, and is compared with that."""
+    if baseline is not None:
+        variants = with_baseline(variants, baseline, with_peer)
     results = [Result(v) for v in variants if with_peer or v.target != "postgres"]
     needs_peer = any(r.variant.target == "postgres" for r in results)
     with ExitStack() as servers:
         peer = servers.enter_context(PostgresPeer()) if needs_peer else None
-        dsns: dict[tuple[str, ...], str] = {}
-        for variant in (r.variant for r in results if r.variant.target == "sqlext"):
-            if variant.server not in dsns:
+        dsns: dict[tuple[Path | None, tuple[str, ...]], str] = {}
+        for variant in (r.variant for r in results if r.variant.on_sqlext):
+            key = (variant.source, variant.server)
+            if key not in dsns:
                 data_dir = servers.enter_context(TemporaryDirectory(prefix="sqlext-bench-"))
                 args = [a.replace("{data_dir}", data_dir) for a in variant.server]
-                dsns[variant.server] = servers.enter_context(sqlext_server(*args))
+                dsns[key] = servers.enter_context(sqlext_server(*args, source=variant.source))
         progress = Progress(f"sqlext bench {output.benchmark}", output.rounds * len(results),
                             "runs")
         for round_number in range(1, output.rounds + 1):
             states: dict[str, dict[str, object]] = {}
-            for result in results:
+            # odd rounds forwards, even ones backwards: drift in the machine's
+            # speed during a round favours no variant
+            for result in results if round_number % 2 else results[::-1]:
                 variant = result.variant
                 dsn = ""
-                if variant.target == "sqlext":
-                    dsn = dsns[variant.server]
+                if variant.on_sqlext:
+                    dsn = dsns[(variant.source, variant.server)]
                 elif peer is not None and variant.target == "postgres":
                     dsn = peer.dsn
                 measured = variant.run(dsn)
@@ -212,6 +229,23 @@ def run_variants(title: str, variants: list[Variant], output: Output,
         progress.finish()
     output.publish(results_table(title, results))
     return results
+
+
+def with_baseline(variants: list[Variant], baseline: Baseline, with_peer: bool
+                  ) -> list[Variant]:
+    """Each sqlext variant followed by its twin on the baseline's code; the
+    current code is compared with the twin, the twin with PostgreSQL."""
+    paired: list[Variant] = []
+    for variant in variants:
+        if variant.target != "sqlext":
+            paired.append(variant)
+            continue
+        twin = replace(variant, target=baseline.target, source=baseline.source,
+                       agrees_with=variant.state_group,
+                       versus=variant.versus or (f"postgres: {variant.workload}"
+                                                 if with_peer else None))
+        paired += [replace(variant, versus=twin.label, agrees_with=variant.state_group), twin]
+    return paired
 
 
 def _check_same_state(states: dict[str, object]) -> None:

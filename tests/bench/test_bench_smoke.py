@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sqlext.bench import chains, durability, leaderboard, matviews, wire
+from sqlext.bench.baseline import baseline
 from sqlext.bench.harness import BenchmarkFailed, Measured, Output, Variant, run_variants
 from sqlext.cli import main
 
@@ -93,3 +94,29 @@ def test_cli_writes_the_report_and_json(tmp_path: Path) -> None:
     text = report.read_text()
     assert "EE chain (Figure 6)" in text and "sqlext bench ee-chain --rounds 1" in text
 
+
+
+def test_wire_against_a_baseline_revision() -> None:
+    """``--baseline REV``: the sqlext rows run on that revision's code too
+    (a worktree of this repository, removed afterwards) and are compared
+    with it; the baseline's rows with PostgreSQL."""
+    output = Output("wire", rounds=1)
+    with baseline("HEAD") as base:
+        results = run_variants("smoke", wire.variants(round_trips=50, fetch_rows=500), output,
+                               baseline=base)
+        assert (base.source / "sqlext" / "cli.py").is_file()
+        assert {r.variant.source for r in results} == {None, base.source}
+    assert not base.source.exists()
+    rows = _rows(output)
+    assert len(rows) == 12
+    select = "SELECT 1, simple (round trips)"
+    assert rows[(select, "sqlext")]["compared with"] == f"sqlext HEAD: {select}"
+    assert rows[(select, "sqlext HEAD")]["compared with"] == f"postgres: {select}"
+    assert all(row["ratio (x)"] for (_, server), row in rows.items() if server != "postgres")
+
+
+def test_baseline_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "spark", "--baseline", "HEAD", "--report", ""]) == 2
+    assert "--baseline works with wire" in capsys.readouterr().err
+    assert main(["bench", "wire", "--baseline", "no-such-revision", "--report", ""]) == 1
+    assert "no-such-revision" in capsys.readouterr().err
