@@ -245,6 +245,10 @@ class FunctionRules(ExpressionTranslator):
     def _substring(self, node: exp.Substring, scope: Scope) -> tuple[exp.Expression, SqlType]:
         if node.args.get("start") is None and node.args.get("length") is None:
             raise errors.no_function("substring(unknown)")
+        if node.args.get("zero_start") is not None:  # 'substring(s, 1 for 3)', four arguments
+            raise errors.SqlSyntaxError(
+                "syntax error in substring(): it takes a string, a start and a length",
+                hint="Write substring(s FROM start FOR length) or substring(s, start, length).")
         for child in list(node.iter_expressions()):
             child_node, child_type = self.expr(child, scope)
             if child_type.is_unknown:

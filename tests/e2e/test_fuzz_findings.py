@@ -46,6 +46,7 @@ BROKEN = {
     "string in DISTINCT ON": ("SELECT DISTINCT ON ('x') a FROM k", "42601"),
     "negative position": ("SELECT a FROM k GROUP BY -(1)", "42P10"),
     "JOIN without FROM": ("SELECT 1 JOIN k x", "42601"),
+    "substring with a comma and FOR": ("SELECT substring('abc', 1 for 3)", "42601"),
 }
 
 
