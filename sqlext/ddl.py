@@ -54,12 +54,18 @@ def _referential_actions(reference: exp.Expression) -> tuple[str | None, str | N
     return on_delete, on_update
 
 
+def _must_be_table(node: exp.Expression) -> exp.Table:
+    """A table name where sqlglot may have parsed something else (``ALTER
+    TABLE SELECT ...``): 42601 as PostgreSQL's grammar gives."""
+    if not isinstance(node, exp.Table):
+        raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(node).split()[0]}"')
+    return node
+
+
 def _reference(reference: exp.Expression, search_path: tuple[str, ...],
                catalog: Catalog) -> tuple[tuple[str, str], tuple[str, ...]]:
     target = reference.this
-    table = target.this if isinstance(target, exp.Schema) else target
-    if not isinstance(table, exp.Table):
-        raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(table).split()[0]}"')
+    table = _must_be_table(target.this if isinstance(target, exp.Schema) else target)
     columns = _names(target.expressions) if isinstance(target, exp.Schema) else ()
     relation = catalog.relation(table.name, table.db or None, search_path)
     if not columns:
@@ -99,9 +105,7 @@ class DdlCompiler:
             return self._drop(node)
         if isinstance(node, exp.TruncateTable):
             for item in node.expressions:
-                if not isinstance(item, exp.Table):
-                    raise errors.SqlSyntaxError(
-                        f'syntax error at or near "{pg_sql(item).split()[0]}"')
+                _must_be_table(item)
             return ddl.Truncate(tuple(self._resolved(t) for t in node.expressions))
         if isinstance(node, exp.Alter):
             return self._alter(node)
@@ -345,7 +349,7 @@ class DdlCompiler:
     def _alter(self, node: exp.Alter) -> ddl.AlterTable:
         if str(node.args.get("kind") or "").upper() != "TABLE":
             raise errors.FeatureNotSupported("only ALTER TABLE is supported")
-        table = node.this
+        table = _must_be_table(node.this)
         add: list[ddl.ColumnSpec] = []
         drop: list[str] = []
         rename_to: str | None = None

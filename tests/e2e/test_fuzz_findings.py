@@ -47,6 +47,7 @@ BROKEN = {
     "negative position": ("SELECT a FROM k GROUP BY -(1)", "42P10"),
     "JOIN without FROM": ("SELECT 1 JOIN k x", "42601"),
     "substring with a comma and FOR": ("SELECT substring('abc', 1 for 3)", "42601"),
+    "ALTER TABLE of a query": ("ALTER TABLE SELECT DROP COLUMN a", "42601"),
 }
 
 
