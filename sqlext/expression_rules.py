@@ -25,6 +25,7 @@ from sqlext.records import record_field
 from sqlext.scope import ColumnInfo, Scope
 from sqlext.sqltypes import (
     BOOL,
+    BYTEA,
     DATE,
     FLOAT8,
     INT4,
@@ -625,6 +626,8 @@ class ExpressionTranslator:
         right, right_type = self.expr(node.expression, scope)
         if t.element_of(left_type.oid) or t.element_of(right_type.oid):
             return self._array_concat(node, left, left_type, right, right_type)
+        if {left_type.oid, right_type.oid} - {t.UNKNOWN} == {t.BYTEA}:
+            return self._bytea_concat(node, ((left, left_type), (right, right_type)))
         if left_type.is_unknown:
             self.coerce(left, TEXT)
         if right_type.is_unknown:
@@ -635,6 +638,18 @@ class ExpressionTranslator:
             ):
                 part.replace(self.convert(part.copy(), part_type, TEXT))
         return node, TEXT
+
+    def _bytea_concat(self, node: exp.DPipe,
+                      parts: tuple[tuple[exp.Expression, SqlType], ...]) -> tuple[
+            exp.Expression, SqlType]:
+        """bytea || bytea: SQLite's || makes text of the bytes, CAST gives
+        them back as a blob (unchanged, NULs included)."""
+        for part, part_type in parts:
+            if part_type.is_unknown:
+                self.coerce(part, BYTEA)
+        blob = exp.Cast(this=node.copy(), to=exp.DataType.build("BLOB", dialect="sqlite"))
+        node.replace(blob)
+        return blob, BYTEA
 
     def _array_concat(self, node: exp.DPipe, left: exp.Expression, left_type: SqlType,
                       right: exp.Expression, right_type: SqlType) -> tuple[

@@ -249,11 +249,15 @@ class FunctionRules(ExpressionTranslator):
             raise errors.SqlSyntaxError(
                 "syntax error in substring(): it takes a string, a start and a length",
                 hint="Write substring(s FROM start FOR length) or substring(s, start, length).")
+        result = TEXT
         for child in list(node.iter_expressions()):
+            is_string = child is node.this
             child_node, child_type = self.expr(child, scope)
             if child_type.is_unknown:
-                self.coerce(child_node, TEXT if child is node.this else INT4)
-        return node, TEXT
+                self.coerce(child_node, TEXT if is_string else INT4)
+            elif is_string and child_type.oid == t.BYTEA:
+                result = child_type  # substring of bytea is bytea (SQLite's substr cuts bytes)
+        return node, result
 
     def _trim(self, node: exp.Trim, scope: Scope) -> tuple[exp.Expression, SqlType]:
         for child in list(node.iter_expressions()):

@@ -65,6 +65,10 @@ def test_what_postgresql_accepts(db: psycopg.Connection) -> None:
                       ).fetchone() == (False, None, "a")  # SQLite wants two arguments
     assert db.execute("SELECT $$it's$$, $q$x$q$::bytea, $$7$$::int + 1").fetchone() == (
         "it's", b"x", 8)
+    # bytea: substring and || keep bytes (they made text that was not UTF-8)
+    assert db.execute("SELECT substring('\\xff'::bytea from 1 for 9) || '[1]', "
+                      "'\\xff00'::bytea || '\\x0001'::bytea, '\\x01'::bytea || 'a'::text"
+                      ).fetchone() == (b"\xff[1]", b"\xff\x00\x00\x01", "\\x01a")
     db.execute("CREATE STREAM pairs (k int, v text)")
     db.execute("CREATE STREAM other (k int, z text)")
     db.execute("CREATE WINDOW recent ON other ROWS 5")
