@@ -507,6 +507,8 @@ class ExpressionTranslator:
         return node, BOOL
 
     def _is(self, node: exp.Is, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        if not isinstance(node.expression, exp.Boolean | exp.Null):
+            return self.expr(_is_first(node), scope)
         inner, inner_type = self.expr(node.this, scope)
         if inner_type.is_unknown and not isinstance(inner, exp.Null):
             self.coerce(inner, TEXT)
@@ -1025,6 +1027,20 @@ def _number_literal(node: exp.Expression) -> str | None:
     ):
         return f"-{node.this.this}"
     return None
+
+
+def _is_first(node: exp.Is) -> exp.Expression:
+    """sqlglot reads ``x IS TRUE + y`` as ``x IS (TRUE + y)``; PostgreSQL,
+    as ``(x IS TRUE) + y``: the IS test goes to the leftmost operand."""
+    rotated = node.expression.copy()
+    leftmost = rotated
+    while isinstance(leftmost, exp.Binary):
+        leftmost = leftmost.this
+    if not isinstance(leftmost, exp.Boolean | exp.Null) or leftmost is rotated:
+        raise errors.SqlSyntaxError("syntax error at or near \"IS\"")
+    leftmost.replace(exp.Is(this=node.this.copy(), expression=leftmost.copy()))
+    node.replace(rotated)
+    return rotated
 
 
 def _literal_scale(text: str) -> int | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 
 import psycopg
 import pytest
@@ -99,6 +100,14 @@ def test_what_postgresql_accepts(db: psycopg.Connection) -> None:
                       ).fetchall() == [(5, 1)]
     assert db.execute("SELECT DISTINCT ON (k + 1) 'c', count(*) FROM base GROUP BY 1, k "
                       "ORDER BY k + 1").fetchall() == [("c", 1)] * 3
+
+
+def test_is_true_before_an_operator(db: psycopg.Connection) -> None:
+    """``$1 IS TRUE + $2`` is ``($1 IS TRUE) + $2``: sqlglot's reading
+    lost the second parameter (XX000, wrong number of bindings)."""
+    with pytest.raises(psycopg.errors.UndefinedFunction, match="boolean \\+ interval"):
+        db.execute("SELECT %t IS TRUE + %s", [True, timedelta(days=1)])
+    assert db.execute("SELECT 1 WHERE %s IS FALSE = %s", [False, True]).fetchone() == (1,)
 
 
 def test_drop_column_takes_its_constraints_and_indexes(db: psycopg.Connection) -> None:
