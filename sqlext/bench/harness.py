@@ -240,10 +240,11 @@ def with_baseline(variants: list[Variant], baseline: Baseline, with_peer: bool
         if variant.target != "sqlext":
             paired.append(variant)
             continue
+        versus = variant.versus or (f"postgres: {variant.workload}" if with_peer else None)
+        if versus is not None and versus.startswith("sqlext: "):  # another sqlext variant:
+            versus = f"{baseline.target}: {versus.removeprefix('sqlext: ')}"  # its twin
         twin = replace(variant, target=baseline.target, source=baseline.source,
-                       agrees_with=variant.state_group,
-                       versus=variant.versus or (f"postgres: {variant.workload}"
-                                                 if with_peer else None))
+                       agrees_with=variant.state_group, versus=versus)
         paired += [replace(variant, versus=twin.label, agrees_with=variant.state_group), twin]
     return paired
 
