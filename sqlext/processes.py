@@ -1,5 +1,5 @@
 """sqlext servers started as processes of their own, by the CLI (``sqlext
-run --data-dir``) and the benchmarks."""
+run --data-dir``), the benchmarks and the tests."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ _LISTENING = re.compile(r"listening on (\S+):(\d+)")
 
 @dataclass
 class SqlextProcess:
-    """A sqlext server the benchmark started; ``log`` keeps filling up."""
+    """A sqlext server started as a process of its own; ``log`` keeps
+    filling up with its output."""
 
     process: subprocess.Popen[str]
     host: str
@@ -46,16 +48,20 @@ class SqlextProcess:
             self.process.stdout.close()
 
 
-def start_sqlext(*args: str, source: Path | None = None) -> SqlextProcess:
+def start_sqlext(*args: str, source: Path | None = None,
+                 timeout: float | None = None) -> SqlextProcess:
     """A sqlext server process on a free port, once it accepts connections
-    (recovery may take a while). ``source``: the checkout whose code it runs
-    (default: this one)."""
+    (recovery may take a while; ``timeout``: at most this many seconds).
+    ``source``: the checkout whose code it runs (default: the installed one)."""
     command = [sys.executable, "-m", "sqlext", "serve", "--port", "0", *args]
-    environment = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
+    environment = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if source is not None:
+        environment["PYTHONPATH"] = str(source)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, cwd=source, env=environment)
     assert process.stdout is not None
     log: list[str] = []
+    deadline = None if timeout is None else time.monotonic() + timeout
     for line in process.stdout:
         log.append(line)
         match = _LISTENING.search(line)
@@ -64,7 +70,11 @@ def start_sqlext(*args: str, source: Path | None = None) -> SqlextProcess:
             reader = threading.Thread(target=log.extend, args=(process.stdout,), daemon=True)
             reader.start()
             return SqlextProcess(process, match.group(1), int(match.group(2)), log, reader)
+        if deadline is not None and time.monotonic() > deadline:
+            break
+    process.kill()
     process.wait()
+    process.stdout.close()
     raise RuntimeError("sqlext server did not start:\n" + "".join(log))
 
 
