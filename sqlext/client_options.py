@@ -27,3 +27,10 @@ def connect(args: argparse.Namespace, command: str, host: str | None = None,
     return psycopg.connect(host=host or args.host, port=port or args.port, user=args.user,
                            dbname=args.dbname, autocommit=True,
                            application_name=f"sqlext {command}")
+
+
+def client_error(args: argparse.Namespace, exc: psycopg.Error) -> str:
+    """What a client command says when the server refused it or was not there."""
+    if isinstance(exc, psycopg.OperationalError):
+        return f"cannot connect to {args.host}:{args.port}: {exc}"
+    return f"{exc.sqlstate}: {exc.diag.message_primary}"

@@ -16,7 +16,7 @@ from typing import Final
 
 import psycopg
 
-from sqlext.client_options import client_parser, connect
+from sqlext.client_options import client_error, client_parser, connect
 
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?(\(\))?")
 """What NAME may be: a (schema-qualified) name, with () for a procedure."""
@@ -50,10 +50,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with connect(args, "graph") as conn:
             row = conn.execute(statement).fetchone()
-    except psycopg.OperationalError as exc:
-        return fail(f"cannot connect to {args.host}:{args.port}: {exc}")
     except psycopg.Error as exc:
-        return fail(f"{exc.sqlstate}: {exc.diag.message_primary}")
+        return fail(client_error(args, exc))
     assert row is not None
     text: str = row[0]
     if args.dot is not None:

@@ -10,7 +10,7 @@ from typing import Final
 
 import psycopg
 
-from sqlext.client_options import client_parser, connect
+from sqlext.client_options import client_error, client_parser, connect
 from sqlext.script_runner import print_table
 
 SECTIONS: Final = (
@@ -45,11 +45,7 @@ def run(args: argparse.Namespace) -> int:
                 cursor = conn.execute(query)
                 print(title)
                 print_table(cursor, sys.stdout)
-    except psycopg.OperationalError as exc:
-        print(f"sqlext status: cannot connect to {args.host}:{args.port}: {exc}",
-              file=sys.stderr)
-        return 1
     except psycopg.Error as exc:
-        print(f"sqlext status: {exc.sqlstate}: {exc.diag.message_primary}", file=sys.stderr)
+        print(f"sqlext status: {client_error(args, exc)}", file=sys.stderr)
         return 1
     return 0
