@@ -3,7 +3,10 @@ dataflow (its graph with counts and rates, the system views, log and
 snapshot state, recent errors), refreshing itself.
 
 Served from the engine's own event loop, so reading the state needs no
-locks and no SQL: ``/`` is the page, ``/state.json`` what it shows (the
+locks and never waits for the executor: the rows come from the same
+functions that fill the system views (``LiveTables.rows``), which count a
+stream's tuples with a query of their own, as monitoring queries do (an
+open transaction's batches may show). ``/`` is the page, ``/state.json`` what it shows (the
 views, recent errors, and the dataflow as EXPLAIN (FORMAT JSON) DATAFLOW
 gives it) and ``/graph.svg`` the graph drawn by Graphviz. Nothing can be
 changed here.
