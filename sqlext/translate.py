@@ -169,7 +169,9 @@ class Translator(SourceTranslator):
                     raise errors.WindowingError("window functions are not allowed in GROUP BY")
                 if position is not None and calls[position - 1] == "aggregate":
                     raise errors.GroupingError("aggregate functions are not allowed in GROUP BY")
-                output = position or _output_named(item, scope, columns)
+                output = position or (
+                    next(i for i, c in enumerate(columns, 1) if c.name == item.name)
+                    if _names_output(item, scope, grouping=True) else None)
                 if windowed and output is not None:
                     item.replace(not_a_position(unalias(node.expressions[output - 1]).copy()))
                 else:
@@ -233,14 +235,9 @@ class Translator(SourceTranslator):
         """ORDER BY / GROUP BY items: output names, ordinals or expressions."""
         if (isinstance(item, exp.Literal) and not item.is_string) or _ordinal(item) is not None:
             return
-        if isinstance(item, exp.Column) and not item.table and item.name in scope.outputs:
-            try:
-                found = scope.resolve(item.name)
-            except errors.AmbiguousColumn:
-                found = None
-            if found is None or not isinstance(item.parent, exp.Group):
-                item.replace(exp.column(item.name, quoted=True))
-                return
+        if _names_output(item, scope, grouping=isinstance(item.parent, exp.Group)):
+            item.replace(exp.column(item.name, quoted=True))
+            return
         translated, _ = self.expr(item, scope)
         translated.replace(not_a_position(translated.copy()))
 
@@ -310,17 +307,17 @@ def _constant(item: exp.Expression) -> tuple[exp.Expression, bool]:
     return item, False
 
 
-def _output_named(item: exp.Expression, scope: Scope, columns: list[ColumnInfo]) -> int | None:
-    """The position of the output a GROUP BY name refers to: one that names
-    no input column (those come first in GROUP BY)."""
+def _names_output(item: exp.Expression, scope: Scope, grouping: bool) -> bool:
+    """Whether an ORDER BY / GROUP BY item is the name of an output column.
+    ORDER BY takes output names first; GROUP BY, input columns first."""
     if not isinstance(item, exp.Column) or item.table or item.name not in scope.outputs:
-        return None
+        return False
+    if not grouping:
+        return True
     try:
-        if scope.resolve(item.name) is not None:
-            return None
+        return scope.resolve(item.name) is None
     except errors.AmbiguousColumn:
-        pass
-    return next(i for i, c in enumerate(columns, 1) if c.name == item.name)
+        return True
 
 
 def _position(item: exp.Expression, clause: str, outputs: int) -> int | None:
