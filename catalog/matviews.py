@@ -1,7 +1,7 @@
 """Materialized views as the catalog keeps them: how each is maintained.
 
 Pure data, like the rest of the catalog. The SQL is generated once, when
-the view is created (``sqlext.matview_sql``), and kept here so that REFRESH
+the view is created (``sqlext.matview.programs``), and kept here so that REFRESH
 and DROP run exactly what CREATE built, and so that EXPLAIN can show it.
 """
 

@@ -22,8 +22,7 @@ from typing import Final
 
 from catalog import errors
 from catalog.schema import Relation
-from executor.ddl import quoted
-from storage.engine import Database
+from storage.sqlite import Database, quoted
 
 _MAX: Final = 2**63
 

@@ -34,13 +34,13 @@ from typing import Any, Final, Protocol
 
 from catalog import errors
 from catalog.schema import Catalog
-from executor import errors as error_map
+from executor import error_translation as error_map
 from executor.batches import BatchLedger, LedgerMark
 from executor.context import StatementContext
-from executor.matviews import recompute_stale
+from executor.matview_maintenance import recompute_stale
 from executor.notifications import Notification, Pending, PendingMark, notification
 from executor.plans import SqlPlan
-from storage import engine
+from storage import sqlite as engine
 
 log = logging.getLogger("sqlext")
 

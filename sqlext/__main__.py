@@ -1,3 +1,3 @@
-from sqlext.cli import main
+from sqlext.tools.cli import main
 
 raise SystemExit(main())

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from storage.commandlog import fsync_directory
-from storage.engine import Database
+from storage.sqlite import Database
 
 log = logging.getLogger("sqlext")
 

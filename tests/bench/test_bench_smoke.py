@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sqlext.bench import chains, durability, leaderboard, matviews, wire
-from sqlext.bench.baseline import baseline
-from sqlext.bench.harness import BenchmarkFailed, Measured, Output, Variant, run_variants
-from sqlext.cli import main
+from sqlext.tools.bench import chains, durability, leaderboard, matviews, wire
+from sqlext.tools.bench.baseline import baseline
+from sqlext.tools.bench.harness import BenchmarkFailed, Measured, Output, Variant, run_variants
+from sqlext.tools.cli import main
 
 
 def _rows(output: Output) -> dict[tuple[str, str], dict[str, object]]:

@@ -1,4 +1,4 @@
-"""Fixtures for checking sqlext against a real PostgreSQL 15 (sqlext.peer).
+"""Fixtures for checking sqlext against a real PostgreSQL 15 (sqlext.tools.peer).
 
 Conformance tests never skip: without PostgreSQL the fixture fails with the
 reason, so a missing reference cannot pass silently.
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sqlext.peer import PeerUnavailable, PostgresPeer
+from sqlext.tools.peer import PeerUnavailable, PostgresPeer
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,7 @@ from executor.codecs.civil import (
 )
 from executor.codecs.intervals import format_interval
 from executor.codecs.zones import ABBREVIATIONS
-from sqlext.peer import PostgresPeer
+from sqlext.tools.peer import PostgresPeer
 
 # Calls the type's input function with the typmod (as INSERT into a typed column
 # does; an explicit cast to varchar(n) would truncate instead of failing), then

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from sqlext.peer import PostgresPeer
+from sqlext.tools.peer import PostgresPeer
 from tests.fixtures.differential import outcome
 from tests.fixtures.servers import ServerProcess
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import psycopg
 
-from sqlext.peer import PostgresPeer
+from sqlext.tools.peer import PostgresPeer
 from tests.fixtures.notifications import take
 from tests.fixtures.servers import ServerProcess
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
-from sqlext.bench.harness import Output
-from sqlext.bench.spark import run_spark
+from sqlext.tools.bench.harness import Output
+from sqlext.tools.bench.spark import run_spark
 
 
 def test_spark_benchmark_runs(spark: SparkSession) -> None:

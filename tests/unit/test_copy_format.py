@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catalog import errors
-from sqlext.copy import CsvParser, copy_format, format_rows, parse_text_line
+from sqlext.session.copy_stdio import CsvParser, copy_format, format_rows, parse_text_line
 
 
 def test_text_format_escapes_and_nulls() -> None:

@@ -8,9 +8,9 @@ from catalog import types as t
 from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
 from catalog.schema import Catalog, Column, Relation
 from catalog.system import system_relations
-from executor.dataflow_state import Observed, ProcedureState, StreamState
-from sqlext.dataflow_graph import dataflow_graph, edge_rows
-from sqlext.dataflow_render import document, render_dot, render_text
+from executor.streaming.observe import Observed, ProcedureState, StreamState
+from sqlext.dataflow.graph import dataflow_graph, edge_rows
+from sqlext.dataflow.render import document, render_dot, render_text
 
 COLUMNS = (Column("v", t.INT4),)
 

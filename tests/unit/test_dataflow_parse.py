@@ -7,9 +7,9 @@ import pytest
 from sqlglot import exp
 
 from catalog import errors
-from sqlext import expressions as x
-from sqlext.dialect import SqlExt
-from sqlext.parse import parse
+from sqlext.sql import nodes as x
+from sqlext.sql.dialect import SqlExt
+from sqlext.sql.parse import parse
 
 
 def one(sql: str) -> exp.Expression:

@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from sqlext.progress import Progress
-from sqlext.script import ClientCopy, ScriptError, Step, script_steps
+from sqlext.tools.script import ClientCopy, ScriptError, Step, script_steps
 
 
 def test_statements_split_where_psql_splits_them() -> None:

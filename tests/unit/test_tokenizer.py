@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlglot import exp
 
-from sqlext.parse import parse
+from sqlext.sql.parse import parse
 
 
 @pytest.mark.parametrize("sql", [

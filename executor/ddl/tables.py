@@ -1,0 +1,733 @@
+"""Schema changes: what the dialect layer asks for (specs) and how the
+executor applies them to SQLite and to the working catalog.
+
+Each ``apply_*`` runs inside the owner's transaction: the SQLite DDL and the
+new catalog value are published together at COMMIT or vanish at ROLLBACK.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from catalog import errors, renames
+from catalog import types as t
+from catalog.dataflow import BATCH_ID, StreamOptions
+from catalog.matviews import Matview
+from catalog.schema import (
+    PUBLIC,
+    RELKIND_NAMES,
+    Catalog,
+    Column,
+    Constraint,
+    Relation,
+    Sequence,
+)
+from executor import matview_maintenance as matviews
+from storage.sqlite import Database, quoted
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnSpec:
+    name: str
+    type_oid: int
+    typmod: int = -1
+    not_null: bool = False
+    default: str | None = None
+    serial: bool = False
+    default_sqlite: str | None = None
+    """ALTER TABLE ADD COLUMN: the default as SQLite SQL, to fill existing rows."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintSpec:
+    kind: str
+    """'p', 'u', 'c' or 'f' (as pg_constraint.contype)."""
+    columns: tuple[str, ...] = ()
+    name: str | None = None
+    check_sql: str | None = None
+    """CHECK: PostgreSQL text (shown to clients)."""
+    check_sqlite: str | None = None
+    """CHECK: the same condition translated for SQLite."""
+    ref_table: tuple[str, str] | None = None
+    ref_columns: tuple[str, ...] = ()
+    on_delete: str | None = None
+    on_update: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateTable:
+    schema: str
+    name: str
+    columns: tuple[ColumnSpec, ...]
+    constraints: tuple[ConstraintSpec, ...] = ()
+    if_not_exists: bool = False
+    stream: StreamOptions | None = None
+    """CREATE STREAM: the stream's options."""
+
+
+@dataclass(frozen=True, slots=True)
+class CreateIndex:
+    schema: str
+    name: str | None
+    table: str
+    columns: tuple[tuple[str, bool], ...]
+    """(column, descending) pairs."""
+    unique: bool = False
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CreateView:
+    schema: str
+    name: str
+    definition: str
+    """The SELECT as PostgreSQL text (pg_get_viewdef)."""
+    sqlite_query: str
+    columns: tuple[Column, ...]
+    replace: bool = False
+    reads: tuple[tuple[str, str], ...] = ()
+    """The relations its query reads (their readers' privileges are checked)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CreateMatview:
+    schema: str
+    name: str
+    physical: str
+    definition: str
+    columns: tuple[Column, ...]
+    create: tuple[str, ...]
+    """SQLite statements making its storage and triggers (then it is populated)."""
+    matview: Matview
+    notice: str | None = None
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshMatview:
+    schema: str | None
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class CreateSchema:
+    name: str
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CreateSequence:
+    schema: str
+    name: str
+    start: int = 1
+    increment: int = 1
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    kind: str
+    """'table', 'view', 'index', 'sequence' or 'schema'."""
+    names: tuple[tuple[str | None, str], ...]
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Truncate:
+    tables: tuple[tuple[str | None, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AlterTable:
+    schema: str | None
+    name: str
+    add_columns: tuple[ColumnSpec, ...] = ()
+    drop_columns: tuple[str, ...] = ()
+    rename_to: str | None = None
+    rename_column: tuple[str, str] | None = None
+    if_exists: bool = False
+
+
+DdlSpec = (CreateTable | CreateIndex | CreateView | CreateMatview | RefreshMatview
+           | CreateSchema | CreateSequence | Drop | Truncate | AlterTable)
+
+
+@dataclass
+class DdlResult:
+    catalog: Catalog
+    tag: str
+    notices: list[str] = field(default_factory=list)
+
+
+def storage_name(schema: str, name: str) -> str:
+    return name if schema == PUBLIC else f"{schema}.{name}"
+
+
+def _sqlite_column(spec: ColumnSpec, primary: bool) -> str:
+    declared = t.TYPES[spec.type_oid].storage
+    if primary and declared == "INTEGER":
+        declared = "INT"  # not a rowid alias: NULL must fail, not get a rowid
+    parts = [quoted(spec.name)]
+    if declared:
+        parts.append(declared)
+    if spec.not_null or primary:
+        parts.append("NOT NULL")
+    return " ".join(parts)
+
+
+def _constraint_name(table: str, spec: ConstraintSpec) -> str:
+    if spec.name:
+        return spec.name
+    suffix = {"p": "pkey", "u": "key", "c": "check", "f": "fkey"}[spec.kind]
+    if spec.kind == "p":
+        return f"{table}_pkey"
+    columns = "_".join(spec.columns) if spec.columns else ""
+    return f"{table}_{columns}_{suffix}" if columns else f"{table}_{suffix}"
+
+
+def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog) -> str:
+    columns = ", ".join(quoted(c) for c in spec.columns)
+    if spec.kind == "p":
+        return f"CONSTRAINT {quoted(name)} PRIMARY KEY ({columns})"
+    if spec.kind == "u":
+        return f"CONSTRAINT {quoted(name)} UNIQUE ({columns})"
+    if spec.kind == "c":
+        return f"CONSTRAINT {quoted(name)} CHECK ({spec.check_sqlite})"
+    assert spec.ref_table is not None
+    target = catalog.relation(spec.ref_table[1], spec.ref_table[0])
+    referenced = ", ".join(quoted(c) for c in spec.ref_columns)
+    actions = ""
+    if spec.on_delete:
+        actions += f" ON DELETE {spec.on_delete}"
+    if spec.on_update:
+        actions += f" ON UPDATE {spec.on_update}"
+    return (f"CONSTRAINT {quoted(name)} FOREIGN KEY ({columns}) REFERENCES "
+            f"{quoted(target.physical)} ({referenced}){actions}")
+
+
+def apply(spec: DdlSpec, catalog: Catalog, database: Database) -> DdlResult:
+    """Apply one schema change; returns the new catalog and the command tag."""
+    if isinstance(spec, CreateTable):
+        return _create_table(spec, catalog, database)
+    if isinstance(spec, CreateIndex):
+        return _create_index(spec, catalog, database)
+    if isinstance(spec, CreateView):
+        return _create_view(spec, catalog, database)
+    if isinstance(spec, CreateMatview):
+        return _create_matview(spec, catalog, database)
+    if isinstance(spec, RefreshMatview):
+        matviews.refresh(matviews.matview(catalog, spec.schema, spec.name), database)
+        return DdlResult(catalog, "REFRESH MATERIALIZED VIEW")
+    if isinstance(spec, CreateSchema):
+        return _create_schema(spec, catalog)
+    if isinstance(spec, CreateSequence):
+        return _create_sequence(spec, catalog)
+    if isinstance(spec, Drop):
+        return _drop(spec, catalog, database)
+    if isinstance(spec, Truncate):
+        return _truncate(spec, catalog, database)
+    return _alter_table(spec, catalog, database)
+
+
+def _exists_notice(kind: str, name: str) -> str:
+    return f'{kind} "{name}" already exists, skipping'
+
+
+def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> DdlResult:
+    if spec.schema not in catalog.schemas:
+        raise errors.InvalidSchemaName(f'schema "{spec.schema}" does not exist')
+    if catalog.find_relation(spec.name, spec.schema) is not None:
+        if spec.if_not_exists:
+            return DdlResult(catalog, "CREATE TABLE", [_exists_notice("relation", spec.name)])
+        raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+    names = [c.name for c in spec.columns]
+    for name in names:
+        if names.count(name) > 1:
+            raise errors.DuplicateColumn(f'column "{name}" specified more than once')
+    if spec.stream is not None:
+        _check_stream_columns(spec)
+    primary = next((c for c in spec.constraints if c.kind == "p"), None)
+    if sum(1 for c in spec.constraints if c.kind == "p") > 1:
+        raise errors.InvalidTableDefinition(
+            f'multiple primary keys for table "{spec.name}" are not allowed')
+    for constraint in spec.constraints:
+        for column in constraint.columns:
+            if column not in names:
+                raise errors.UndefinedColumn(
+                    f'column "{column}" named in key does not exist')
+    catalog, oid = catalog.allocate_oids(2 + len(spec.constraints) * 2 + len(spec.columns))
+    next_oid = oid + 1
+    physical = storage_name(spec.schema, spec.name)
+    columns: list[Column] = []
+    sequences: list[Sequence] = []
+    for column in spec.columns:
+        default = column.default
+        if column.serial:
+            sequence_name = f"{spec.name}_{column.name}_seq"
+            sequences.append(Sequence(next_oid, spec.schema, sequence_name,
+                                      owned_by=(spec.name, column.name)))
+            next_oid += 1
+            default = f"nextval('{sequence_name}'::regclass)"
+        in_primary = primary is not None and column.name in primary.columns
+        columns.append(Column(column.name, column.type_oid, column.typmod,
+                              column.not_null or column.serial or in_primary, default))
+    constraints: list[Constraint] = []
+    clauses = [_sqlite_column(c, primary is not None and c.name in primary.columns)
+               for c in spec.columns]
+    indexes: list[Relation] = []
+    for constraint in spec.constraints:
+        name = _constraint_name(spec.name, constraint)
+        if any(existing.name == name for existing in constraints):
+            raise errors.DuplicateObject(f'constraint "{name}" for relation "{spec.name}" '
+                                         "already exists")
+        index_name = name if constraint.kind in ("p", "u") else None
+        constraints.append(Constraint(
+            name, constraint.kind, constraint.columns, constraint.check_sql,
+            constraint.ref_table, constraint.ref_columns, index_name, next_oid,
+            constraint.on_delete, constraint.on_update))
+        next_oid += 1
+        if index_name is not None:
+            indexes.append(Relation(
+                next_oid, spec.schema, index_name, "i", storage_name(spec.schema, index_name),
+                definition=_index_definition(spec.schema, spec.name, index_name,
+                                             [(c, False) for c in constraint.columns],
+                                             unique=True),
+                index_table=spec.name, index_columns=constraint.columns, unique=True,
+                primary=constraint.kind == "p"))
+            next_oid += 1
+        clauses.append(_sqlite_constraint(constraint, name, catalog))
+    if spec.stream is not None:
+        clauses.insert(len(spec.columns), _batch_id_column(oid, spec.stream))
+    database.execute(f"CREATE TABLE {quoted(physical)} ({', '.join(clauses)})")
+    if spec.stream is not None:
+        _create_stream_storage(physical, oid, spec.stream, database)
+    relation = Relation(oid, spec.schema, spec.name, "r", physical, tuple(columns),
+                        tuple(constraints), stream=spec.stream)
+    catalog = catalog.with_relations([relation, *indexes])
+    for sequence in sequences:
+        catalog = catalog.with_sequence(sequence)
+    return DdlResult(catalog, "CREATE STREAM" if spec.stream else "CREATE TABLE")
+
+
+def _check_stream_columns(spec: CreateTable) -> None:
+    if any(c.name == BATCH_ID for c in spec.columns):
+        raise errors.DuplicateColumn(
+            f'column name "{BATCH_ID}" conflicts with a system column name',
+            hint="Every stream has a batch_id column; give the batch column another name "
+                 "and name it in WITH (batch_column = '...').")
+    assert spec.stream is not None
+    batch_column = spec.stream.batch_column
+    if batch_column is None:
+        return
+    column = next((c for c in spec.columns if c.name == batch_column), None)
+    if column is None:
+        raise errors.UndefinedColumn(f'batch column "{batch_column}" does not exist')
+    if column.type_oid not in (t.INT2, t.INT4, t.INT8):
+        raise errors.DatatypeMismatch(
+            f'batch column "{batch_column}" must be an integer column, not '
+            f"{t.format_type(column.type_oid, column.typmod)}")
+
+
+def _batch_id_column(oid: int, options: StreamOptions) -> str:
+    """A stream's batch_id: numbered by the engine, or (client-assigned ids)
+    the batch column itself."""
+    if options.batch_column is not None:
+        return (f"{quoted(BATCH_ID)} INTEGER GENERATED ALWAYS AS "
+                f"({quoted(options.batch_column)}) VIRTUAL")
+    return f"{quoted(BATCH_ID)} INTEGER NOT NULL DEFAULT (sqlext_batch_of({oid}))"
+
+
+def _create_stream_storage(physical: str, oid: int, options: StreamOptions,
+                           database: Database) -> None:
+    """The batch index, and for client-assigned ids the trigger that
+    accepts each batch or skips a re-delivered one."""
+    database.execute(f"CREATE INDEX {quoted(physical + '__batch')} ON {quoted(physical)} "
+                     f"({quoted(BATCH_ID)})")
+    if options.batch_column is not None:
+        database.execute(
+            f"CREATE TRIGGER {quoted(physical + '__accept')} BEFORE INSERT ON "
+            f"{quoted(physical)} FOR EACH ROW WHEN sqlext_accept_batch({oid}, "
+            f"NEW.{quoted(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
+
+
+def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
+                      unique: bool) -> str:
+    shown = ", ".join(
+        (c if c.isidentifier() and c == c.lower() else quoted(c)) + (" DESC" if desc else "")
+        for c, desc in columns)
+    qualified = f"{schema}.{table}"
+    return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {name} ON {qualified} "
+            f"USING btree ({shown})")
+
+
+def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> DdlResult:
+    table = catalog.relation(spec.table, spec.schema)
+    if table.kind != "r":
+        raise errors.WrongObjectType(f'"{table.name}" is not a table')
+    for column, _ in spec.columns:
+        table.column(column)
+    name = spec.name or f"{spec.table}_{'_'.join(c for c, _ in spec.columns)}_idx"
+    if catalog.find_relation(name, table.schema) is not None:
+        if spec.if_not_exists:
+            return DdlResult(catalog, "CREATE INDEX", [_exists_notice("relation", name)])
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
+    catalog, oid = catalog.allocate_oids()
+    physical = storage_name(table.schema, name)
+    columns = ", ".join(quoted(c) + (" DESC" if desc else "") for c, desc in spec.columns)
+    unique = "UNIQUE " if spec.unique else ""
+    database.execute(
+        f"CREATE {unique}INDEX {quoted(physical)} ON {quoted(table.physical)} ({columns})")
+    index = Relation(oid, table.schema, name, "i", physical,
+                     definition=_index_definition(table.schema, table.name, name,
+                                                  list(spec.columns), spec.unique),
+                     index_table=table.name,
+                     index_columns=tuple(c for c, _ in spec.columns), unique=spec.unique)
+    return DdlResult(catalog.with_relation(index), "CREATE INDEX")
+
+
+def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlResult:
+    existing = catalog.find_relation(spec.name, spec.schema)
+    physical = storage_name(spec.schema, spec.name)
+    if existing is not None:
+        if not spec.replace or existing.kind != "v":
+            raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+        database.execute(f"DROP VIEW {quoted(physical)}")
+        view = replace(existing, columns=spec.columns, definition=spec.definition)
+    else:
+        catalog, oid = catalog.allocate_oids()
+        view = Relation(oid, spec.schema, spec.name, "v", physical, spec.columns,
+                        definition=spec.definition)
+    database.execute(f"CREATE VIEW {quoted(physical)} AS {spec.sqlite_query}")
+    return DdlResult(catalog.with_relation(view), "CREATE VIEW")
+
+
+def _create_matview(spec: CreateMatview, catalog: Catalog, database: Database) -> DdlResult:
+    if catalog.find_relation(spec.name, spec.schema) is not None:
+        if spec.if_not_exists:
+            return DdlResult(catalog, "CREATE MATERIALIZED VIEW",
+                             [_exists_notice("relation", spec.name)])
+        raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+    catalog, oid = catalog.allocate_oids()
+    matviews.run(database, spec.create)
+    view = Relation(oid, spec.schema, spec.name, "m", spec.physical, spec.columns,
+                    definition=spec.definition, matview=spec.matview)
+    matviews.refresh(view, database)
+    rows = database.execute(f"SELECT count(*) FROM {quoted(view.physical)}").fetchone()[0]
+    return DdlResult(catalog.with_relation(view), f"SELECT {rows}",
+                     [spec.notice] if spec.notice else [])
+
+
+def _create_schema(spec: CreateSchema, catalog: Catalog) -> DdlResult:
+    if spec.name in catalog.schemas:
+        if spec.if_not_exists:
+            return DdlResult(catalog, "CREATE SCHEMA", [_exists_notice("schema", spec.name)])
+        raise errors.DuplicateSchema(f'schema "{spec.name}" already exists')
+    if spec.name.startswith("pg_"):
+        raise errors.SqlError(f'unacceptable schema name "{spec.name}"',
+                              detail='The prefix "pg_" is reserved for system schemas.')
+    catalog, oid = catalog.allocate_oids()
+    return DdlResult(catalog.with_schema(spec.name, oid), "CREATE SCHEMA")
+
+
+def _create_sequence(spec: CreateSequence, catalog: Catalog) -> DdlResult:
+    if catalog.find_sequence(spec.name, spec.schema) or catalog.find_relation(
+        spec.name, spec.schema
+    ):
+        if spec.if_not_exists:
+            return DdlResult(catalog, "CREATE SEQUENCE",
+                             [_exists_notice("relation", spec.name)])
+        raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
+    catalog, oid = catalog.allocate_oids()
+    sequence = Sequence(oid, spec.schema, spec.name, spec.start, spec.increment)
+    return DdlResult(catalog.with_sequence(sequence), "CREATE SEQUENCE")
+
+
+def _dependents(catalog: Catalog, relation: Relation) -> list[Relation]:
+    """Tables whose foreign keys reference ``relation``."""
+    return [
+        other for other in catalog.relations.values()
+        if other is not relation and any(
+            c.kind == "f" and c.ref_table == (relation.schema, relation.name)
+            for c in other.constraints)
+    ]
+
+
+_DROP_KINDS = {"table": ("r", "DROP TABLE"), "view": ("v", "DROP VIEW"),
+               "materialized view": ("m", "DROP MATERIALIZED VIEW"),
+               "index": ("i", "DROP INDEX"), "sequence": ("S", "DROP SEQUENCE")}
+"""DROP SCHEMA is ``schema_ddl.drop_schemas``."""
+
+
+def _drop(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
+    relkind, tag = _DROP_KINDS[spec.kind]
+    notices: list[str] = []
+    for schema, name in spec.names:
+        if spec.kind == "sequence":
+            sequence = catalog.find_sequence(name, schema)
+            if sequence is None:
+                if not spec.if_exists:
+                    raise errors.UndefinedTable(f'sequence "{name}" does not exist')
+                notices.append(f'sequence "{name}" does not exist, skipping')
+                continue
+            catalog = catalog.without_sequence(sequence.schema, sequence.name)
+            continue
+        relation = catalog.find_relation(name, schema)
+        if relation is None or relation.schema in ("pg_catalog", "information_schema"):
+            if not spec.if_exists:
+                raise errors.UndefinedTable(f'{RELKIND_NAMES[relkind]} "{name}" does not exist')
+            notices.append(f'{spec.kind} "{name}" does not exist, skipping')
+            continue
+        if (relation.stream or relation.window) is not None and spec.kind == "table":
+            other = "STREAM" if relation.stream else "WINDOW"
+            raise errors.WrongObjectType(f'"{name}" is not a table',
+                                         hint=f"Use DROP {other} to remove it.")
+        if relation.kind != relkind:
+            raise errors.WrongObjectType(f'"{name}" is not a {spec.kind}',
+                                         hint=f"Use DROP {_kind_word(relation.kind)} to "
+                                              "remove it.")
+        catalog = drop_relation(relation, catalog, database, spec.cascade, notices)
+    return DdlResult(catalog, tag, notices)
+
+
+def _kind_word(relkind: str) -> str:
+    return RELKIND_NAMES.get(relkind, "table").upper()
+
+
+def drop_relation(relation: Relation, catalog: Catalog, database: Database, cascade: bool,
+                   notices: list[str]) -> Catalog:
+    if relation.kind == "m":
+        return matviews.drop(relation, catalog, database, cascade, notices)
+    catalog = matviews.drop_dependents(relation, catalog, database, cascade, notices)
+    if relation.kind == "r":
+        dependents = _dependents(catalog, relation)
+        if dependents and not cascade:
+            other = dependents[0]
+            constraint = next(c for c in other.constraints if c.kind == "f"
+                              and c.ref_table == (relation.schema, relation.name))
+            raise errors.DependentObjectsStillExist(
+                f"cannot drop table {relation.name} because other objects depend on it",
+                detail=f"constraint {constraint.name} on table {other.name} depends on table "
+                       f"{relation.name}",
+                hint="Use DROP ... CASCADE to drop the dependent objects too.")
+        for other in dependents:
+            catalog = _drop_foreign_keys(other, relation, catalog, database, notices)
+        for index in list(catalog.indexes_of(relation)):
+            catalog = catalog.without_relation(index.schema, index.name)
+        for sequence in list(catalog.sequences.values()):
+            if sequence.owned_by and sequence.owned_by[0] == relation.name and (
+                sequence.schema == relation.schema
+            ):
+                catalog = catalog.without_sequence(sequence.schema, sequence.name)
+        database.execute(f"DROP TABLE {quoted(relation.physical)}")
+        catalog = catalog.without_triggers_on(relation)
+    elif relation.kind == "v":
+        database.execute(f"DROP VIEW {quoted(relation.physical)}")
+    elif relation.kind == "i":
+        owner = catalog.find_relation(relation.index_table or "", relation.schema)
+        if owner is not None and any(c.index_name == relation.name for c in owner.constraints):
+            raise errors.DependentObjectsStillExist(
+                f"cannot drop index {relation.name} because constraint {relation.name} on "
+                f"table {owner.name} requires it",
+                hint=f"You can drop constraint {relation.name} on table {owner.name} instead.")
+        database.execute(f"DROP INDEX {quoted(relation.physical)}")
+    return catalog.without_relation(relation.schema, relation.name)
+
+
+def _drop_foreign_keys(table: Relation, referenced: Relation, catalog: Catalog,
+                       database: Database, notices: list[str]) -> Catalog:
+    """DROP ... CASCADE of a referenced table: the referencing table loses
+    its foreign key (SQLite cannot drop a constraint, so the table is rebuilt)."""
+    kept = tuple(c for c in table.constraints if not (
+        c.kind == "f" and c.ref_table == (referenced.schema, referenced.name)))
+    for constraint in table.constraints:
+        if constraint not in kept:
+            notices.append(f"drop cascades to constraint {constraint.name} on table "
+                           f"{table.name}")
+    changed = replace(table, constraints=kept)
+    _rebuild_table(table, changed, catalog, database)
+    return catalog.with_relation(changed)
+
+
+def _rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Database) -> None:
+    """Recreate a table with a new definition, keeping rows and indexes."""
+    temporary = f"{new.physical}__rebuild"
+    primary = new.primary_key
+    clauses = [
+        _sqlite_column(
+            ColumnSpec(c.name, c.type_oid, c.typmod, c.not_null),
+            primary is not None and c.name in primary.columns)
+        for c in new.columns
+    ]
+    checks = _check_clauses(database, old.physical)
+    for constraint in new.constraints:
+        if constraint.kind == "c":
+            clauses.append(checks[constraint.name])
+            continue
+        spec = ConstraintSpec(constraint.kind, constraint.columns, constraint.name,
+                              constraint.check, None, constraint.ref_table,
+                              constraint.ref_columns, constraint.on_delete,
+                              constraint.on_update)
+        clauses.append(_sqlite_constraint(spec, constraint.name, catalog))
+    shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
+    column_list = ", ".join(quoted(c) for c in shared)
+    database.execute(f"CREATE TABLE {quoted(temporary)} ({', '.join(clauses)})")
+    database.execute(f"INSERT INTO {quoted(temporary)} ({column_list}) "
+                     f"SELECT {column_list} FROM {quoted(old.physical)}")
+    database.execute(f"DROP TABLE {quoted(old.physical)}")
+    database.execute(f"ALTER TABLE {quoted(temporary)} RENAME TO {quoted(new.physical)}")
+    for index in catalog.indexes_of(old):
+        if index.unique and any(c.index_name == index.name for c in new.constraints):
+            continue
+        columns = ", ".join(quoted(c) for c in index.index_columns)
+        unique = "UNIQUE " if index.unique else ""
+        database.execute(f"CREATE {unique}INDEX {quoted(index.physical)} ON "
+                         f"{quoted(new.physical)} ({columns})")
+
+
+def _check_clauses(database: Database, physical: str) -> dict[str, str]:
+    """The CHECK clauses of a table as SQLite keeps them (``CONSTRAINT "n"
+    CHECK (...)``, column renames applied), by constraint name: the catalog
+    keeps only the PostgreSQL text."""
+    row = database.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                           (physical,)).fetchone()
+    text = row[0] if row else ""
+    found: dict[str, str] = {}
+    for match in _CHECK_CLAUSE.finditer(text):
+        depth, position, quote = 0, match.end() - 1, ""
+        for position in range(match.end() - 1, len(text)):
+            char = text[position]
+            if quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"":
+                quote = char
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+        found[match.group(1).replace('""', '"')] = text[match.start():position + 1]
+    return found
+
+
+_CHECK_CLAUSE = re.compile(r'CONSTRAINT "((?:[^"]|"")*)" CHECK \(')
+
+
+def _truncate(spec: Truncate, catalog: Catalog, database: Database) -> DdlResult:
+    relations = [catalog.relation(name, schema) for schema, name in spec.tables]
+    for relation in relations:
+        if relation.kind != "r":
+            raise errors.WrongObjectType(f'"{relation.name}" is not a table')
+        for other in _dependents(catalog, relation):
+            if other not in relations:
+                raise errors.FeatureNotSupported(
+                    "cannot truncate a table referenced in a foreign key constraint",
+                    detail=f'Table "{other.name}" references "{relation.name}".',
+                    hint=f'Truncate table "{other.name}" at the same time, or use '
+                         "TRUNCATE ... CASCADE.")
+    for relation in relations:
+        database.execute(f"DELETE FROM {quoted(relation.physical)}")
+    return DdlResult(catalog, "TRUNCATE TABLE")
+
+
+def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlResult:
+    relation = catalog.find_relation(spec.name, spec.schema)
+    if relation is None:
+        if spec.if_exists:
+            return DdlResult(catalog, "ALTER TABLE",
+                             [f'relation "{spec.name}" does not exist, skipping'])
+        raise errors.UndefinedTable(f'relation "{spec.name}" does not exist')
+    if relation.kind != "r":
+        raise errors.WrongObjectType(f'"{spec.name}" is not a table')
+    if relation.stream is not None or relation.window is not None:
+        raise errors.FeatureNotSupported(
+            f'cannot alter {relation.kind_name} "{spec.name}"',
+            hint=f"Drop the {relation.kind_name} and create it again.")
+    for name in spec.drop_columns:
+        matviews.check_alterable(relation, catalog, f"drop column {name} of table {spec.name}")
+    if spec.rename_column or spec.rename_to:
+        matviews.check_alterable(relation, catalog, f"rename table {spec.name} or its columns")
+    for column in spec.add_columns:
+        if any(c.name == column.name for c in relation.columns):
+            raise errors.DuplicateColumn(
+                f'column "{column.name}" of relation "{relation.name}" already exists')
+        if column.not_null and column.default is None:
+            count = database.execute(f"SELECT count(*) FROM {quoted(relation.physical)}")
+            if count.fetchone()[0]:
+                raise errors.NotNullViolation(
+                    f'column "{column.name}" of relation "{relation.name}" contains null '
+                    "values")
+        declared = t.TYPES[column.type_oid].storage
+        database.execute(f"ALTER TABLE {quoted(relation.physical)} ADD COLUMN "
+                         f"{quoted(column.name)} {declared}")
+        if column.default_sqlite is not None:
+            # Existing rows take the default, as in PostgreSQL.
+            database.execute(f"UPDATE {quoted(relation.physical)} SET {quoted(column.name)} = "
+                             f"{column.default_sqlite}")
+        relation = replace(relation, columns=(*relation.columns, Column(
+            column.name, column.type_oid, column.typmod, column.not_null, column.default)))
+    catalog = catalog.with_relation(relation)
+    for name in spec.drop_columns:
+        catalog, relation = _drop_column(relation, name, catalog, database)
+    if spec.rename_column is not None:
+        old, new = spec.rename_column
+        relation.column(old)
+        if any(c.name == new for c in relation.columns):
+            raise errors.DuplicateColumn(
+                f'column "{new}" of relation "{relation.name}" already exists')
+        database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME COLUMN "
+                         f"{quoted(old)} TO {quoted(new)}")
+        catalog = renames.column_renamed(catalog, relation, old, new)
+        relation = catalog.relation(relation.name, relation.schema)
+    if spec.rename_to is not None:
+        if catalog.find_relation(spec.rename_to, relation.schema) is not None:
+            raise errors.DuplicateTable(f'relation "{spec.rename_to}" already exists')
+        physical = storage_name(relation.schema, spec.rename_to)
+        database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME TO {quoted(physical)}")
+        catalog = renames.table_renamed(catalog, relation, spec.rename_to, physical)
+    return DdlResult(catalog, "ALTER TABLE")
+
+
+def _drop_column(table: Relation, name: str, catalog: Catalog,
+                 database: Database) -> tuple[Catalog, Relation]:
+    """DROP COLUMN as PostgreSQL does it: the indexes and constraints of the
+    table that use the column go with it; another table's foreign key on it
+    is an error (2BP01). SQLite drops no constraint, so a table that loses
+    one is rebuilt."""
+    table.column(name)
+    if len(table.columns) == 1:
+        raise errors.FeatureNotSupported(
+            f'cannot drop column "{name}", the only column of table "{table.name}"',
+            hint="Tables need at least one column here: add another column first.")
+    for other in _dependents(catalog, table):
+        for constraint in other.constraints:
+            if constraint.kind == "f" and constraint.ref_table == (table.schema, table.name) \
+                    and name in constraint.ref_columns:
+                raise errors.DependentObjectsStillExist(
+                    f"cannot drop column {name} of table {table.name} because other objects "
+                    "depend on it",
+                    detail=f"constraint {constraint.name} on table {other.name} depends on "
+                           f"column {name} of table {table.name}",
+                    hint="Drop the constraint first.")
+    for index in list(catalog.indexes_of(table)):
+        if name in index.index_columns:
+            if not any(c.index_name == index.name for c in table.constraints):
+                database.execute(f"DROP INDEX {quoted(index.physical)}")
+            catalog = catalog.without_relation(index.schema, index.name)
+    kept = tuple(c for c in table.constraints if name not in c.columns)
+    changed = replace(table, columns=tuple(c for c in table.columns if c.name != name),
+                      constraints=kept)
+    if kept != table.constraints:
+        referencing = _dependents(catalog, table)
+        if referencing:
+            # SQLite cannot rebuild a table other tables' foreign keys point at.
+            raise errors.FeatureNotSupported(
+                f"cannot drop column {name} of table {table.name}: a constraint on it would "
+                f"be dropped, and table {referencing[0].name} references table {table.name}",
+                hint="Drop the foreign key first, or the table's constraint on the column.")
+        _rebuild_table(table, changed, catalog, database)
+    else:
+        database.execute(f"ALTER TABLE {quoted(table.physical)} DROP COLUMN {quoted(name)}")
+    return catalog.with_relation(changed), changed

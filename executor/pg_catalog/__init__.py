@@ -1,0 +1,7 @@
+"""pg_catalog and information_schema as data: system tables refilled from
+the catalog after every schema change (``tables``, ``information_schema``)
+and live views refilled before a statement reads them (``live``).
+
+May import: the executor's core modules, ``executor.values``,
+``executor.streaming``, ``catalog``, ``storage``.
+"""

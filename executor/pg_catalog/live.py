@@ -1,0 +1,143 @@
+"""The live system views: pg_catalog tables refilled just before a
+statement that reads them runs (``SqlPlan.refresh``).
+
+The dataflow's views (``sqlext_procedures``, ``sqlext_streams``,
+``sqlext_windows``, ``sqlext_triggers``) are built here from the catalog,
+the scheduler, the batch ledger and the window tables. The others describe
+what only the layer above knows (sessions, the command log, snapshots,
+checkpoints); it hands in their rows with ``provide``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from catalog.dataflow import WindowSpec
+from catalog.schema import PG_CATALOG, Relation
+from catalog.types import INT2, INT4, INT8
+from executor.codecs.intervals import format_interval
+from executor.core import Executor
+from executor.pg_catalog.tables import replace_rows
+from executor.streaming import windows
+from executor.streaming.observe import StreamState, observe
+from executor.streaming.scheduler import ProcedureStats, Scheduler
+from executor.values.conversions import epoch_timestamp
+
+Row = tuple[Any, ...]
+
+
+class LiveTables:
+    def __init__(self, executor: Executor, scheduler: Scheduler,
+                 inline_fired: Mapping[int, int]) -> None:
+        """``inline_fired``: EE and AFTER SLIDE trigger OID -> times its
+        statements ran (counted where they run, by the dataflow runtime)."""
+        self.executor = executor
+        self.scheduler = scheduler
+        self.inline_fired = inline_fired
+        self._rows: dict[str, Callable[[], list[Row]]] = {
+            "sqlext_procedures": self._procedures,
+            "sqlext_streams": self._streams,
+            "sqlext_windows": self._windows,
+            "sqlext_triggers": self._triggers,
+        }
+        executor.refresh_live = self.refresh
+
+    def provide(self, name: str, rows: Callable[[], list[Row]]) -> None:
+        """A view whose rows come from a layer above."""
+        self._rows[name] = rows
+
+    def refresh(self, names: Iterable[str]) -> None:
+        for name in names:
+            replace_rows(self.executor.database, PG_CATALOG, name, self.rows(name))
+
+    def rows(self, name: str) -> list[Row]:
+        """The view's rows now (the dashboard reads them without SQL)."""
+        return self._rows[name]()
+
+    def _procedures(self) -> list[Row]:
+        scheduler = self.scheduler
+        procedures = sorted(self.executor.catalog.procedures.items())
+        observed = observe(self.executor, scheduler, (), (key for key, _ in procedures))
+        current = scheduler.current.procedure if scheduler.current is not None else None
+        rows = []
+        for key, procedure in procedures:
+            state = observed.procedures[key]
+            rows.append((
+                procedure.schema, procedure.name, procedure.language, state.state,
+                state.waiting_batches, state.batches_run, state.batches_failed,
+                state.stopped_at_batch, state.stopped_on_stream, state.error_code, state.error,
+                key == current, *_latency(scheduler.stats.get(key) or ProcedureStats())))
+        return rows
+
+    def _streams(self) -> list[Row]:
+        catalog = self.executor.catalog
+        streams = [r for r in _sorted(catalog.user_relations()) if r.stream is not None]
+        observed = observe(self.executor, self.scheduler, streams, ()).relations
+        rows = []
+        for relation in streams:
+            state = observed[(relation.schema, relation.name)]
+            assert isinstance(state, StreamState) and relation.stream is not None
+            triggers = catalog.triggers_on(relation)
+            consumers = [f"procedure {t.procedure[1]}" for t in triggers if t.procedure] + [
+                f"window {w.name}" for w in catalog.windows_on(relation)] + [
+                f"trigger {t.name}" for t in triggers if t.body]
+            rows.append((relation.schema, relation.name, relation.stream.batch_column,
+                         state.last_batch, state.tuples,
+                         self.executor.batches.counters(relation.oid).skipped,
+                         ", ".join(consumers) or None, state.pending_batches,
+                         state.pending_tuples))
+        return rows
+
+    def _windows(self) -> list[Row]:
+        rows = []
+        for relation in _sorted(self.executor.catalog.user_relations()):
+            spec = relation.window
+            if spec is None:
+                continue
+            visible, staged, slides = windows.counts(self.executor.database, relation)
+            rows.append((relation.schema, relation.name, spec.stream[1],
+                         "rows" if spec.rows else "range", _extent(spec, spec.size),
+                         _extent(spec, spec.slide), spec.column, spec.partition, visible,
+                         staged, slides))
+        return rows
+
+    def _triggers(self) -> list[Row]:
+        catalog = self.executor.catalog
+        rows = []
+        for _, trigger in sorted(catalog.triggers.items()):
+            relation = catalog.relations.get(trigger.target)
+            if trigger.procedure is not None:
+                kind, fired = "PE", self.scheduler.fired.get(trigger.oid, 0)
+            else:
+                kind = "slide" if trigger.event == "slide" else "EE"
+                fired = self.inline_fired.get(trigger.oid, 0)
+            rows.append((trigger.schema, trigger.name, kind, trigger.target[1],
+                         relation.kind_name if relation is not None else None,
+                         trigger.procedure[1] if trigger.procedure else None, fired))
+        return rows
+
+
+def _sorted(relations: Iterable[Relation]) -> list[Relation]:
+    return sorted(relations, key=lambda r: (r.schema, r.name))
+
+
+def _latency(stats: ProcedureStats) -> tuple[float | None, float | None, str | None]:
+    """avg_ms, p99_ms (nearest rank) and last_run of a procedure's TEs."""
+    durations = sorted(stats.durations)
+    if not durations or stats.last_end is None:
+        return None, None, None
+    average = sum(durations) / len(durations)
+    p99 = durations[math.ceil(0.99 * len(durations)) - 1]
+    ended = time.time() - (time.perf_counter() - stats.last_end)
+    return round(average * 1000, 3), round(p99 * 1000, 3), epoch_timestamp(ended)
+
+
+def _extent(spec: WindowSpec, value: int) -> str:
+    """A window's size or slide as written: a count, a column value, or
+    (RANGE over timestamps) an interval."""
+    if spec.rows or spec.column_type in (INT2, INT4, INT8):
+        return str(value)
+    return format_interval(0, 0, value)

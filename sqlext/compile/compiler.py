@@ -1,0 +1,306 @@
+"""Statement trees to executable plans, cached.
+
+A plan depends on the statement text, the parameter types the client
+declared, the catalog version, the search path and the time zone (literals
+of timestamptz are converted at translation time). The cache key holds all
+of them, so a hot statement is translated once and then reused.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Final
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog import types as t
+from catalog.dataflow import Parameter, Procedure
+from catalog.schema import PG_CATALOG, Catalog
+from catalog.sqltypes import SqlType
+from executor import codecs
+from executor.ddl import dataflow as dataflow_specs
+from executor.ddl import tables as ddl
+from executor.ddl.roles import RoleSpec
+from executor.functions.signatures import SESSION_CONTROL, WAITS_FOR_DATAFLOW
+from executor.plans import AfterInsert, OutputColumn, ParamType, SqlPlan
+from sqlext.compile.dataflow_ddl import DataflowCompiler
+from sqlext.compile.role_ddl import compile_role_statement
+from sqlext.compile.table_ddl import DdlCompiler
+from sqlext.sql import nodes as x
+from sqlext.sql import settings as config
+from sqlext.sql.parse import parse_expression
+from sqlext.sql.sqlite_dialect import to_sqlite
+from sqlext.translate.dml import translate_delete, translate_insert, translate_update
+from sqlext.translate.scope import ColumnInfo
+from sqlext.translate.translator import Translator, readable_outputs
+
+CACHE_SIZE: Final = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """What a statement becomes: exactly one of ``plan`` (SQL for SQLite),
+    ``ddl`` (a schema change) or ``utility`` (handled by the session)."""
+
+    statement: exp.Expression
+    params: tuple[ParamType, ...]
+    columns: tuple[OutputColumn, ...] | None
+    plan: SqlPlan | None = None
+    ddl: ddl.DdlSpec | dataflow_specs.DataflowSpec | RoleSpec | None = None
+    utility: x.UtilityStatement | None = None
+    call: CallPlan | None = None
+    """CALL (a utility): the procedure and how its arguments are computed."""
+
+    @property
+    def writes(self) -> bool:
+        return self.ddl is not None or (self.plan is not None and self.plan.writes)
+
+
+@dataclass(frozen=True, slots=True)
+class CallPlan:
+    procedure: Procedure
+    arguments: SqlPlan | None
+    """A one-row query yielding the arguments, converted to the parameter types
+    (None when the procedure takes none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompileContext:
+    catalog: Catalog
+    search_path: tuple[str, ...]
+    settings: codecs.Settings
+    param_names: tuple[tuple[str, int], ...] = ()
+    """Procedure bodies: (parameter name, number) pairs."""
+    batch_streams: frozenset[int] = frozenset()
+    """Transaction executions: streams whose name denotes the current batch."""
+    params_decoded: bool = True
+    """Parameter values come through their types' input functions (a
+    client's Bind); procedure bodies get stored values as they are."""
+
+
+def _output(columns: list[ColumnInfo] | None,
+            as_text: set[int] | None = None) -> tuple[OutputColumn, ...] | None:
+    """Result columns as clients are told about them; ``as_text`` are
+    positions whose values are already their text form (reg* names)."""
+    if columns is None:
+        return None
+    return tuple(OutputColumn(c.name, c.type.oid, c.type.typmod, c.table_oid, c.column_number,
+                              _display_typmod(c.type),
+                              t.TEXT if as_text and index in as_text else 0)
+                 for index, c in enumerate(columns))
+
+
+def _display_typmod(sql_type: SqlType) -> int:
+    scale = sql_type.display_scale
+    if sql_type.typmod >= 0 or scale is None:
+        return sql_type.typmod
+    return t.numeric_typmod(1000, scale)
+
+
+def _params(translator: Translator) -> tuple[ParamType, ...]:
+    return tuple(ParamType(p.oid, p.typmod) for p in translator.param_types())
+
+
+_cache: OrderedDict[tuple[object, ...], Compiled] = OrderedDict()
+
+
+def compile_statement(statement: exp.Expression, context: CompileContext,
+                      param_oids: tuple[int, ...], source: tuple[str, int, str] | None = None
+                      ) -> Compiled:
+    """Compile one parsed statement; ``source`` (SQL text, statement index,
+    nested part) identifies it for the cache."""
+    key = None
+    if source is not None:
+        key = (source, param_oids, context.catalog.version, context.search_path,
+               context.settings, context.param_names, context.batch_streams,
+               context.params_decoded)
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    compiled = _compile(statement, context, param_oids)
+    if key is not None:
+        _cache[key] = compiled
+        if len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return compiled
+
+
+def _compile(statement: exp.Expression, context: CompileContext,
+             param_oids: tuple[int, ...]) -> Compiled:
+    translator = Translator(context.catalog, context.search_path, param_oids, context.settings)
+    translator.param_names = dict(context.param_names)
+    translator.batch_streams = context.batch_streams
+    translator.params_decoded = context.params_decoded
+    if isinstance(statement, x.DeclareCursor):
+        inner = _compile(statement.expression, context, param_oids)
+        return Compiled(statement, inner.params, None, utility=statement)
+    if isinstance(statement, x.Call):
+        return _call(statement, translator)
+    if isinstance(statement, x.UtilityStatement):
+        return _utility(statement, translator)
+    if isinstance(statement, x.RoleDdl):
+        spec = compile_role_statement(statement, context.catalog, context.search_path)
+        return Compiled(statement, (), None, ddl=spec)
+    if isinstance(statement, x.DataflowDdl):
+        compiler = DataflowCompiler(DdlCompiler(translator), _body_check(context))
+        return Compiled(statement, (), None, ddl=compiler.compile(statement))
+    tree = statement.copy()
+    if isinstance(tree, exp.Query | exp.Values):
+        columns = translator.query(tree)
+        named = readable_outputs(tree, columns)
+        plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
+                       translator.writes, refresh=frozenset(translator.live_tables),
+                       observes=_observes(translator),
+                       recompute=_recomputed_views(translator), bindings=translator.highest_param,
+                       access=_access(translator, statement))
+        return Compiled(statement, plan.params, plan.columns, plan=plan)
+    if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+        if isinstance(tree, exp.Insert):
+            returning, target = translate_insert(translator, tree)
+            verb = "INSERT"
+        elif isinstance(tree, exp.Update):
+            returning, target = translate_update(translator, tree)
+            verb = "UPDATE"
+        else:
+            returning, target = translate_delete(translator, tree)
+            verb = "DELETE"
+        plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
+                       target, refresh=frozenset(translator.live_tables),
+                       recompute=_recomputed_views(translator),
+                       after_insert=_after_insert(translator, verb),
+                       bindings=translator.highest_param, access=_access(translator, statement))
+        return Compiled(statement, plan.params, plan.columns, plan=plan)
+    spec = DdlCompiler(translator).compile(tree)
+    return Compiled(statement, _params(translator), None, ddl=spec)
+
+
+_WRITE_PRIVILEGE: Final = {exp.Insert: "a", exp.Update: "w", exp.Delete: "d"}
+
+
+def _access(translator: Translator, statement: exp.Expression
+            ) -> tuple[tuple[tuple[str, str], str], ...]:
+    """The privileges a statement needs (``SqlPlan.access``): SELECT on what
+    it reads, and on a DML target whose rows it looks at (WHERE, RETURNING,
+    a join, SET or ON CONFLICT expressions over its columns), as in
+    PostgreSQL."""
+    needed = {(r.schema, r.name): "r" for r in translator.read_relations.values()}
+    target = translator.target_relation
+    if target is not None:
+        key = (target.schema, target.name)
+        letters = _WRITE_PRIVILEGE[type(statement)]
+        conflict = statement.args.get("conflict")
+        updates = conflict is not None and bool(conflict.args.get("expressions"))
+        if updates:
+            letters += "w"
+        reads = any(statement.args.get(arg) for arg in ("where", "returning", "from_", "using"))
+        if reads or updates or any(
+                assignment.expression.find(exp.Column) is not None
+                for assignment in statement.expressions if isinstance(statement, exp.Update)):
+            letters += "r"
+        needed[key] = needed.get(key, "") + letters
+    return tuple(needed.items())
+
+
+def _observes(translator: Translator) -> bool:
+    """Whether a query watches or controls sessions and the dataflow (it
+    reads live system views or calls pg_cancel_backend() and the like),
+    reads nothing outside pg_catalog and writes nothing
+    (``SqlPlan.observes``)."""
+    return bool(translator.live_tables or translator.called & SESSION_CONTROL) and not (
+        translator.writes or translator.called & WAITS_FOR_DATAFLOW) and all(
+        relation.schema == PG_CATALOG for relation in translator.read_relations.values())
+
+
+def _recomputed_views(translator: Translator) -> tuple[tuple[str, str], ...]:
+    """The materialized views the statement reads that are not maintained
+    incrementally (they are recomputed first if stale)."""
+    return tuple((r.schema, r.name) for r in translator.read_relations.values()
+                 if r.matview is not None and not r.matview.incremental)
+
+
+def _utility(statement: x.UtilityStatement, translator: Translator) -> Compiled:
+    columns: tuple[OutputColumn, ...] | None = None
+    if isinstance(statement, x.Show):
+        if statement.name == "all":
+            columns = (OutputColumn("name", t.TEXT), OutputColumn("setting", t.TEXT),
+                       OutputColumn("description", t.TEXT))
+        else:
+            columns = (OutputColumn(config.display_name(statement.name), t.TEXT),)
+    elif isinstance(statement, x.ExplainMatview):
+        columns = (OutputColumn("QUERY PLAN", t.TEXT),)
+    elif isinstance(statement, x.ExplainDataflow):
+        # as PostgreSQL's EXPLAIN: FORMAT JSON is one json value
+        columns = (OutputColumn("QUERY PLAN",
+                                t.JSON if statement.args["format"] == "json" else t.TEXT),)
+    return Compiled(statement, _params(translator), columns, utility=statement)
+
+
+def _after_insert(translator: Translator, verb: str) -> AfterInsert | None:
+    relation = translator.target_relation
+    if verb != "INSERT" or relation is None:
+        return None
+    catalog = translator.catalog
+    triggers = catalog.triggers_on(relation)
+    ee = tuple((t.schema, t.name) for t in triggers if t.event == "insert" and t.body)
+    windows = tuple((w.schema, w.name) for w in catalog.windows_on(relation))
+    if not ee and not windows:
+        return None
+    consumed = relation.stream is not None and not relation.stream.keep_batches and not any(
+        t.procedure for t in triggers)
+    return AfterInsert((relation.schema, relation.name), windows, ee, consumed)
+
+
+def _body_check(context: CompileContext) -> Callable[[exp.Expression, tuple[Parameter, ...]],
+                                                      None]:
+    """Compiles a procedure or trigger body statement to find its errors now."""
+
+    def check(statement: exp.Expression, params: tuple[Parameter, ...]) -> None:
+        _compile(statement, procedure_context(context, params),
+                 tuple(p.type_oid for p in params))
+
+    return check
+
+
+def procedure_context(context: CompileContext,
+                      params: tuple[Parameter, ...]) -> CompileContext:
+    """How a procedure body compiles: the caller's context, with the
+    procedure's parameters known by name."""
+    names = tuple((p.name, number) for number, p in enumerate(params, start=1) if p.name)
+    return replace(context, param_names=names, params_decoded=False)
+
+
+def _call(statement: x.Call, translator: Translator) -> Compiled:
+    """CALL p(args): the arguments become one SELECT, each cast to its
+    parameter's type; missing trailing arguments take their defaults."""
+    target = statement.this
+    procedure = translator.catalog.find_procedure(target.name, target.db or None,
+                                                  translator.search_path)
+    args = list(statement.expressions)
+    if procedure is None:
+        raise errors.UndefinedFunction(
+            f"procedure {target.name}({', '.join('unknown' for _ in args)}) does not exist",
+            hint="No procedure matches the given name and argument types.")
+    if not procedure.required_params <= len(args) <= len(procedure.params):
+        raise errors.UndefinedFunction(
+            f"procedure {procedure.name} takes {len(procedure.params)} argument(s), "
+            f"not {len(args)}",
+            hint="No procedure matches the given name and argument types.")
+    values: list[exp.Expression] = []
+    for position, parameter in enumerate(procedure.params):
+        value = args[position].copy() if position < len(args) else parse_expression(
+            str(parameter.default))
+        declared = exp.DataType.build(t.format_type(parameter.type_oid, parameter.typmod),
+                                      dialect="postgres")
+        values.append(exp.alias_(exp.Cast(this=value, to=declared), f"a{position}"))
+    arguments: SqlPlan | None = None
+    if values:
+        query = exp.select(*values)
+        columns = translator.query(query)
+        arguments = SqlPlan(to_sqlite(query), _params(translator), _output(columns), "SELECT",
+                            translator.writes, bindings=translator.highest_param)
+    return Compiled(statement, _params(translator), None, utility=statement,
+                    call=CallPlan(procedure, arguments))

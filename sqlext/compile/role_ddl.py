@@ -1,0 +1,135 @@
+"""Role and privilege statements: parse trees to ``executor.ddl.roles`` specs.
+
+Passwords never reach the catalog or the command log: the session turns
+them into verifiers (``with_verifier``) before the change is applied, and
+logs the statement rewritten with the verifier (``logged_sql``), which
+PostgreSQL accepts in place of a password too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from catalog import errors
+from catalog.roles import PROCEDURE_PRIVILEGES, TABLE_PRIVILEGES
+from catalog.schema import Catalog
+from executor.ddl.roles import (
+    AlterRole,
+    CreateRole,
+    DropRoles,
+    GrantPrivileges,
+    RoleAttributes,
+    RoleSpec,
+)
+from sqlext.sql import nodes as x
+from wire.auth import ScramVerifier, md5_password_hash
+
+_VERIFIER = re.compile(r"^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"
+                       r"|md5[0-9a-f]{32})$")
+_FLAGS = ("superuser", "login", "createrole", "createdb")
+
+
+def compile_role_statement(node: x.RoleDdl, catalog: Catalog,
+                           search_path: tuple[str, ...]) -> RoleSpec:
+    if isinstance(node, x.CreateRole):
+        options = dict(node.args["options"])
+        if node.args.get("user"):
+            options.setdefault("login", True)
+        return CreateRole(node.name, _attributes(options))
+    if isinstance(node, x.AlterRole):
+        return AlterRole(node.name, _attributes(node.args.get("options") or {}),
+                         node.args.get("rename"))
+    if isinstance(node, x.DropRole):
+        return DropRoles(tuple(node.expressions), bool(node.args.get("exists")))
+    assert isinstance(node, x.GrantPrivileges)
+    return _grant(node, catalog, search_path)
+
+
+def _attributes(options: dict[str, object]) -> RoleAttributes:
+    limit = options.get("connection_limit")
+    if isinstance(limit, int) and limit < -1:
+        raise errors.InvalidParameterValue(f"invalid connection limit: {limit}")
+    password = options.get("password") or None  # '' clears the password, as in PostgreSQL
+    return RoleAttributes(
+        **{flag: bool(options[flag]) for flag in _FLAGS if flag in options},
+        password=str(password) if password is not None else None,
+        set_password="password" in options,
+        connection_limit=limit if isinstance(limit, int) else None)
+
+
+def _grant(node: x.GrantPrivileges, catalog: Catalog,
+           search_path: tuple[str, ...]) -> GrantPrivileges:
+    kind = node.args["kind"]
+    names = TABLE_PRIVILEGES if kind == "table" else PROCEDURE_PRIVILEGES
+    privileges = node.args["privileges"] or list(names)
+    for privilege in privileges:
+        if privilege not in names:
+            raise errors.InvalidGrantOperation(
+                f"invalid privilege type {privilege} for {kind}")
+    objects = (_in_schemas(kind, node.args["schemas"], catalog) if node.args.get("schemas")
+               else [_grant_object(kind, table, catalog, search_path)
+                     for table in node.expressions])
+    return GrantPrivileges(kind, tuple(objects), "".join(names[p] for p in privileges),
+                           tuple(node.args["grantees"]), bool(node.args.get("revoke")))
+
+
+def _in_schemas(kind: str, schemas: Iterable[str], catalog: Catalog) -> list[tuple[str, str]]:
+    objects = []
+    for schema in schemas:
+        if schema not in catalog.schemas:
+            raise errors.InvalidSchemaName(f'schema "{schema}" does not exist')
+        if kind == "procedure":
+            objects += sorted(key for key in catalog.procedures if key[0] == schema)
+        else:
+            objects += sorted((r.schema, r.name) for r in catalog.relations.values()
+                              if r.schema == schema and r.kind != "i")
+    return objects
+
+
+def _grant_object(kind: str, table: x.exp.Expression, catalog: Catalog,
+                  search_path: tuple[str, ...]) -> tuple[str, str]:
+    schema = table.text("db") or None
+    if kind == "procedure":
+        procedure = catalog.find_procedure(table.name, schema, search_path)
+        if procedure is None:
+            raise errors.UndefinedFunction(f"procedure {table.name} does not exist")
+        return procedure.schema, procedure.name
+    relation = catalog.find_relation(table.name, schema, search_path)
+    if relation is None:
+        if catalog.find_sequence(table.name, schema, search_path) is not None:
+            raise errors.FeatureNotSupported("privileges on sequences are not supported")
+        raise errors.UndefinedTable(f'relation "{table.name}" does not exist')
+    if relation.kind == "i":
+        raise errors.WrongObjectType(f'"{relation.name}" is an index')
+    return relation.schema, relation.name
+
+
+def with_verifier(spec: RoleSpec, role_name: str, encryption: str) -> RoleSpec:
+    """``spec`` with its password replaced by the verifier to store
+    (``encryption``: the session's password_encryption)."""
+    if not isinstance(spec, CreateRole | AlterRole):
+        return spec
+    password = spec.attributes.password
+    if password is None or _VERIFIER.match(password):
+        return spec
+    verifier = (md5_password_hash(role_name, password) if encryption == "md5"
+                else ScramVerifier.from_password(password).text())
+    return replace(spec, attributes=replace(spec.attributes, password=verifier))
+
+
+def logged_sql(spec: RoleSpec) -> str | None:
+    """The statement to log instead of the one received when that one held a
+    password (None: log it as received)."""
+    if not isinstance(spec, CreateRole | AlterRole) or not spec.attributes.set_password:
+        return None
+    attributes = spec.attributes
+    options = [("" if value else "NO") + flag.upper() for flag in _FLAGS
+               if (value := getattr(attributes, flag)) is not None]
+    if attributes.connection_limit is not None:
+        options.append(f"CONNECTION LIMIT {attributes.connection_limit}")
+    stored = attributes.password
+    options.append("PASSWORD NULL" if stored is None else f"PASSWORD '{stored}'")
+    verb = "CREATE" if isinstance(spec, CreateRole) else "ALTER"
+    return f'{verb} ROLE "{spec.name.replace(chr(34), chr(34) * 2)}" WITH {" ".join(options)}'

@@ -1,0 +1,395 @@
+"""CREATE / DROP / ALTER / TRUNCATE trees to the executor's DDL specs.
+
+Types are resolved to PostgreSQL OIDs here; default and CHECK expressions
+are kept as PostgreSQL text (what pg_get_expr shows) and CHECKs are also
+translated for SQLite, which enforces them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.schema import Catalog, Column
+from catalog.sqltypes import SqlType
+from executor.ddl import tables as ddl
+from sqlext.matview.create import compile_matview
+from sqlext.sql import nodes as x
+from sqlext.sql.parse import parse_expression
+from sqlext.sql.sqlite_dialect import to_sqlite
+from sqlext.translate.scope import ColumnInfo, Scope, Source
+from sqlext.translate.translator import Translator
+from sqlext.translate.type_names import SERIAL_TYPES, resolve_type
+
+
+def pg_sql(node: exp.Expression) -> str:
+    """PostgreSQL text of an expression, function names as written."""
+    return node.sql(dialect="postgres", normalize_functions=False)
+
+
+def creation_schema(table: exp.Table, catalog: Catalog, search_path: tuple[str, ...]) -> str:
+    """Where CREATE puts an object: its schema, or the first schema of the
+    search path that exists (as in PostgreSQL)."""
+    if table.db:
+        return table.db
+    for schema in search_path:
+        if schema in catalog.schemas and schema != "pg_catalog":
+            return schema
+    raise errors.InvalidSchemaName("no schema has been selected to create in")
+
+
+def _names(nodes: list[exp.Expression]) -> tuple[str, ...]:
+    return tuple(node.name for node in nodes)
+
+
+def _referential_actions(reference: exp.Expression) -> tuple[str | None, str | None]:
+    on_delete = on_update = None
+    for option in reference.args.get("options") or []:
+        text = str(option).upper()
+        if text.startswith("ON DELETE "):
+            on_delete = text.removeprefix("ON DELETE ")
+        elif text.startswith("ON UPDATE "):
+            on_update = text.removeprefix("ON UPDATE ")
+    return on_delete, on_update
+
+
+def _must_be_table(node: exp.Expression) -> exp.Table:
+    """A table name where sqlglot may have parsed something else (``ALTER
+    TABLE SELECT ...``): 42601 as PostgreSQL's grammar gives."""
+    if not isinstance(node, exp.Table):
+        raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(node).split()[0]}"')
+    return node
+
+
+def _reference(reference: exp.Expression, search_path: tuple[str, ...],
+               catalog: Catalog) -> tuple[tuple[str, str], tuple[str, ...]]:
+    target = reference.this
+    table = _must_be_table(target.this if isinstance(target, exp.Schema) else target)
+    columns = _names(target.expressions) if isinstance(target, exp.Schema) else ()
+    relation = catalog.relation(table.name, table.db or None, search_path)
+    if not columns:
+        primary = relation.primary_key
+        if primary is None:
+            raise errors.InvalidTableDefinition(
+                f'there is no primary key for referenced table "{relation.name}"')
+        columns = primary.columns
+    return (relation.schema, relation.name), columns
+
+
+@dataclass(frozen=True, slots=True)
+class ViewQuery:
+    schema: str
+    name: str
+    definition: str
+    """The query as PostgreSQL text (pg_get_viewdef)."""
+    translated: exp.Expression
+    columns: tuple[Column, ...]
+
+
+class DdlCompiler:
+    """Compiles one DDL statement against a catalog."""
+
+    def __init__(self, translator: Translator) -> None:
+        self.translator = translator
+        self.catalog = translator.catalog
+        self.search_path = translator.search_path
+
+    def compile(self, node: exp.Expression) -> ddl.DdlSpec:
+        if isinstance(node, x.RefreshMatview):
+            schema, name = self._resolved(node.this)
+            return ddl.RefreshMatview(schema, name)
+        if isinstance(node, exp.Create):
+            return self._create(node)
+        if isinstance(node, exp.Drop):
+            return self._drop(node)
+        if isinstance(node, exp.TruncateTable):
+            for item in node.expressions:
+                _must_be_table(item)
+            return ddl.Truncate(tuple(self._resolved(t) for t in node.expressions))
+        if isinstance(node, exp.Alter):
+            return self._alter(node)
+        raise errors.FeatureNotSupported(f"{node.key.upper()} is not supported")
+
+    # --- CREATE ----------------------------------------------------------------
+
+    def _create(self, node: exp.Create) -> ddl.DdlSpec:
+        kind = str(node.args.get("kind") or "").upper()
+        properties = node.args.get("properties")
+        if properties is not None and any(
+            isinstance(p, exp.TemporaryProperty) for p in properties.expressions
+        ):
+            raise errors.FeatureNotSupported("temporary tables are not supported")
+        if kind == "TABLE":
+            if node.expression is not None:
+                raise errors.FeatureNotSupported("CREATE TABLE AS is not supported")
+            return self._create_table(node)
+        if kind == "INDEX":
+            return self._create_index(node)
+        if kind == "VIEW" and properties is not None and any(
+            isinstance(p, exp.MaterializedProperty) for p in properties.expressions
+        ):
+            return compile_matview(self, node)
+        if kind == "VIEW":
+            return self._create_view(node)
+        if kind == "SCHEMA":
+            return ddl.CreateSchema(node.this.db or node.this.name,
+                                    bool(node.args.get("exists")))
+        if kind == "SEQUENCE":
+            return self._create_sequence(node)
+        raise errors.FeatureNotSupported(f"CREATE {kind} is not supported")
+
+    def _create_table(self, node: exp.Create) -> ddl.CreateTable:
+        schema_node = node.this
+        if not isinstance(schema_node, exp.Schema):
+            raise errors.SqlSyntaxError("CREATE TABLE needs a column list")
+        table = schema_node.this
+        schema = creation_schema(table, self.catalog, self.search_path)
+        columns: list[ddl.ColumnSpec] = []
+        constraints: list[ddl.ConstraintSpec] = []
+        for item in schema_node.expressions:
+            if isinstance(item, exp.ColumnDef):
+                columns.append(self._column(item, table.name, constraints))
+            else:
+                constraints.append(self._table_constraint(item, columns, table.name))
+        return self._finish_checks(ddl.CreateTable(
+            schema, table.name, tuple(columns), tuple(constraints),
+            bool(node.args.get("exists"))))
+
+    def _column(self, item: exp.ColumnDef, table: str,
+                constraints: list[ddl.ConstraintSpec]) -> ddl.ColumnSpec:
+        name = item.name
+        kind = item.args.get("kind")
+        if kind is None:
+            raise errors.SqlSyntaxError(f'column "{name}" needs a type')
+        sql_type = resolve_type(kind)
+        serial = isinstance(kind, exp.DataType) and kind.this in SERIAL_TYPES
+        not_null = False
+        default: str | None = None
+        for constraint in item.args.get("constraints") or []:
+            spec = constraint.args.get("kind")
+            constraint_name = constraint.name or None
+            if isinstance(spec, exp.NotNullColumnConstraint):
+                not_null = not spec.args.get("allow_null")
+            elif isinstance(spec, exp.DefaultColumnConstraint):
+                default = self._default(spec.this, sql_type, name)
+            elif isinstance(spec, exp.PrimaryKeyColumnConstraint):
+                constraints.append(ddl.ConstraintSpec("p", (name,), constraint_name))
+            elif isinstance(spec, exp.UniqueColumnConstraint):
+                constraints.append(ddl.ConstraintSpec("u", (name,), constraint_name))
+            elif isinstance(spec, exp.CheckColumnConstraint):
+                constraints.append(_check(spec.this, constraint_name
+                                          or f"{table}_{name}_check"))
+            elif isinstance(spec, exp.Reference):
+                target, ref_columns = _reference(spec, self.search_path, self.catalog)
+                on_delete, on_update = _referential_actions(spec)
+                constraints.append(ddl.ConstraintSpec(
+                    "f", (name,), constraint_name, ref_table=target, ref_columns=ref_columns,
+                    on_delete=on_delete, on_update=on_update))
+            elif isinstance(spec, exp.GeneratedAsIdentityColumnConstraint):
+                serial = True
+            else:
+                raise errors.FeatureNotSupported(
+                    f"column constraint {pg_sql(constraint)} is not supported")
+        return ddl.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial)
+
+    def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
+        """Check the default translates, and keep it as PostgreSQL text."""
+        self._translated_default(expression, target, column)
+        return pg_sql(expression)
+
+    def _translated_default(self, expression: exp.Expression, target: SqlType,
+                            column: str) -> str:
+        probe = Translator(self.catalog, self.search_path, [], self.translator.settings)
+        holder = exp.Paren(this=expression.copy())
+        _, found = probe.expr(holder.this, Scope())
+        return to_sqlite(probe.assign(holder.this, found, target, column))
+
+    def _table_constraint(self, item: exp.Expression, columns: list[ddl.ColumnSpec],
+                          table: str) -> ddl.ConstraintSpec:
+        name: str | None = None
+        if isinstance(item, exp.Constraint):
+            name = item.name
+            if len(item.expressions) != 1:
+                raise errors.FeatureNotSupported("multiple constraints in one clause")
+            item = item.expressions[0]
+        if isinstance(item, exp.PrimaryKey):
+            return ddl.ConstraintSpec("p", _names(item.expressions), name)
+        if isinstance(item, exp.PrimaryKeyColumnConstraint):
+            return ddl.ConstraintSpec("p", _names(item.this.expressions), name)
+        if isinstance(item, exp.UniqueColumnConstraint):
+            target = item.this
+            if not isinstance(target, exp.Schema):
+                raise errors.SqlSyntaxError("UNIQUE needs a column list")
+            return ddl.ConstraintSpec("u", _names(target.expressions), name)
+        if isinstance(item, exp.CheckColumnConstraint):
+            return _check(item.this, name)
+        if isinstance(item, exp.ForeignKey):
+            reference = item.args["reference"]
+            target, ref_columns = _reference(reference, self.search_path, self.catalog)
+            on_delete, on_update = _referential_actions(reference)
+            return ddl.ConstraintSpec("f", _names(item.expressions), name, ref_table=target,
+                                      ref_columns=ref_columns, on_delete=on_delete,
+                                      on_update=on_update)
+        raise errors.FeatureNotSupported(f"table constraint {pg_sql(item)} is not supported")
+
+    def _finish_checks(self, spec: ddl.CreateTable) -> ddl.CreateTable:
+        """Translate CHECK conditions now that all column types are known."""
+        source = Source(spec.name, [ColumnInfo(c.name, SqlType(c.type_oid, c.typmod))
+                                    for c in spec.columns])
+        constraints = []
+        for constraint in spec.constraints:
+            if constraint.kind == "c":
+                tree = exp.Paren(this=parse_expression(constraint.check_sql or "TRUE"))
+                scope = Scope()
+                scope.add(source)
+                self.translator.expr(tree.this, scope)
+                for column in tree.find_all(exp.Column):
+                    column.set("table", None)
+                used = tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column)))
+                constraint = ddl.ConstraintSpec(
+                    "c", used, constraint.name or f"{spec.name}_check",
+                    check_sql=constraint.check_sql, check_sqlite=to_sqlite(tree.this))
+            constraints.append(constraint)
+        return ddl.CreateTable(spec.schema, spec.name, spec.columns, tuple(constraints),
+                               spec.if_not_exists)
+
+    def _create_index(self, node: exp.Create) -> ddl.CreateIndex:
+        index = node.this
+        table = index.args["table"]
+        params = index.args.get("params")
+        columns: list[tuple[str, bool]] = []
+        for ordered in params.args.get("columns") or [] if params is not None else []:
+            target = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+            if not isinstance(target, exp.Column):
+                raise errors.FeatureNotSupported("indexes on expressions are not supported")
+            columns.append((target.name, bool(ordered.args.get("desc"))))
+        schema = creation_schema(table, self.catalog, self.search_path)
+        relation = self.catalog.relation(table.name, table.db or None, self.search_path)
+        return ddl.CreateIndex(relation.schema if not table.db else schema,
+                               index.name or None, relation.name, tuple(columns),
+                               bool(node.args.get("unique")), bool(node.args.get("exists")))
+
+    def _create_view(self, node: exp.Create) -> ddl.CreateView:
+        query = self.view_query(node, "views")
+        reads = tuple((r.schema, r.name) for r in self.translator.read_relations.values())
+        return ddl.CreateView(query.schema, query.name, query.definition,
+                              to_sqlite(query.translated), query.columns,
+                              bool(node.args.get("replace")), reads)
+
+    def view_query(self, node: exp.Create, what: str) -> ViewQuery:
+        """The query of CREATE [MATERIALIZED] VIEW, translated, its outputs
+        named as the view's columns."""
+        table = node.this
+        columns_override: list[str] = []
+        if isinstance(table, exp.Schema):
+            columns_override = list(_names(table.expressions))
+            table = table.this
+        query = node.expression
+        if not isinstance(query, exp.Query):
+            raise errors.SqlSyntaxError("syntax error at end of input")
+        definition = pg_sql(query)
+        translated = query.copy()
+        produced = self.translator.query(translated)
+        if self.translator.writes:
+            raise errors.FeatureNotSupported(f"{what} cannot lock rows")
+        names = columns_override + [c.name for c in produced[len(columns_override):]]
+        if isinstance(translated, exp.Select):
+            for projection, name in zip(translated.expressions, names, strict=False):
+                target = projection.this if isinstance(projection, exp.Alias) else projection
+                projection.replace(exp.alias_(target.copy(), name, quoted=True))
+        columns = tuple(Column(name, info.type.oid, info.type.typmod)
+                        for name, info in zip(names, produced, strict=False))
+        schema = creation_schema(table, self.catalog, self.search_path)
+        return ViewQuery(schema, table.name, definition, translated, columns)
+
+    def _create_sequence(self, node: exp.Create) -> ddl.CreateSequence:
+        start, increment = 1, 1
+        properties = node.args.get("properties")
+        for prop in properties.expressions if properties is not None else []:
+            if isinstance(prop, exp.SequenceProperties):
+                if prop.args.get("start") is not None:
+                    start = _sequence_number(prop.args["start"])
+                if prop.args.get("increment") is not None:
+                    increment = _sequence_number(prop.args["increment"])
+        table = node.this
+        schema = creation_schema(table, self.catalog, self.search_path)
+        return ddl.CreateSequence(schema, table.name, start,
+                                  increment, bool(node.args.get("exists")))
+
+    # --- DROP / ALTER ----------------------------------------------------------
+
+    def _drop(self, node: exp.Drop) -> ddl.Drop:
+        kind = str(node.args.get("kind") or "").lower()
+        if kind == "view" and node.args.get("materialized"):
+            kind = "materialized view"
+        if kind not in ("table", "view", "materialized view", "index", "sequence", "schema"):
+            raise errors.FeatureNotSupported(f"DROP {kind.upper()} is not supported")
+        names: list[tuple[str | None, str]] = []
+        for table in node.args.get("tables") or []:
+            if kind == "schema":
+                names.append((None, table.db or table.name))
+            else:
+                names.append(self._resolved(table))
+        return ddl.Drop(kind, tuple(names), bool(node.args.get("exists")),
+                        bool(node.args.get("cascade")))
+
+    def _resolved(self, table: exp.Table) -> tuple[str | None, str]:
+        """(schema, name) of an existing relation or sequence named in DDL; the
+        schema stays None when nothing by that name exists (the executor then
+        reports it, or skips it for IF EXISTS)."""
+        if table.db:
+            return table.db, table.name
+        found = self.catalog.find_relation(table.name, None, self.search_path)
+        if found is not None:
+            return found.schema, found.name
+        sequence = self.catalog.find_sequence(table.name, None, self.search_path)
+        return (sequence.schema if sequence else None), table.name
+
+    def _alter(self, node: exp.Alter) -> ddl.AlterTable:
+        if str(node.args.get("kind") or "").upper() != "TABLE":
+            raise errors.FeatureNotSupported("only ALTER TABLE is supported")
+        table = _must_be_table(node.this)
+        add: list[ddl.ColumnSpec] = []
+        drop: list[str] = []
+        rename_to: str | None = None
+        rename_column: tuple[str, str] | None = None
+        for action in node.args.get("actions") or []:
+            if isinstance(action, exp.ColumnDef):
+                spec = self._column(action, table.name, [])
+                if spec.default is not None:
+                    default = parse_expression(spec.default)
+                    spec = replace(spec, default_sqlite=self._translated_default(
+                        default, SqlType(spec.type_oid, spec.typmod), spec.name))
+                add.append(spec)
+            elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == (
+                "COLUMN"
+            ):
+                drop.extend(column.name for column in action.args.get("tables")
+                            or action.expressions)
+            elif isinstance(action, exp.AlterRename):
+                rename_to = action.this.name
+            elif isinstance(action, exp.RenameColumn):
+                rename_column = (action.this.name, action.args["to"].name)
+            else:
+                raise errors.FeatureNotSupported(
+                    f"ALTER TABLE {pg_sql(action)} is not supported")
+        schema, name = self._resolved(table)
+        return ddl.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
+                              rename_column, bool(node.args.get("exists")))
+
+
+def _sequence_number(node: exp.Expression) -> int:
+    """START and INCREMENT of CREATE SEQUENCE: an integer, maybe negative."""
+    negative = isinstance(node, exp.Neg)
+    number = node.this if negative else node
+    if not (isinstance(number, exp.Literal) and number.is_int):
+        raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(node).split()[0]}"')
+    return -int(number.name) if negative else int(number.name)
+
+
+def _check(condition: exp.Expression, name: str | None) -> ddl.ConstraintSpec:
+    """A CHECK constraint, translated for SQLite once the table is complete."""
+    return ddl.ConstraintSpec("c", (), name, check_sql=pg_sql(condition))
+

@@ -1,0 +1,207 @@
+"""Running procedure bodies and EE triggers.
+
+Used by sessions (CALL, and the EE triggers after an INSERT) and by the
+scheduler (a PE-triggered procedure's transaction execution). Everything
+runs inside the transaction that is already open: a procedure that CALLs
+another runs it in that same transaction, so the whole call tree commits or
+aborts as one. Statements compile once per body, catalog version and
+binding (the compile cache), never per call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Final
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.dataflow import Procedure, Trigger
+from catalog.schema import PUBLIC
+from executor.batches import delete_batch
+from executor.codecs import DEFAULT as DEFAULT_SETTINGS
+from executor.context import StatementContext
+from executor.core import Executor, Token
+from executor.notifications import notification
+from executor.plans import SqlPlan
+from executor.streaming.scheduler import Task
+from executor.streaming.windows import Windows
+from sqlext.compile import python_procedures as python
+from sqlext.compile.compiler import CompileContext, compile_statement, procedure_context
+from sqlext.compile.dataflow_ddl import BODY_STATEMENTS
+from sqlext.sql import nodes as x
+from sqlext.sql.parse import parse
+from storage import sqlite as engine
+
+MAX_DEPTH: Final = 32
+"""Nested CALLs and triggers firing triggers stop here (runaway recursion)."""
+
+
+class DataflowRuntime:
+    def __init__(self, executor: Executor) -> None:
+        self.executor = executor
+        self.windows = Windows(executor.database)
+        self.fired: Counter[int] = Counter()
+        """EE and AFTER SLIDE trigger OID -> times its statements ran
+        (rolled-back runs included), for sqlext_triggers."""
+        self._depth = 0
+
+    # --- entry points -----------------------------------------------------------------
+
+    def call(self, procedure: Procedure, args: Sequence[Any], context: CompileContext,
+             token: Token) -> None:
+        """Run ``procedure`` with argument values (storage form) in the open
+        transaction. The running role needs EXECUTE on it; its statements
+        then run with its owner's privileges (like SECURITY DEFINER)."""
+        statement = self.executor.context
+        statement.catalog.require_execute(statement.user, procedure)
+        self._enter(f"procedure {procedure.name}")
+        inner = procedure_context(context, procedure.params)
+        caller, statement.user = statement.user, procedure.owner
+        try:
+            if procedure.language == "python":
+                self._run_python(procedure, args, inner, token)
+            else:
+                self._run_body(procedure.body, tuple(p.type_oid for p in procedure.params),
+                               args, inner, token)
+        finally:
+            statement.user = caller
+            self._depth -= 1
+
+    def after_insert(self, plan: SqlPlan, count: int, context: CompileContext,
+                     token: Token) -> None:
+        """What an INSERT that stored ``count`` rows sets off (see
+        ``AfterInsert``): windows slide, EE triggers run, consumed batches go."""
+        after = plan.after_insert
+        if after is None or count == 0:
+            return
+        catalog = context.catalog
+        body_context = CompileContext(catalog, context.search_path, context.settings)
+        for key in after.windows:
+            self.windows.place(catalog.relations[key], lambda window: self._run_triggers(
+                [t for t in catalog.triggers_on(window) if t.event == "slide"], body_context,
+                token))
+        self._run_triggers([catalog.triggers[key] for key in after.triggers], body_context,
+                           token)
+        if after.consumed:
+            # Only windows and EE triggers consume this stream: its batch is
+            # gone once they have run (as in S-Store).
+            target = catalog.relations[after.target]
+            delete_batch(self.executor.database, target,
+                         self.executor.batches.batch_for(target.oid))
+
+    def _run_triggers(self, triggers: Sequence[Trigger], context: CompileContext,
+                      token: Token) -> None:
+        """EE triggers (they have a body), in order, with the privileges of
+        the owner of the relation they fire on."""
+        statement = self.executor.context
+        for trigger in triggers:
+            assert trigger.body is not None
+            self._enter(f"trigger {trigger.name}")
+            self.fired[trigger.oid] += 1
+            caller, statement.user = statement.user, context.catalog.relations[
+                trigger.target].owner
+            try:
+                self._run_body(trigger.body, (), (), context, token)
+            finally:
+                statement.user = caller
+                self._depth -= 1
+
+    def run_task(self, task: Task, token: Token) -> None:
+        """The scheduler's TE: the procedure for one batch, its stream's name
+        bound to that batch."""
+        executor = self.executor
+        catalog = executor.catalog
+        procedure = catalog.procedures.get(task.procedure)
+        if procedure is None:
+            return  # dropped while the batch waited
+        now = executor.clock()
+        executor.begin_statement(token, StatementContext(
+            transaction_start=now, statement_start=now, catalog=catalog))
+        try:
+            # A triggered procedure finds names in its own schema first.
+            search_path = tuple(dict.fromkeys((procedure.schema, PUBLIC)))
+            context = CompileContext(catalog, search_path, DEFAULT_SETTINGS,
+                                     batch_streams=frozenset({task.stream_oid}))
+            args: list[Any] = []
+            if procedure.params:
+                # parameters with defaults only (a trigger runs no other kind)
+                call = compile_statement(
+                    x.Call(this=exp.to_table(procedure.name, db=procedure.schema)), context,
+                    (), (procedure.body, -1, f"defaults of {procedure.schema}.{procedure.name}"))
+                assert call.call is not None
+                args = self.arguments(call.call.arguments, (), token)
+            self.call(procedure, args, context, token)
+        finally:
+            executor.end_statement()
+
+    # --- running statements -------------------------------------------------------------
+
+    def _enter(self, what: str) -> None:
+        """One level deeper (the caller leaves it in a ``finally``); past
+        MAX_DEPTH, an error, and the levels already entered unwind as usual."""
+        if self._depth >= MAX_DEPTH:
+            raise errors.ProgramLimitExceeded(
+                f"{what} is nested more than {MAX_DEPTH} levels deep",
+                hint="A procedure or trigger probably calls or fires itself.")
+        self._depth += 1
+
+    def _run_body(self, body: str, param_oids: tuple[int, ...], args: Sequence[Any],
+                  context: CompileContext, token: Token) -> None:
+        for index, statement in enumerate(parse(body).statements):
+            self._run_statement(statement, (body, index, ""), param_oids, args, context, token)
+
+    def _run_statement(self, statement: exp.Expression, source: tuple[str, int, str],
+                       param_oids: tuple[int, ...], args: Sequence[Any],
+                       context: CompileContext, token: Token) -> list[tuple[Any, ...]]:
+        """One statement of a body; the rows it returns (storage values)."""
+        if isinstance(statement, x.Notify):
+            self.executor.add_notification(token, notification(
+                statement.name, statement.args.get("payload")))
+            return []
+        compiled = compile_statement(statement, context, param_oids, source)
+        if compiled.call is not None:
+            values = self.arguments(compiled.call.arguments, args, token)
+            self.call(compiled.call.procedure, values, context, token)
+            return []
+        if compiled.plan is None:
+            raise errors.FeatureNotSupported(
+                f"{statement.key.upper()} is not allowed in a procedure")
+        plan = compiled.plan
+        executor = self.executor
+        try:
+            cursor = executor.run_plan(plan, args)
+            rows = cursor.fetchall() if plan.columns is not None else []
+        except engine.Error as exc:
+            raise executor.translate_error(exc, token, plan.target, plan.tag) from exc
+        self.after_insert(plan, len(rows) if plan.columns is not None else cursor.rowcount,
+                          context, token)
+        return rows
+
+    def _run_python(self, procedure: Procedure, args: Sequence[Any], context: CompileContext,
+                    token: Token) -> None:
+        def sql(text: str, *params: Any) -> list[tuple[Any, ...]]:
+            statements = parse(text).statements
+            if len(statements) != 1 or not isinstance(statements[0], BODY_STATEMENTS):
+                raise errors.SqlSyntaxError(
+                    "sql() runs exactly one SELECT, INSERT, UPDATE, DELETE, CALL or NOTIFY")
+            return self._run_statement(statements[0], (text, 0, "python"), (), params,
+                                       context, token)
+
+        def notice(message: object) -> None:
+            self.executor.context.notices.append(str(message))
+
+        python.run(procedure, args, sql, notice)
+
+    def arguments(self, plan: SqlPlan | None, args: Sequence[Any], token: Token) -> list[Any]:
+        """The values of a CALL's arguments (``args``: the values of the
+        parameters the argument expressions use)."""
+        if plan is None:
+            return []
+        executor = self.executor
+        try:
+            row = executor.run_plan(plan, args).fetchone()
+        except engine.Error as exc:
+            raise executor.translate_error(exc, token) from exc
+        return list(row)

@@ -1,0 +1,64 @@
+"""The engine state a snapshot keeps besides the SQLite tables.
+
+The catalog (schema objects made by DDL), batch counters and accepted
+client batch ids, sequence positions and the TEs still waiting to run,
+pickled as plain values and catalog dataclasses. Loading refuses any other
+class, so a snapshot file can only ever produce data.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from typing import Any, Final
+
+from executor.batches import StreamCounters
+from executor.core import Executor
+from executor.streaming.scheduler import Scheduler
+
+STATE_VERSION: Final = 1
+_ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews",
+                            "catalog.roles")
+
+
+class StateError(Exception):
+    pass
+
+
+class _CatalogOnly(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if module in _ALLOWED_MODULES:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a snapshot may not contain {module}.{name}")
+
+
+def capture(executor: Executor, scheduler: Scheduler, lsn: int) -> bytes:
+    counters = {oid: (c.last_batch, c.skipped, [list(r) for r in c.accepted])
+                for oid, c in executor.batches.streams.items()}
+    state = {
+        "version": STATE_VERSION,
+        "lsn": lsn,
+        "catalog": executor.catalog.user_objects(),
+        "batches": counters,
+        "sequences": dict(executor.sequences),
+        "scheduler": scheduler.state(),
+    }
+    return pickle.dumps(state, protocol=5)
+
+
+def restore(executor: Executor, scheduler: Scheduler, data: bytes) -> int:
+    """Put the state back; returns the LSN it covers."""
+    try:
+        state = _CatalogOnly(io.BytesIO(data)).load()
+    except (pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
+        raise StateError(f"engine state unreadable: {exc}") from exc
+    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        raise StateError(f"engine state version {state.get('version')!r}; this server "
+                         f"reads version {STATE_VERSION}")
+    executor.catalog = executor.catalog.with_user_objects(state["catalog"])
+    executor.batches.streams = {
+        oid: StreamCounters(last, skipped, [list(r) for r in accepted])
+        for oid, (last, skipped, accepted) in state["batches"].items()}
+    executor.sequences = dict(state["sequences"])
+    scheduler.restore(state["scheduler"])
+    return int(state["lsn"])

@@ -1,0 +1,74 @@
+"""CREATE MATERIALIZED VIEW: the query translated once, its shape analysed,
+and the program that keeps it up to date generated (``matview_sql``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Column, Relation
+from executor.ddl import tables as ddl
+from sqlext.matview.programs import IncrementalProgram, Program, recomputed_program
+from sqlext.matview.shape import NotIncremental, analyse
+from sqlext.sql.sqlite_dialect import to_sqlite
+
+if TYPE_CHECKING:
+    from sqlext.compile.table_ddl import DdlCompiler
+
+
+def compile_matview(compiler: DdlCompiler, node: exp.Create) -> ddl.CreateMatview:
+    query = compiler.view_query(node, "materialized views")
+    translator = compiler.translator
+    if translator.highest_param:
+        raise errors.FeatureNotSupported(
+            "materialized views may not be defined using bound parameters")
+    names = [c.name for c in query.columns]
+    for name in names:
+        if names.count(name) > 1:
+            raise errors.DuplicateColumn(f'column "{name}" specified more than once',
+                                         hint="Name the columns with AS.")
+    relations = list(translator.read_relations.values())
+    for relation in relations:
+        _check_source(relation)
+    sources = tuple((r.schema, r.name) for r in relations)
+    physical = ddl.storage_name(query.schema, query.name)
+    shown_name = f"{query.schema}.{query.name}"
+    notice = None
+    try:
+        shape = analyse(query.translated, {r.physical: r for r in relations})
+        program = IncrementalProgram(shape, query.translated, physical, shown_name,
+                                     names).build(sources)
+    except NotIncremental as exc:
+        program = _recomputed(query.translated, physical, shown_name, query.columns,
+                              relations, sources, str(exc))
+        notice = (f'materialized view "{query.name}" cannot be maintained incrementally '
+                  f"because {exc}: it will be recomputed in full when read after its "
+                  "tables change")
+    return ddl.CreateMatview(query.schema, query.name, physical, query.definition,
+                             query.columns, program.create, program.matview, notice,
+                             bool(node.args.get("exists")))
+
+
+def _check_source(relation: Relation) -> None:
+    if relation.schema in (PG_CATALOG, INFORMATION_SCHEMA):
+        raise errors.FeatureNotSupported(
+            "materialized views cannot read system catalogs",
+            detail=f'"{relation.name}" is a system catalog.')
+    if relation.kind == "v":
+        raise errors.FeatureNotSupported(
+            f'materialized views cannot read the view "{relation.name}"',
+            hint="Use the view's query, or make it a materialized view.")
+
+
+def _recomputed(translated: exp.Expression, physical: str, shown_name: str,
+                columns: tuple[Column, ...], relations: list[Relation],
+                sources: tuple[tuple[str, str], ...], reason: str) -> Program:
+    watched: list[str] = []
+    for relation in relations:
+        tables = relation.matview.watched if relation.matview else (relation.physical,)
+        watched += [table for table in tables if table not in watched]
+    return recomputed_program(to_sqlite(translated), physical, shown_name,
+                              [(c.name, c.type_oid) for c in columns], tuple(watched),
+                              sources, reason)

@@ -1,0 +1,194 @@
+"""The engine as the wire layer sees it (``wire.backend.Backend``): who may
+connect, sessions by process id, CancelRequest.
+
+It owns the serial executor and the catalog tables and is created once per
+server by ``sqlext.server.serve``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import platform
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from catalog.schema import Catalog
+from catalog.system import system_relations
+from executor.core import Executor
+from executor.functions.builtin import register_functions
+from executor.pg_catalog.live import LiveTables
+from executor.pg_catalog.tables import CatalogTables
+from executor.streaming.notify_streams import StreamNotifier
+from executor.streaming.scheduler import Scheduler
+from sqlext.dataflow.graph import dataflow_graph, edge_rows
+from sqlext.dataflow.runtime import DataflowRuntime
+from sqlext.durability import views as storage_views
+from sqlext.durability.journal import Journal
+from sqlext.durability.service import Durability, DurabilityConfig
+from sqlext.server.hba import HbaError, load_rules
+from sqlext.server.notify_hub import NotifyHub
+from sqlext.server.sessions import Backends
+from sqlext.session.copy_stdio import run_copy
+from sqlext.session.engine_session import EngineSession
+from sqlext.session.utilities import Utilities
+from sqlext.sql.settings import SERVER_VERSION
+from sqlext.version import __version__
+from storage.sqlite import Database
+from wire.backend import BackendError, Credentials
+from wire.messages import Notice
+
+log = logging.getLogger("sqlext")
+
+VERSION = (f"PostgreSQL {SERVER_VERSION.split(' ')[0]} (sqlext {__version__}) on "
+           f"{platform.machine()}-pc-linux-gnu, compiled by CPython "
+           f"{platform.python_version()}, 64-bit")
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    hba_path: Path | None = None
+    """The host-based authentication rules (None: trust on loopback only)."""
+    max_connections: int = 100
+    durability: DurabilityConfig | None = None
+    """None: in memory only, no command log and no snapshots."""
+    copy_dir: Path | None = None
+    """The only directory COPY may read or write server-side files in."""
+    max_held_batches: int = 10_000
+    """Batches that may wait for a stopped procedure before its streams
+    refuse more (``Scheduler.admit``)."""
+
+
+def _fatal(sqlstate: str, message: str) -> BackendError:
+    return BackendError(Notice("FATAL", sqlstate, message), fatal=True)
+
+
+class Engine:
+    def __init__(self, config: EngineConfig, loop: asyncio.AbstractEventLoop) -> None:
+        self.config = config
+        self.loop = loop
+        self.database = Database()
+        catalog = Catalog().with_relations(system_relations())
+        self.executor = Executor(self.database, catalog, loop.create_future)
+        self.dataflow = DataflowRuntime(self.executor)
+        self.scheduler = Scheduler(self.executor, self.dataflow.run_task,
+                                   lambda: loop.call_soon(self.scheduler.run),
+                                   max_held=config.max_held_batches)
+        self.notify_hub = NotifyHub(self._durability_barrier)
+        self.executor.on_announce = self.notify_hub.committed
+        self.stream_notifier = StreamNotifier(self.executor, self.scheduler,
+                                              self.notify_hub.listened)
+        self.catalog_tables = CatalogTables(self.config)
+        self.catalog_tables.create(self.database)
+        self.catalog_tables.refresh(self.database, catalog)
+        self.backends = Backends(self)
+        register_functions(self.database, self.executor, self.scheduler, VERSION,
+                           self.reload_config, self.backends, self.notify_hub.channels)
+        self.utilities = Utilities(run_copy)
+        self.journal: Journal | None = None
+        self.durability: Durability | None = None
+        self.hba = load_rules(config.hba_path)
+        self.sessions: dict[int, EngineSession] = {}
+        self.live_tables = LiveTables(self.executor, self.scheduler, self.dataflow.fired)
+        for name, rows in (("pg_stat_activity", self.backends.activity_rows),
+                           ("sqlext_log", lambda: storage_views.log_rows(self.durability)),
+                           ("sqlext_snapshots",
+                            lambda: storage_views.snapshot_rows(self.durability)),
+                           ("sqlext_checkpoints",
+                            lambda: storage_views.checkpoint_rows(self.durability))):
+            self.live_tables.provide(name, rows)
+        self.live_tables.provide("sqlext_dataflow",
+                                 lambda: edge_rows(dataflow_graph(self.executor.catalog)))
+        self._process_ids = itertools.count(1000)
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Recover the data directory (if any) before anyone connects."""
+        if self.config.durability is not None:
+            self.durability = Durability(self, self.config.durability)
+            self.durability.start()
+
+    def close(self) -> None:
+        if self.durability is not None:
+            self.durability.close()
+
+    def _durability_barrier(self) -> asyncio.Future[None] | None:
+        """Done once everything committed so far is durable (None: it is)."""
+        return self.journal.barrier() if self.journal is not None else None
+
+    @staticmethod
+    def check_rules(config: EngineConfig) -> str | None:
+        """Why the configured rules are unsafe for clients on other machines
+        (None: they are not); raises HbaError when they are malformed."""
+        return load_rules(config.hba_path).remote_problem()
+
+    def reload_config(self) -> bool:
+        """Read the authentication rules again (pg_reload_conf, SIGHUP); a
+        malformed file is reported and the rules in force stay."""
+        try:
+            self.hba = load_rules(self.config.hba_path)
+        except HbaError as exc:
+            log.error("%s; the previous rules stay in force", exc)
+            return False
+        log.info("authentication rules reloaded from %s", self.hba.source)
+        return True
+
+    # --- wire.backend.Backend ------------------------------------------------------
+
+    def credentials(self, user: str, database: str, peer: str, tls: bool) -> Credentials:
+        rule = self.hba.find(database, user, peer, tls)
+        if rule is None:
+            return Credentials("reject", matched=False)
+        role = self.executor.catalog.roles.get(user)
+        return Credentials(rule.method, role.password if role is not None else None)
+
+    def open_session(self, user: str, database: str, parameters: dict[str, str],
+                     client: tuple[str, int | None] = ("", None)) -> EngineSession:
+        if len(self.sessions) >= self.config.max_connections:
+            raise _fatal("53300", "sorry, too many clients already")
+        role = self.executor.catalog.roles.get(user)
+        if role is None:
+            raise _fatal("28000", f'role "{user}" does not exist')
+        if not role.login:
+            raise _fatal("28000", f'role "{user}" is not permitted to log in')
+        if role.connection_limit >= 0 and not role.superuser and sum(
+                1 for s in self.sessions.values() if s.user == user) >= role.connection_limit:
+            raise _fatal("53300", f'too many connections for role "{user}"')
+        process_id = next(self._process_ids)
+        session = EngineSession(self, process_id, user, database, parameters, client)
+        with self._lock:
+            self.sessions[process_id] = session
+        self.notify_hub.attach(process_id, session.notify_client)
+        return session
+
+    def session_closed(self, session: EngineSession) -> None:
+        self.notify_hub.detach(session.process_id)
+        with self._lock:
+            self.sessions.pop(session.process_id, None)
+
+    def cancel(self, process_id: int, secret_key: int) -> None:
+        """Called from the listener thread."""
+        with self._lock:
+            session = self.sessions.get(process_id)
+        if session is None or session.secret_key != secret_key:
+            return
+        self.interrupt(session)
+
+    def interrupt(self, session: EngineSession) -> None:
+        """Cancel the session's running statement, or its wait for the
+        executor (thread-safe); an idle session is left alone."""
+        token = session.token
+        waiting = token.waiting
+        if waiting is not None and waiting.done():
+            waiting = None  # it waited before, and ran since
+        if waiting is None and not self.executor.is_running(token) and (
+                session.streaming is None):
+            return
+        self.executor.cancel(token)
+        if waiting is not None:
+            def wake() -> None:
+                if not waiting.done():
+                    waiting.set_result(None)
+            self.loop.call_soon_threadsafe(wake)

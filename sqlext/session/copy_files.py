@@ -1,0 +1,176 @@
+"""COPY to and from files on the server: text, CSV and Parquet.
+
+As in PostgreSQL, reading and writing server files is for superusers. The
+files are also confined to one directory, the server's ``--copy-dir``: a
+relative name is taken inside it, an absolute one must lie inside it.
+Parquet is the way bulk data leaves sqlext for Spark and other engines
+(``COPY table|stream|(query) TO 'f.parquet' (FORMAT parquet)``) and comes
+back in (``COPY table FROM 'f.parquet' (FORMAT parquet)``, columns matched by
+name). Rows read from a file go through the same INSERT as COPY FROM STDIN
+and are written to the command log as rows, so recovery never needs the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from catalog import errors
+from executor.values import arrow as arrow_values
+from sqlext.session.copy_stdio import (
+    BATCH_ROWS,
+    copy_format,
+    copy_kind,
+    copy_sink,
+    copy_to_chunks,
+    insert_rows,
+    insert_target,
+    query_portal,
+)
+from sqlext.sql import nodes as x
+from storage import datafiles
+from wire.backend import Command, Outcome, Rows
+
+if TYPE_CHECKING:
+    from sqlext.session.engine_session import EngineSession
+
+EXPORT_CHUNK_ROWS = 65536
+"""Rows per Parquet row group written by COPY ... TO."""
+
+_NO_SUPERUSER_HINT = ("Anyone can COPY to stdout or from stdin. "
+                      "psql's \\copy command also works for anyone.")
+
+
+def server_file(session: EngineSession, name: str, writing: bool) -> Path:
+    """The path COPY may use for the file ``name`` (raises otherwise)."""
+    if not session.is_superuser:
+        role, direction = (("pg_write_server_files", "to") if writing
+                           else ("pg_read_server_files", "from"))
+        raise errors.InsufficientPrivilege(
+            f"must be superuser or have privileges of the {role} role to COPY "
+            f"{direction} a file", hint=_NO_SUPERUSER_HINT)
+    root = session.engine.config.copy_dir
+    if root is None:
+        raise errors.InsufficientPrivilege(
+            "COPY to or from a file on the server is disabled: the server has no COPY "
+            "directory", hint="Start the server with --copy-dir DIR (a server with a data "
+                              "directory uses DATA_DIR/files), or use COPY ... FROM STDIN / "
+                              "TO STDOUT (psql: \\copy).")
+    path = (root / name).resolve()
+    if not path.is_relative_to(root):
+        raise errors.InsufficientPrivilege(
+            f'could not use file "{name}": it is outside the COPY directory "{root}"')
+    if writing:
+        root.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _file_error(exc: OSError, name: str, writing: bool) -> errors.SqlError:
+    direction = "writing" if writing else "reading"
+    message = f'could not open file "{name}" for {direction}: {exc.strerror or exc}'
+    if isinstance(exc, FileNotFoundError):
+        return errors.UndefinedFile(message)
+    if isinstance(exc, PermissionError):
+        return errors.InsufficientPrivilege(message)
+    return errors.IoError(message)
+
+
+def copy_file(session: EngineSession, statement: x.CopyStatement) -> Outcome:
+    """COPY ... TO 'file' / FROM 'file'."""
+    name = str(statement.args["target"])
+    writing = bool(statement.args.get("to"))
+    path = server_file(session, name, writing)
+    options = statement.args.get("options") or {}
+    columns: list[str] = list(statement.args.get("columns") or [])
+    parquet = copy_kind(options) == "parquet"
+    try:
+        if writing:
+            count = (_parquet_to(session, statement.this, columns, path) if parquet
+                     else _text_to(session, statement.this, columns, path, options))
+        else:
+            count = (_parquet_from(session, statement.this, columns, path, name) if parquet
+                     else _text_from(session, statement.this, columns, path, options))
+    except OSError as exc:
+        raise _file_error(exc, name, writing) from exc
+    except datafiles.ParquetError as exc:
+        raise errors.BadCopyFileFormat(f'"{name}" is not a readable Parquet file: {exc}') from exc
+    return Command(f"COPY {count}")
+
+
+# --- text and CSV ---------------------------------------------------------------------
+
+def _text_to(session: EngineSession, source: exp.Expression, columns: list[str], path: Path,
+             options: dict[str, object]) -> int:
+    chunks, count, _ = copy_to_chunks(session, source, columns, copy_format(options))
+    datafiles.write_bytes(path, chunks)
+    return count
+
+
+def _text_from(session: EngineSession, table: exp.Expression, columns: list[str], path: Path,
+               options: dict[str, object]) -> int:
+    sink = copy_sink(session, table, columns, copy_format(options))
+    for chunk in datafiles.read_chunks(path):
+        sink.write(chunk)
+    sink.finish()
+    return sink.count
+
+
+# --- Parquet --------------------------------------------------------------------------
+
+def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[str],
+                path: Path) -> int:
+    portal = query_portal(session, source, columns)
+    described = portal.columns or ()
+    schema = pa.schema([pa.field(c.name, arrow_values.arrow_type(c.type_oid, c.typmod))
+                        for c in described])
+    builders = [arrow_values.arrow_column(c.type_oid, c.typmod) for c in described]
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        while True:
+            outcome = session._execute(portal, EXPORT_CHUNK_ROWS)
+            if not isinstance(outcome, Rows):
+                raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
+            rows: list[Any] = list(outcome.rows)
+            if rows:
+                arrays = [build([r[i] for r in rows]) for i, build in enumerate(builders)]
+                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+            if outcome.tag is not None:
+                return
+
+    try:
+        return datafiles.write_parquet(path, schema, batches())
+    finally:
+        if portal.cursor is not None:
+            portal.cursor.close()
+
+
+def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[str],
+                  path: Path, name: str) -> int:
+    target = insert_target(session, table, columns)
+    available = set(datafiles.parquet_columns(path))
+    for column in target.columns:
+        if column not in available:
+            raise errors.UndefinedColumn(
+                f'column "{column}" of relation "{target.relation.name}" is not in '
+                f'Parquet file "{name}"',
+                hint="Columns are matched by name; list the columns to load, or rename "
+                     "them in the file.")
+    converters = [arrow_values.storage_column(c.type_oid, c.typmod, session.codec_settings)
+                  for c in target.types]
+    count = 0
+    for batch in datafiles.read_parquet(path, target.columns, BATCH_ROWS):
+        values = []
+        for index, (column, convert) in enumerate(zip(target.types, converters, strict=True)):
+            try:
+                values.append(convert(batch.column(index)))
+            except errors.SqlError as exc:
+                exc.detail = f"COPY {target.relation.name}, column {column.name}"
+                raise
+        rows = [list(row) for row in zip(*values, strict=True)]
+        insert_rows(session, target.prepared, rows)
+        count += len(rows)
+    return count

@@ -1,0 +1,992 @@
+"""One client session: the wire layer's ``Session``, driving the executor.
+
+Transactions, as PostgreSQL clients expect them:
+
+* Outside BEGIN each statement commits on its own, except that the
+  statements of one multi-statement Query message, and everything between
+  two Syncs of the extended protocol, form one implicit transaction.
+* Inside BEGIN ... COMMIT reads run against committed data without holding
+  anything (READ COMMITTED); from the first write on, the session owns the
+  serial executor until COMMIT or ROLLBACK (see ``executor.core``).
+  REPEATABLE READ and SERIALIZABLE transactions own it from their first
+  statement, which makes them truly serial.
+* After an error inside a block every statement but ROLLBACK fails with
+  25P02. An owner that stays idle in its transaction longer than
+  ``idle_in_transaction_session_timeout`` is disconnected, because it
+  stops everybody else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import secrets
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog.schema import PUBLIC, Catalog
+from executor import codecs
+from executor.context import StatementContext
+from executor.core import LiveCursor, Token, WouldBlock
+from executor.ddl import privileges as ddl_privileges
+from executor.ddl import tables as ddl_specs
+from executor.ddl.dataflow import DATAFLOW_SPECS, CreateProcedure, DataflowSpec, apply_dataflow
+from executor.ddl.roles import ROLE_SPECS, AlterRole, CreateRole, RoleSpec, apply_role
+from executor.ddl.schemas import drop_schemas
+from executor.notifications import PendingMark
+from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
+from sqlext.compile.role_ddl import logged_sql, with_verifier
+from sqlext.server.sessions import Activity
+from sqlext.session.portals import (
+    Portal,
+    Prepared,
+    decode_params,
+    expand_formats,
+    fields,
+    row_encoder,
+)
+from sqlext.sql import nodes as x
+from sqlext.sql import settings as config
+from sqlext.sql.parse import parse
+from storage import sqlite as engine
+from wire.backend import (
+    BackendError,
+    Busy,
+    Command,
+    CopyIn,
+    CopySink,
+    EmptyQuery,
+    Outcome,
+    PortalDescription,
+    Rows,
+    StatementDescription,
+)
+from wire.messages import Notice
+
+if TYPE_CHECKING:
+    from sqlext.server.engine import Engine
+
+DdlSpec = ddl_specs.DdlSpec | DataflowSpec | RoleSpec
+
+log = logging.getLogger("sqlext")
+
+
+def _notice(error: errors.SqlError) -> Notice:
+    return Notice(error.severity, error.sqlstate, error.message, error.detail, error.hint,
+                  error.position)
+
+
+def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn engine exceptions into what the wire layer understands."""
+
+    def wrapper(self: EngineSession, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except errors.SqlError as exc:
+            # PostgreSQL logs failed statements too (log_min_error_statement).
+            log.info("pid %d: %s %s: %s; statement: %s", self.process_id, exc.severity,
+                     exc.sqlstate, exc.message, self.current_sql)
+            raise BackendError(_notice(exc), fatal=exc.severity == "FATAL") from exc
+        except WouldBlock as exc:
+            raise Busy(exc.wakeup) from exc
+
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+STREAM_CHUNK = 1000
+"""Rows read from a cursor at a time while a result is sent."""
+
+
+class _RowStream:
+    """The DataRows of a result, read from its cursor a chunk at a time as
+    the connection sends them (it stops asking while the client does not
+    read). The cursor is a ``LiveCursor``: should another session start
+    writing meanwhile, it reads the rest first, so the rows stay those of
+    the statement's snapshot."""
+
+    def __init__(self, first: list[bytes], more: Callable[[], tuple[list[bytes], bool]],
+                 done: Callable[[int], str]) -> None:
+        self._first = first
+        self._more = more
+        self._done = done
+        self._sent = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        rows, last = self._first, False
+        while True:
+            self._sent += len(rows)
+            yield from rows
+            if last:
+                return
+            rows, last = self._more()
+
+    def finish(self) -> str:
+        return self._done(self._sent)
+
+
+class _ReportingSink:
+    """COPY FROM STDIN as the connection sees it: bad data is an error of the
+    statement (an ErrorResponse), not of the connection."""
+
+    def __init__(self, session: EngineSession, sink: CopySink) -> None:
+        self._session = session
+        self._sink = sink
+
+    def write(self, data: bytes) -> None:
+        self._session.copy_write(self._sink, data)
+
+    def finish(self) -> str:
+        return str(self._session.copy_finish(self._sink))
+
+    def abort(self, message: str) -> None:
+        self._sink.abort(message)
+
+
+class _Block:
+    """An explicit transaction block (BEGIN ... COMMIT)."""
+
+    __slots__ = ("isolation", "local_settings", "read_only", "savepoints", "started")
+
+    def __init__(self, isolation: str, read_only: bool) -> None:
+        self.isolation = isolation
+        self.read_only = read_only
+        self.savepoints: list[tuple[str, PendingMark]] = []
+        """Savepoints made before the block owned the executor, with where
+        the transaction's announcements (NOTIFY, LISTEN) stood."""
+        self.local_settings: dict[str, str | None] = {}
+        """Values to restore at the end of the block (SET LOCAL)."""
+        self.started = datetime.now(UTC)
+
+
+class EngineSession:
+    def __init__(self, engine: Engine, process_id: int, user: str, database: str,
+                 startup: dict[str, str], client: tuple[str, int | None] = ("", None)
+                 ) -> None:
+        self.engine = engine
+        self.executor = engine.executor
+        self.process_id = process_id
+        self.secret_key = secrets.randbits(31)
+        self.token = Token(process_id)
+        self.user = user
+        self.database = database
+        self.settings: dict[str, str] = {
+            name: parameter.default for name, parameter in config.PARAMETERS.items()
+        }
+        self.settings["session_authorization"] = user
+        self.settings["is_superuser"] = "on" if engine.executor.catalog.is_superuser(
+            user) else "off"
+        self._apply_startup(startup)
+        self.statements: dict[str, Prepared] = {}
+        self.portals: dict[str, Portal] = {}
+        self.streaming: Portal | None = None
+        """The portal whose rows are being sent (a CancelRequest stops it)."""
+        self.notices: list[Notice] = []
+        self.parameter_changes: list[tuple[str, str]] = []
+        self.block: _Block | None = None
+        self.failed = False
+        self.implicit = False
+        self._simple: list[Prepared] = []
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self.on_terminate: Callable[[Notice], None] | None = None
+        self.on_notification: Callable[[int, str, str], None] | None = None
+        self.current_sql = ""
+        """The statement being worked on, or the last one (for the server
+        log and pg_stat_activity)."""
+        self.activity = Activity(client)
+        """What pg_stat_activity shows (one attribute: a class whose
+        instances have more than 30 lose CPython's fast attribute access)."""
+        self._environment: Any = None
+        """The settings the command log last recorded for this session."""
+        self._checkpoint: asyncio.Future[str | None] | None = None
+        """The snapshot a CHECKPOINT of this session waits for."""
+        self._refresh_derived()
+
+    # --- settings -------------------------------------------------------------
+
+    def _apply_startup(self, startup: dict[str, str]) -> None:
+        settings = dict(startup)
+        settings.update(_command_line_options(settings.pop("options", "")))
+        for name, value in settings.items():
+            key = config.canonical_name(name)
+            if key in ("user", "database", "replication"):
+                continue
+            parameter = config.lookup(key)
+            if parameter is None or parameter.read_only:
+                continue
+            try:
+                self.settings[key] = parameter.check(value)
+            except errors.SqlError:
+                log.info("ignoring startup parameter %s=%r", name, value)
+
+    def _refresh_derived(self) -> None:
+        """Values computed from settings, used on every statement."""
+        self.codec_settings = codecs.Settings(
+            timezone=self.settings["timezone"],
+            extra_float_digits=int(self.settings["extra_float_digits"]),
+        )
+        path = []
+        for part in self.settings["search_path"].split(","):
+            name = part.strip().strip('"')
+            if name == "$user":
+                name = self.user
+            if name:
+                path.append(name)
+        self.search_path = tuple(path) or (PUBLIC,)
+        self.statement_timeout_ms = int(self.settings["statement_timeout"])
+        self.idle_timeout_ms = int(self.settings["idle_in_transaction_session_timeout"])
+        self.settings_view = MappingProxyType(dict(self.settings))
+
+    def _set(self, name: str, value: str | None, local: bool = False) -> None:
+        key = config.canonical_name(name)
+        if local and self.block is not None:
+            self.block.local_settings.setdefault(key, self.settings.get(key))
+        elif not local and self.block is not None and key in self.block.local_settings:
+            del self.block.local_settings[key]
+        if value is None:
+            parameter = config.lookup(key)
+            self.settings.pop(key, None) if parameter is None else None
+            if parameter is not None:
+                value = parameter.default
+        if value is not None:
+            self.settings[key] = value
+        parameter = config.lookup(key)
+        if parameter is not None and parameter.reported:
+            self.parameter_changes.append((config.display_name(key), self.settings[key]))
+        self._refresh_derived()
+
+    # --- wire.backend.Session: status ---------------------------------------------
+
+    def initial_parameters(self) -> list[tuple[str, str]]:
+        return [(config.display_name(name), self.settings[name])
+                for name in config.STARTUP_REPORT_ORDER]
+
+    def transaction_status(self) -> str:
+        if self.failed:
+            return "E"
+        if self.block is not None:
+            return "T"
+        return "I"
+
+    def take_notices(self) -> list[Notice]:
+        notices, self.notices = self.notices, []
+        return notices
+
+    def take_parameter_changes(self) -> list[tuple[str, str]]:
+        changes, self.parameter_changes = self.parameter_changes, []
+        return changes
+
+    def notice(self, message: str, code: str = "00000", severity: str = "NOTICE") -> None:
+        self.notices.append(Notice(severity, code, message))
+
+    # --- compiling ------------------------------------------------------------
+
+    def compile_context(self) -> CompileContext:
+        return CompileContext(self.executor.working_catalog(self.token), self.search_path,
+                              self.codec_settings)
+
+    def _compiled(self, prepared: Prepared) -> Compiled | None:
+        """The statement's plan for the current catalog and settings (reused
+        while they stay the same, otherwise from the shared plan cache)."""
+        if prepared.statement is None:
+            return None
+        catalog = self.executor.working_catalog(self.token)
+        key = (catalog.version, self.search_path, self.codec_settings)
+        if prepared.compiled is not None and prepared.compiled_for == key:
+            return prepared.compiled
+        context = CompileContext(catalog, self.search_path, self.codec_settings)
+        prepared.compiled = compile_statement(prepared.statement, context, prepared.declared,
+                                              prepared.source)
+        prepared.compiled_for = key
+        return prepared.compiled
+
+    # --- simple query -----------------------------------------------------------
+
+    @_boundary
+    def simple_statements(self, sql: str) -> int:
+        self._touch()
+        self._working_on(sql)
+        parsed = parse(sql)
+        self._simple = [Prepared(sql, index, statement, ())
+                        for index, statement in enumerate(parsed.statements)]
+        self.implicit = len(self._simple) > 1
+        return len(self._simple)
+
+    @_boundary
+    def run_simple(self, index: int) -> tuple[PortalDescription | None, Outcome]:
+        prepared = self._simple[index]
+        portal = self._bind(prepared, [], [], [], "")
+        outcome = self._execute(portal, 0)
+        return PortalDescription(fields(portal.columns), portal.formats), outcome
+
+    @_boundary
+    def end_simple(self) -> None:
+        self._simple = []
+        self._idle()
+        self._end_implicit()
+
+    def abort_simple(self) -> None:
+        self._simple = []
+        self._idle()
+        self._after_error()
+
+    # --- extended query -------------------------------------------------------
+
+    @_boundary
+    def parse(self, name: str, sql: str, param_oids: Sequence[int]) -> None:
+        self._touch()
+        self.implicit = True
+        self._working_on(sql)
+        if name and name in self.statements:
+            raise errors.DuplicatePreparedStatement(
+                f'prepared statement "{name}" already exists')
+        parsed = parse(sql)
+        if len(parsed.statements) > 1:
+            raise errors.SqlSyntaxError("cannot insert multiple commands into a prepared "
+                                        "statement")
+        statement = parsed.statements[0] if parsed.statements else None
+        prepared = Prepared(sql, 0, statement, tuple(param_oids))
+        if statement is not None and not self.failed:
+            self._compiled(prepared)
+        self.statements[name] = prepared
+
+    def _statement(self, name: str) -> Prepared:
+        prepared = self.statements.get(name)
+        if prepared is None:
+            raise errors.InvalidSqlStatementName(f'prepared statement "{name}" does not exist')
+        return prepared
+
+    @_boundary
+    def bind(self, portal: str, statement: str, param_formats: Sequence[int],
+             params: Sequence[bytes | None], result_formats: Sequence[int]) -> None:
+        self._touch()
+        self.implicit = True
+        if portal and portal in self.portals:
+            raise errors.DuplicateCursor(f'portal "{portal}" already exists')
+        prepared = self._statement(statement)
+        self.portals[portal] = self._bind(prepared, param_formats, params, result_formats,
+                                          statement)
+
+    def _bind(self, prepared: Prepared, param_formats: Sequence[int],
+              params: Sequence[bytes | None], result_formats: Sequence[int],
+              statement_name: str) -> Portal:
+        if self.failed and not _allowed_when_failed(prepared.statement):
+            raise _in_failed()
+        compiled = self._compiled(prepared)
+        if compiled is None:
+            return Portal(prepared, None, [], [], None, None)
+        values = decode_params(compiled.params, param_formats, params, self.codec_settings,
+                               statement_name)
+        return self._portal_for(prepared, compiled, values, result_formats)
+
+    def bind_values(self, prepared: Prepared, values: list[Any]) -> Portal:
+        """A portal for parameter values already in storage form (recovery
+        redoes logged statements, never empty ones)."""
+        compiled = self._compiled(prepared)
+        assert compiled is not None
+        return self._portal_for(prepared, compiled, values, ())
+
+    def _portal_for(self, prepared: Prepared, compiled: Compiled, values: list[Any],
+                    result_formats: Sequence[int]) -> Portal:
+        columns = compiled.columns
+        formats = expand_formats(result_formats, len(columns) if columns else 0, "result")
+        encode = row_encoder(columns, formats, self.codec_settings) if columns else None
+        return Portal(prepared, compiled, values, formats, encode, columns)
+
+    @_boundary
+    def describe_statement(self, name: str) -> StatementDescription:
+        prepared = self._statement(name)
+        compiled = self._compiled(prepared)
+        if compiled is None:
+            return StatementDescription([], None)
+        return StatementDescription([p.oid for p in compiled.params], fields(compiled.columns))
+
+    @_boundary
+    def describe_portal(self, name: str) -> PortalDescription:
+        portal = self._portal(name)
+        return PortalDescription(fields(portal.columns), portal.formats)
+
+    def _portal(self, name: str) -> Portal:
+        portal = self.portals.get(name)
+        if portal is None:
+            raise errors.InvalidCursorName(f'portal "{name}" does not exist')
+        return portal
+
+    @_boundary
+    def execute(self, portal: str, max_rows: int) -> Outcome:
+        self._touch()
+        self.implicit = True
+        target = self._portal(portal)
+        self._working_on(target.prepared.sql)
+        return self._execute(target, max_rows)
+
+    def close_statement(self, name: str) -> None:
+        self.statements.pop(name, None)
+
+    def close_portal(self, name: str) -> None:
+        portal = self.portals.pop(name, None)
+        if portal is not None and portal.cursor is not None:
+            portal.cursor.close()
+
+    @_boundary
+    def sync(self) -> None:
+        self._idle()
+        self._end_implicit()
+
+    def fail_extended(self) -> None:
+        self._after_error()
+
+    # --- what pg_stat_activity shows ---------------------------------------------------
+
+    def _working_on(self, sql: str) -> None:
+        """A command arrived (a repeated call, after waiting, keeps its start)."""
+        activity = self.activity
+        if not activity.active or sql != self.current_sql:
+            self.current_sql = sql
+            activity.query_start = activity.state_change = time.time()
+            activity.active = True
+
+    def _idle(self) -> None:
+        """ReadyForQuery is about to go out."""
+        activity = self.activity
+        activity.active = False
+        activity.state_change = time.time()
+
+    @property
+    def checkpointing(self) -> bool:
+        """The running command is a CHECKPOINT, waiting for its snapshot."""
+        return self._checkpoint is not None
+
+    # --- transaction bookkeeping ---------------------------------------------------
+
+    def _touch(self) -> None:
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+
+    def _end_implicit(self) -> None:
+        self.implicit = False
+        if self.block is None:
+            self._commit_transaction()
+            self._transaction_over()
+        self._arm_idle_timer()
+
+    def _after_error(self) -> None:
+        self.implicit = False
+        self.streaming = None
+        if self.block is not None:
+            self.failed = True
+        else:
+            self._rollback_transaction()
+            self._transaction_over()
+        self.executor.withdraw(self.token)
+        self.token.cancel_requested = False
+        self._arm_idle_timer()
+
+    def _statement_done(self) -> None:
+        if self.block is None and not self.implicit:
+            self._commit_transaction()
+            self._transaction_over()
+
+    def _transaction_over(self) -> None:
+        """The transaction ended: portals die (except WITH HOLD cursors),
+        SET LOCAL values are undone."""
+        if not self.portals and self.block is None and not self.failed:
+            return
+        for name in [n for n, p in self.portals.items() if not p.holdable]:
+            self.close_portal(name)
+        block, self.block = self.block, None
+        self.failed = False
+        if block is not None and block.local_settings:
+            for key, value in block.local_settings.items():
+                if value is None:
+                    self.settings.pop(key, None)
+                else:
+                    self.settings[key] = value
+                parameter = config.lookup(key)
+                if parameter is not None and parameter.reported:
+                    self.parameter_changes.append((config.display_name(key),
+                                                   self.settings[key]))
+            self._refresh_derived()
+
+    def _arm_idle_timer(self) -> None:
+        self._touch()  # an error then Sync arms it twice: one timer only
+        if not self.executor.owns(self.token) or self.idle_timeout_ms <= 0:
+            return
+        loop = self.engine.loop
+        self._idle_timer = loop.call_later(self.idle_timeout_ms / 1000, self._idle_timeout)
+
+    def _idle_timeout(self) -> None:
+        self._idle_timer = None
+        if self.executor.owns(self.token):
+            self.terminate(errors.IdleInTransactionSessionTimeout(
+                "terminating connection due to idle-in-transaction timeout", severity="FATAL"))
+
+    def terminate(self, error: errors.SqlError) -> None:
+        """End the session from outside: the client gets ``error`` (FATAL)
+        and the connection closes; its transaction rolls back."""
+        if self.on_terminate is not None:
+            self.on_terminate(_notice(error))
+
+    def _access(self, writes: bool, observes: bool = False) -> None:
+        """Wait for the executor as this statement needs (raises WouldBlock);
+        a statement that ``observes`` (``SqlPlan.observes``) never waits."""
+        token = self.token
+        if token.cancel_requested:
+            self.executor.withdraw(token)
+            token.cancel_requested = False
+            raise errors.QueryCanceled("canceling statement due to user request")
+        if observes and not self.executor.owns(token):
+            return
+        block = self.block
+        exclusive = writes or self.executor.owns(token) or (
+            block is not None and block.isolation in ("serializable", "repeatable read"))
+        if not exclusive:
+            self.executor.check_readable(token)
+            return
+        if block is not None and block.read_only and writes:
+            raise errors.ReadOnlySqlTransaction(
+                "cannot execute this statement in a read-only transaction")
+        if self.executor.acquire(token) and block is not None:
+            for name, announced in block.savepoints:
+                self.executor.savepoint(token, name, announced)
+            block.savepoints.clear()
+
+    def _context(self) -> StatementContext:
+        now = self.executor.clock()
+        started = self.block.started if self.block is not None else now
+        return StatementContext(self.settings_view, self.user, self.database,
+                                self.process_id, started, now,
+                                catalog=self.executor.working_catalog(self.token),
+                                search_path=self.search_path)
+
+    # --- executing ----------------------------------------------------------------
+
+    def _execute(self, portal: Portal, max_rows: int) -> Outcome:
+        compiled = portal.compiled
+        if compiled is None:
+            return EmptyQuery()
+        if self.failed and not _allowed_when_failed(compiled.statement):
+            raise _in_failed()
+        if compiled.plan is not None:
+            return self._run_plan(portal, max_rows)
+        if compiled.ddl is not None:
+            return self._run_ddl(portal, compiled.ddl)
+        assert compiled.utility is not None
+        outcome = self.engine.utilities.run(self, portal, compiled.utility, max_rows)
+        if isinstance(outcome, CopyIn):
+            outcome.sink = _ReportingSink(self, outcome.sink)
+        return outcome
+
+    @_boundary
+    def copy_write(self, sink: CopySink, data: bytes) -> None:
+        sink.write(data)
+
+    @_boundary
+    def copy_finish(self, sink: CopySink) -> str:
+        return sink.finish()
+
+    def _run_plan(self, portal: Portal, max_rows: int) -> Outcome:
+        plan = portal.compiled.plan if portal.compiled else None
+        assert plan is not None
+        return self.run_portal(portal, max_rows, plan.tag)
+
+    def run_portal(self, portal: Portal, max_rows: int, verb: str) -> Outcome:
+        """Start a query portal if needed and return up to ``max_rows`` of its
+        rows (0 means all); ``verb`` starts the command tag."""
+        plan = portal.compiled.plan if portal.compiled else None
+        assert plan is not None
+        if portal.done:
+            return Rows([], _tag(verb, 0)) if plan.columns is not None else Command(
+                _tag(verb, 0))
+        if not portal.started:
+            self._access(plan.writes, plan.observes)
+        executor = self.executor
+        context = self._context()
+        started = time.monotonic()
+        executor.begin_statement(self.token, context, self.statement_timeout_ms)
+        count = 0
+        rows: list[Any] | None = None
+        try:
+            if portal.started:
+                assert portal.cursor is not None
+                rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
+            else:
+                cursor = executor.run_plan(plan, portal.params)
+                portal.started = True  # not when it failed: a FETCH runs it again
+                if plan.columns is None:
+                    count = stored = cursor.rowcount
+                elif max_rows == 0 and plan.writes:
+                    rows, exhausted = cursor.fetchall(), True
+                    stored = len(rows)
+                else:
+                    # RETURNING of an INSERT with work after it is read whole now
+                    buffered = cursor.fetchall() if plan.after_insert else []
+                    stored = len(buffered)
+                    portal.cursor = LiveCursor(executor, cursor, buffered)
+                    rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
+                if plan.after_insert:
+                    self.engine.dataflow.after_insert(plan, stored, self.compile_context(),
+                                                      self.token)
+                if plan.writes or executor.sequence_origins():
+                    self.note(portal.prepared, portal.params)
+        except engine.Error as exc:
+            raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc
+        finally:
+            executor.end_statement()
+            self._take_notices(context)
+        if rows is None:
+            portal.done = True
+            self._statement_done()
+            return Command(_tag(verb, count))
+        encode = portal.encode
+        assert encode is not None
+        encoded = [encode(row) for row in rows]
+        if not exhausted and max_rows == 0:
+            # The rows still to come belong to this statement: its timeout
+            # and a CancelRequest apply while they are sent.
+            timeout_ms = self.statement_timeout_ms
+            portal.deadline = started + timeout_ms / 1000 if timeout_ms > 0 else 0.0
+            self.streaming = portal
+            stream = _RowStream(encoded, lambda: self._more_rows(portal),
+                                lambda sent: self._portal_done(portal, verb, sent))
+            return Rows(stream, None, stream.finish)
+        if not exhausted:
+            return Rows(encoded, None)
+        return Rows(encoded, self._portal_done(portal, verb, len(rows)))
+
+    def _portal_done(self, portal: Portal, verb: str, sent: int) -> str:
+        """The portal's last rows went out: its CommandComplete tag."""
+        portal.cursor = None
+        portal.done = True
+        self.streaming = None
+        self._statement_done()
+        return _tag(verb, sent)
+
+    @_boundary
+    def _more_rows(self, portal: Portal) -> tuple[list[bytes], bool]:
+        """The next rows of a portal whose rows are being sent (encoded), and
+        whether they are the last."""
+        executor = self.executor
+        cursor, encode = portal.cursor, portal.encode
+        assert cursor is not None and encode is not None
+        token = self.token
+        remaining_ms = math.ceil((portal.deadline - time.monotonic()) * 1000) if (
+            portal.deadline) else 0
+        timed_out = bool(portal.deadline) and remaining_ms <= 0
+        if token.cancel_requested or timed_out:
+            cursor.close()  # or a writer would read the rest, which may not end
+            token.cancel_requested = False
+            reason = "statement timeout" if timed_out else "user request"
+            raise errors.QueryCanceled(f"canceling statement due to {reason}")
+        context = self._context()
+        executor.begin_statement(token, context, remaining_ms)
+        try:
+            rows, exhausted = cursor.fetch(STREAM_CHUNK)
+        except engine.Error as exc:
+            raise executor.translate_error(exc, self.token) from exc
+        finally:
+            executor.end_statement()
+            self._take_notices(context)
+        return [encode(row) for row in rows], exhausted
+
+    def note(self, prepared: Prepared, params: Sequence[Any], many: bool = False) -> None:
+        """The running statement succeeded in this session's transaction:
+        the command log records how to redo it (``many``: one row of
+        parameters per execution, as COPY runs)."""
+        executor = self.executor
+        journal = self.engine.journal
+        if journal is None or not executor.owns(self.token):
+            return
+        context = executor.context
+        entry, self._environment = journal.entry(
+            self._environment, self.user, self.database, self.settings_view, prepared.sql,
+            prepared.index, prepared.declared, params, many, context.transaction_start,
+            context.statement_start, executor.sequence_origins())
+        executor.note(entry)
+
+    @property
+    def is_superuser(self) -> bool:
+        return self.executor.working_catalog(self.token).is_superuser(self.user)
+
+    def durability_barrier(self) -> asyncio.Future[None] | None:
+        journal = self.engine.journal
+        return journal.barrier() if journal is not None else None
+
+    def _take_notices(self, context: StatementContext) -> None:
+        for message in context.notices:
+            self.notice(message)
+        for message in context.warnings:
+            self.notice(message, "01000", "WARNING")
+        context.notices.clear()
+        context.warnings.clear()
+
+    def call_procedure(self, portal: Portal) -> None:
+        """CALL: the procedure runs in this session's transaction."""
+        call = portal.compiled.call if portal.compiled else None
+        assert call is not None
+        self._access(True)
+        executor = self.executor
+        context = self._context()
+        executor.begin_statement(self.token, context, self.statement_timeout_ms)
+        try:
+            runtime = self.engine.dataflow
+            args = runtime.arguments(call.arguments, portal.params, self.token)
+            runtime.call(call.procedure, args, self.compile_context(), self.token)
+            self.note(portal.prepared, portal.params)
+        finally:
+            executor.end_statement()
+            self._take_notices(context)
+        self._statement_done()
+
+    def _run_ddl(self, portal: Portal, spec: DdlSpec) -> Outcome:
+        if isinstance(spec, CreateProcedure) and spec.language == "python" and (
+            not self.is_superuser
+        ):
+            raise errors.InsufficientPrivilege(
+                "permission denied for language python",
+                hint="Python procedures run inside the server: only superusers create them.")
+        if isinstance(spec, ROLE_SPECS):
+            spec = with_verifier(spec, spec.name if isinstance(spec, CreateRole | AlterRole)
+                                 else "", self.settings["password_encryption"])
+        self._access(True)
+        executor = self.executor
+        executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)
+        try:
+            catalog = executor.working_catalog(self.token)
+            result = self._apply_ddl(spec, catalog)
+            executor.set_working_catalog(self.token, result.catalog)
+            if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
+                self.engine.catalog_tables.refresh(executor.database, result.catalog)
+            logged = logged_sql(spec) if isinstance(spec, ROLE_SPECS) else None
+            self.note(portal.prepared if logged is None else Prepared(logged, 0, None, ()),
+                      portal.params if logged is None else ())
+        except engine.Error as exc:
+            raise executor.translate_error(exc, self.token) from exc
+        finally:
+            executor.end_statement()
+        for message in result.notices:
+            self.notice(message)
+        self._statement_done()
+        return Command(result.tag)
+
+    def _apply_ddl(self, spec: DdlSpec, catalog: Catalog) -> ddl_specs.DdlResult:
+        """Apply a schema change as this session's role: its privileges are
+        checked, and what it creates is owned by the role."""
+        if isinstance(spec, ROLE_SPECS):
+            return apply_role(spec, catalog, self.user)
+        ddl_privileges.check(spec, catalog, self.user)
+        database = self.executor.database
+        if isinstance(spec, DATAFLOW_SPECS):
+            result = apply_dataflow(spec, catalog, database)
+        elif isinstance(spec, ddl_specs.Drop) and spec.kind == "schema":
+            result = drop_schemas(spec, catalog, database)
+        else:
+            result = ddl_specs.apply(spec, catalog, database)
+        result.catalog = ddl_privileges.owned_by_creator(catalog, result.catalog, self.user)
+        return result
+
+    # --- transaction control (used by utilities) ------------------------------------
+
+    def begin(self, isolation: str | None, read_only: bool | None) -> None:
+        if self.block is not None:
+            self.notice("there is already a transaction in progress", "25001", "WARNING")
+            return
+        self.block = _Block(isolation or self.settings["default_transaction_isolation"],
+                            bool(read_only) if read_only is not None else
+                            self.settings["default_transaction_read_only"] == "on")
+
+    def commit(self) -> str:
+        if self.block is None:
+            self.notice("there is no transaction in progress", "25P01", "WARNING")
+            return "COMMIT"
+        if self.failed:
+            self.rollback()
+            return "ROLLBACK"
+        try:
+            self._commit_transaction()
+        finally:
+            self._transaction_over()
+        return "COMMIT"
+
+    def rollback(self) -> None:
+        if self.block is None and not self.failed:
+            self.notice("there is no transaction in progress", "25P01", "WARNING")
+        self._rollback_transaction()
+        self._transaction_over()
+
+    def _commit_transaction(self) -> None:
+        """Commit what the transaction wrote (it then owns the executor) and
+        what it announced (NOTIFY, LISTEN)."""
+        if self.executor.owns(self.token):
+            self.executor.commit(self.token)
+        else:
+            self.executor.announce(self.token)
+
+    def _rollback_transaction(self) -> None:
+        if self.executor.owns(self.token):
+            self.executor.rollback(self.token)
+        else:
+            self.token.pending = None
+
+    def announce_listen(self, listen: bool, channel: str | None) -> None:
+        """LISTEN / UNLISTEN: takes effect when the transaction commits."""
+        self.token.announcing().listens.append((listen, channel))
+
+    def notify_client(self, sender: int, channel: str, payload: str) -> None:
+        """A notification for this session's client (from the hub)."""
+        if self.on_notification is not None:
+            self.on_notification(sender, channel, payload)
+
+    def savepoint(self, name: str) -> None:
+        block = self._require_block("SAVEPOINT")
+        if self.executor.owns(self.token):
+            self.executor.savepoint(self.token, name)
+        else:
+            block.savepoints.append((name, self.token.announcement_mark()))
+
+    def release_savepoint(self, name: str) -> None:
+        block = self._require_block("RELEASE SAVEPOINT")
+        if self.executor.owns(self.token):
+            self.executor.release_savepoint(self.token, name)
+            return
+        del block.savepoints[_savepoint_position(block, name):]
+
+    def rollback_to_savepoint(self, name: str) -> None:
+        block = self._require_block("ROLLBACK TO SAVEPOINT")
+        if self.executor.owns(self.token):
+            self.executor.rollback_to_savepoint(self.token, name)
+        else:
+            position = _savepoint_position(block, name)
+            self.token.restore_announcements(block.savepoints[position][1])
+            del block.savepoints[position + 1:]
+        self.failed = False
+
+    def checkpoint(self) -> None:
+        """CHECKPOINT: returns once a snapshot taken after the call is on
+        disk (the call is repeated until then, see ``WouldBlock``)."""
+        if not self.is_superuser:
+            raise errors.InsufficientPrivilege(
+                "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
+        durability = self.engine.durability
+        if durability is None or durability.checkpointer is None:
+            self.notice("in-memory mode: there is nothing to checkpoint")
+            return
+        if self.executor.owns(self.token):
+            raise errors.ActiveSqlTransaction(
+                "CHECKPOINT cannot run while this transaction has uncommitted changes")
+        if self._checkpoint is None:
+            self._checkpoint = durability.checkpointer.request()
+        if not self._checkpoint.done():
+            raise WouldBlock(self._checkpoint)
+        failure, self._checkpoint = self._checkpoint.result(), None
+        if failure is not None:
+            raise errors.IoError(f"could not write the snapshot: {failure}")
+
+    def _require_block(self, what: str) -> _Block:
+        if self.block is None:
+            raise errors.NoActiveSqlTransaction(f"{what} can only be used in transaction blocks")
+        return self.block
+
+    def set_parameter(self, name: str, values: list[str], local: bool) -> None:
+        key = config.canonical_name(name)
+        if not values:
+            self._set(key, None, local)
+            return
+        value = ", ".join(values) if key == "search_path" else values[0]
+        if key == "transaction_isolation":
+            if self.block is None:
+                self.notice("SET TRANSACTION can only be used in transaction blocks", "25P01",
+                            "WARNING")
+                return
+            self.block.isolation = config.validate(key, value)
+            return
+        self._set(key, config.validate(key, value), local)
+
+    def show(self, name: str) -> str:
+        key = config.canonical_name(name)
+        if key == "transaction_isolation" and self.block is not None:
+            return self.block.isolation
+        if key not in self.settings:
+            raise config.unknown(name)
+        value = self.settings[key]
+        if key in ("statement_timeout", "lock_timeout",
+                   "idle_in_transaction_session_timeout"):
+            return _show_duration(int(value))
+        return value
+
+    # --- teardown ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._touch()
+        for portal in list(self.portals.values()):
+            if portal.cursor is not None:
+                portal.cursor.close()
+        self.portals.clear()
+        self.executor.forget(self.token)
+        self.token.pending = None
+        self.on_notification = None
+        self.engine.session_closed(self)
+
+
+def _savepoint_position(block: _Block, name: str) -> int:
+    """The newest savepoint called ``name`` among those the block made
+    before it owned the executor."""
+    for position in range(len(block.savepoints) - 1, -1, -1):
+        if block.savepoints[position][0] == name:
+            return position
+    raise errors.InvalidSavepointSpecification(f'savepoint "{name}" does not exist')
+
+
+def _command_line_options(options: str) -> dict[str, str]:
+    """The ``options`` startup parameter: ``-c name=value`` / ``--name=value``
+    pairs, as libpq's PGOPTIONS passes them."""
+    found: dict[str, str] = {}
+    words = options.replace("\\ ", "\0").split()
+    position = 0
+    while position < len(words):
+        word = words[position].replace("\0", " ")
+        if word == "-c" and position + 1 < len(words):
+            position += 1
+            word = words[position].replace("\0", " ")
+        elif word.startswith("--") or word.startswith("-c"):
+            word = word[2:]
+        name, sep, value = word.partition("=")
+        if sep:
+            found[name.replace("-", "_")] = value
+        position += 1
+    return found
+
+
+def _show_duration(milliseconds: int) -> str:
+    if milliseconds == 0:
+        return "0"
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)):
+        if milliseconds % size == 0:
+            return f"{milliseconds // size}{unit}"
+    return f"{milliseconds}ms"
+
+
+def _tag(verb: str, count: int) -> str:
+    if verb == "INSERT":
+        return f"INSERT 0 {count}"
+    return f"{verb} {count}"
+
+
+def _allowed_when_failed(statement: exp.Expression | None) -> bool:
+    return isinstance(statement, x.RollbackTransaction | x.CommitTransaction
+                      | x.RollbackToSavepoint)
+
+
+def _in_failed() -> errors.SqlError:
+    return errors.InFailedSqlTransaction(
+        "current transaction is aborted, commands ignored until end of transaction block")
+

@@ -1,0 +1,344 @@
+"""Statements the session handles itself: transaction control, settings,
+SQL-level cursors and prepared statements, maintenance no-ops.
+
+``run`` dispatches on the statement's class, one small method per kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog import types as t
+from executor.notifications import check_channel, notification
+from sqlext.dataflow.explain import explain_dataflow
+from sqlext.session.portals import Portal, Prepared, row_encoder
+from sqlext.sql import nodes as x
+from sqlext.sql import settings as config
+from sqlext.translate.type_names import resolve_type
+from wire.backend import Command, Outcome, Rows
+from wire.messages import data_row
+
+if TYPE_CHECKING:
+    from sqlext.session.engine_session import EngineSession
+
+Handler = Callable[["Utilities", "EngineSession", Portal, x.UtilityStatement, int], Outcome]
+
+
+class Utilities:
+    """Executes utility statements for sessions (stateless itself)."""
+
+    def __init__(self, copy_handler: Callable[[EngineSession, Portal, x.CopyStatement],
+                                              Outcome]) -> None:
+        self.copy_handler = copy_handler
+
+    def run(self, session: EngineSession, portal: Portal, statement: x.UtilityStatement,
+            max_rows: int) -> Outcome:
+        handler = _HANDLERS.get(type(statement))
+        if handler is None:
+            raise errors.FeatureNotSupported(f"{statement.key.upper()} is not supported")
+        return handler(self, session, portal, statement, max_rows)
+
+    def _call(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+              max_rows: int) -> Outcome:
+        session.call_procedure(portal)
+        return Command("CALL")
+
+    def _resume(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                max_rows: int) -> Outcome:
+        target = node.this
+        catalog = session.executor.working_catalog(session.token)
+        procedure = catalog.find_procedure(target.name, target.db or None, session.search_path)
+        if procedure is None:
+            raise errors.UndefinedFunction(f"procedure {target.name}() does not exist")
+        if not session.engine.scheduler.resume((procedure.schema, procedure.name)):
+            session.notice(f"procedure {procedure.name} is not stopped")
+        return Command("ALTER PROCEDURE")
+
+    def _begin(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+               max_rows: int) -> Outcome:
+        session.begin(node.args.get("isolation"), node.args.get("read_only"))
+        return Command("BEGIN")
+
+    def _commit(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                max_rows: int) -> Outcome:
+        return Command(session.commit())
+
+    def _rollback(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                  max_rows: int) -> Outcome:
+        session.rollback()
+        return Command("ROLLBACK")
+
+    def _savepoint(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                   max_rows: int) -> Outcome:
+        session.savepoint(node.name)
+        return Command("SAVEPOINT")
+
+    def _release(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                 max_rows: int) -> Outcome:
+        session.release_savepoint(node.name)
+        return Command("RELEASE")
+
+    def _rollback_to(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                     max_rows: int) -> Outcome:
+        session.rollback_to_savepoint(node.name)
+        return Command("ROLLBACK")
+
+    def _set(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+             max_rows: int) -> Outcome:
+        values = [value.name for value in node.expressions]
+        session.set_parameter(node.name, values, bool(node.args.get("local")))
+        return Command("SET")
+
+    def _set_transaction(self, session: EngineSession, portal: Portal,
+                         node: x.UtilityStatement, max_rows: int) -> Outcome:
+        isolation = node.args.get("isolation")
+        read_only = node.args.get("read_only")
+        if node.args.get("session"):
+            if isolation:
+                session.set_parameter("default_transaction_isolation", [isolation], False)
+            if read_only is not None:
+                session.set_parameter("default_transaction_read_only",
+                                      ["on" if read_only else "off"], False)
+        elif session.block is None:
+            session.notice("SET TRANSACTION can only be used in transaction blocks", "25P01",
+                           "WARNING")
+        else:
+            if isolation:
+                session.block.isolation = isolation
+            if read_only is not None:
+                session.block.read_only = bool(read_only)
+        return Command("SET")
+
+    def _reset(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+               max_rows: int) -> Outcome:
+        name = node.name
+        if name.lower() == "all":
+            for key, parameter in config.PARAMETERS.items():
+                if not parameter.read_only and session.settings.get(key) != parameter.default:
+                    session.set_parameter(key, [], False)
+        else:
+            if config.lookup(name) is None and "." not in name:
+                raise config.unknown(name)
+            session.set_parameter(name, [], False)
+        return Command("RESET")
+
+    def _show(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+              max_rows: int) -> Outcome:
+        name = node.name
+        if name == "all":
+            rows = [data_row([key.encode(), session.show(key).encode(),
+                              (parameter.description or "").encode()])
+                    for key, parameter in sorted(config.PARAMETERS.items())]
+            return Rows(rows, f"SHOW {len(rows)}")
+        return Rows([data_row([session.show(name).encode()])], "SHOW")
+
+    def _explain_matview(self, session: EngineSession, portal: Portal,
+                         node: x.UtilityStatement, max_rows: int) -> Outcome:
+        target = node.this
+        catalog = session.executor.working_catalog(session.token)
+        relation = catalog.relation(target.name, target.db or None, session.search_path)
+        if relation.matview is None:
+            raise errors.WrongObjectType(f'"{relation.name}" is not a materialized view')
+        rows = [data_row([line.encode()]) for line in relation.matview.plan]
+        return Rows(rows, "EXPLAIN")
+
+    def _explain_dataflow(self, session: EngineSession, portal: Portal,
+                          node: x.UtilityStatement, max_rows: int) -> Outcome:
+        assert isinstance(node, x.ExplainDataflow)
+        session._access(False)  # the counts read committed tables
+        lines = explain_dataflow(node, session.executor.working_catalog(session.token),
+                                 session.search_path, session.executor,
+                                 session.engine.scheduler)
+        return Rows([data_row([line.encode()]) for line in lines], "EXPLAIN")
+
+    def _discard(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                 max_rows: int) -> Outcome:
+        what = node.name.upper()
+        if what == "ALL":
+            if session.block is not None:
+                raise errors.ActiveSqlTransaction(
+                    "DISCARD ALL cannot run inside a transaction block")
+            for name in list(session.portals):
+                session.close_portal(name)
+            session.statements = {k: v for k, v in session.statements.items() if k == ""}
+            self._reset(session, portal, x.Reset(this="all"), max_rows)
+        return Command(f"DISCARD {what}")
+
+    def _maintenance(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                     max_rows: int) -> Outcome:
+        if node.this == "CHECKPOINT":
+            session.checkpoint()
+        return Command(str(node.this))
+
+    # --- LISTEN / NOTIFY -----------------------------------------------------------
+
+    def _listen(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                max_rows: int) -> Outcome:
+        session.announce_listen(True, check_channel(node.name))
+        return Command("LISTEN")
+
+    def _unlisten(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                  max_rows: int) -> Outcome:
+        session.announce_listen(False, None if node.this is None else node.name)
+        return Command("UNLISTEN")
+
+    def _notify(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                max_rows: int) -> Outcome:
+        session.executor.add_notification(session.token, notification(
+            node.name, node.args.get("payload")))
+        return Command("NOTIFY")
+
+    # --- cursors ----------------------------------------------------------------
+
+    def _declare(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                 max_rows: int) -> Outcome:
+        name = node.name
+        hold = bool(node.args.get("hold"))
+        if session.block is None and not hold and not session.implicit:
+            raise errors.NoActiveSqlTransaction(
+                "DECLARE CURSOR can only be used in transaction blocks")
+        if name in session.portals:
+            raise errors.DuplicateCursor(f'cursor "{name}" already exists')
+        query = node.expression
+        prepared = Prepared(portal.prepared.sql, portal.prepared.index, query,
+                            portal.prepared.declared, part="cursor")
+        compiled = session._compiled(prepared)
+        assert compiled is not None and compiled.plan is not None
+        columns = compiled.columns
+        formats = [1 if node.args.get("binary") else 0] * (len(columns) if columns else 0)
+        cursor_portal = Portal(
+            prepared, compiled, portal.params, formats,
+            row_encoder(columns, formats, session.codec_settings) if columns else None,
+            columns, holdable=hold)
+        session.portals[name] = cursor_portal
+        return Command("DECLARE CURSOR")
+
+    def _fetch(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+               max_rows: int) -> Outcome:
+        name = node.name
+        cursor = session.portals.get(name)
+        if cursor is None:
+            raise errors.InvalidCursorName(f'cursor "{name}" does not exist')
+        direction = node.args.get("direction") or "forward"
+        count = node.args.get("count")
+        if direction not in ("forward", "next") or (count is not None and count < 0):
+            raise errors.ObjectNotInPrerequisiteState(
+                "cursor can only scan forward",
+                hint="Declare it with SCROLL option to enable backward scan.")
+        verb = "MOVE" if node.args.get("move") else "FETCH"
+        if count == 0:
+            return self._cursor_rows(portal, cursor, [], verb)
+        outcome = session.run_portal(cursor, count or 0, "SELECT")
+        rows = list(outcome.rows) if isinstance(outcome, Rows) else []
+        return self._cursor_rows(portal, cursor, rows, verb)
+
+    @staticmethod
+    def _cursor_rows(portal: Portal, cursor: Portal, rows: list[bytes],
+                     verb: str) -> Outcome:
+        # The FETCH statement's own portal describes the cursor's columns.
+        portal.columns = cursor.columns
+        portal.formats = cursor.formats
+        if verb == "MOVE":
+            return Command(f"MOVE {len(rows)}")
+        return Rows(rows, f"FETCH {len(rows)}")
+
+    def _close(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+               max_rows: int) -> Outcome:
+        if node.this is None:
+            for name in [n for n in session.portals if n]:
+                session.close_portal(name)
+            return Command("CLOSE CURSOR ALL")
+        if node.name not in session.portals:
+            raise errors.InvalidCursorName(f'cursor "{node.name}" does not exist')
+        session.close_portal(node.name)
+        return Command("CLOSE CURSOR")
+
+    # --- prepared statements -----------------------------------------------------------
+
+    def _prepare(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                 max_rows: int) -> Outcome:
+        name = node.name
+        if name in session.statements:
+            raise errors.DuplicatePreparedStatement(
+                f'prepared statement "{name}" already exists')
+        declared = tuple(resolve_type(kind).oid for kind in node.args.get("types") or [])
+        inner = node.expression
+        if inner is None:
+            raise errors.SqlSyntaxError("syntax error at end of input")
+        prepared = Prepared(inner.sql(dialect="sqlext"), 0, inner, declared)
+        session._compiled(prepared)
+        session.statements[name] = prepared
+        return Command("PREPARE")
+
+    def _execute(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                 max_rows: int) -> Outcome:
+        prepared = session.statements.get(node.name)
+        if prepared is None or prepared.statement is None:
+            raise errors.InvalidSqlStatementName(
+                f'prepared statement "{node.name}" does not exist')
+        arguments = list(node.expressions)
+        statement = prepared.statement.copy()
+        for parameter in list(statement.find_all(exp.Parameter)):
+            index = int(parameter.name) - 1
+            if index >= len(arguments):
+                raise errors.UndefinedParameter(f"there is no parameter ${index + 1}")
+            argument = arguments[index].copy()
+            if index < len(prepared.declared) and prepared.declared[index]:
+                argument = exp.Cast(this=argument, to=exp.DataType.build(
+                    t.TYPES[prepared.declared[index]].name, dialect="postgres"))
+            parameter.replace(argument)
+        inner = Prepared(statement.sql(dialect="sqlext"), 0, statement, ())
+        bound = session._bind(inner, [], [], [], node.name)
+        portal.columns = bound.columns
+        portal.formats = bound.formats
+        return session._execute(bound, max_rows)
+
+    def _deallocate(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+                    max_rows: int) -> Outcome:
+        if node.this is None:
+            session.statements = {k: v for k, v in session.statements.items() if k == ""}
+            return Command("DEALLOCATE ALL")
+        if node.name not in session.statements:
+            raise errors.InvalidSqlStatementName(
+                f'prepared statement "{node.name}" does not exist')
+        del session.statements[node.name]
+        return Command("DEALLOCATE")
+
+    def _copy(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+              max_rows: int) -> Outcome:
+        assert isinstance(node, x.CopyStatement)
+        return self.copy_handler(session, portal, node)
+
+
+_HANDLERS: dict[type, Handler] = {
+    x.Call: Utilities._call,
+    x.ResumeProcedure: Utilities._resume,
+    x.Begin: Utilities._begin,
+    x.CommitTransaction: Utilities._commit,
+    x.RollbackTransaction: Utilities._rollback,
+    x.Savepoint: Utilities._savepoint,
+    x.ReleaseSavepoint: Utilities._release,
+    x.RollbackToSavepoint: Utilities._rollback_to,
+    x.SetVariable: Utilities._set,
+    x.SetTransaction: Utilities._set_transaction,
+    x.Reset: Utilities._reset,
+    x.Show: Utilities._show,
+    x.ExplainMatview: Utilities._explain_matview,
+    x.ExplainDataflow: Utilities._explain_dataflow,
+    x.Discard: Utilities._discard,
+    x.Maintenance: Utilities._maintenance,
+    x.DeclareCursor: Utilities._declare,
+    x.Fetch: Utilities._fetch,
+    x.CloseCursor: Utilities._close,
+    x.Prepare: Utilities._prepare,
+    x.ExecutePrepared: Utilities._execute,
+    x.Deallocate: Utilities._deallocate,
+    x.CopyStatement: Utilities._copy,
+    x.Listen: Utilities._listen,
+    x.Unlisten: Utilities._unlisten,
+    x.Notify: Utilities._notify,
+}

@@ -1,0 +1,9 @@
+"""The SQL surface: text to statement trees and back.
+
+``dialect`` is sqlglot's PostgreSQL dialect extended with sqlext's
+statements, ``nodes`` the statement nodes sqlglot lacks, ``parse`` the one
+entry point (cached per text), ``sqlite_dialect`` prints translated trees as
+SQLite SQL, ``settings`` the run-time parameters (SET / SHOW).
+
+May import: ``catalog``.
+"""

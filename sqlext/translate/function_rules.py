@@ -1,0 +1,341 @@
+"""Function calls: PostgreSQL's functions, aggregates and window functions,
+the SQL-standard special forms (EXTRACT, SUBSTRING, TRIM...), and
+set-returning functions in select lists."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog import types as t
+from catalog.schema import PG_CATALOG
+from catalog.sqltypes import (
+    DATE,
+    INT4,
+    TEXT,
+    TIMESTAMP,
+    TIMESTAMPTZ,
+    UNKNOWN,
+    SqlType,
+    check_matchable,
+    is_numeric,
+    is_string,
+)
+from executor.functions import signatures as functions
+from executor.functions.catalog_signatures import CATALOG_FUNCTIONS
+from sqlext.sql.sqlite_dialect import StorageLiteral
+from sqlext.translate.composite import record_type
+from sqlext.translate.expression_rules import (
+    DATETIME_OIDS,
+    ExpressionTranslator,
+    Handler,
+    json_element,
+    vector_as_array,
+)
+from sqlext.translate.scope import Scope
+
+FUNCTIONS = {**functions.FUNCTIONS, **CATALOG_FUNCTIONS}
+"""Every function sqlext knows, by PostgreSQL name."""
+
+_CURRENT_FUNCTIONS: dict[type[exp.Expression], tuple[str, SqlType]] = {
+    exp.CurrentTimestamp: ("sqlext_now", TIMESTAMPTZ),
+    exp.CurrentDate: ("sqlext_current_date", DATE),
+    exp.CurrentUser: ("sqlext_current_user", SqlType(t.NAME)),
+    exp.SessionUser: ("sqlext_current_user", SqlType(t.NAME)),
+    exp.CurrentSchema: ("sqlext_current_schema", SqlType(t.NAME)),
+    exp.CurrentCatalog: ("sqlext_current_database", SqlType(t.NAME)),
+    exp.Localtimestamp: ("sqlext_localtimestamp", TIMESTAMP),
+    exp.CurrentTime: ("sqlext_current_time", SqlType(t.TIME)),
+    exp.Localtime: ("sqlext_current_time", SqlType(t.TIME)),
+}
+
+
+class _ListeningChannels(exp.Expression):
+    """The array pg_listening_channels() unnests: the session's channels."""
+
+    arg_types: ClassVar[dict[str, bool]] = {}
+
+
+def listening_channels_call() -> exp.Anonymous:
+    """pg_listening_channels() as the unnest() of a text[]."""
+    return exp.Anonymous(this="unnest", expressions=[_ListeningChannels()])
+
+
+class FunctionRules(ExpressionTranslator):
+    """Translates function calls."""
+
+    def _listening_channels(self, node: exp.Expression,
+                            scope: Scope) -> tuple[exp.Expression, SqlType]:
+        replacement = exp.Anonymous(this="sqlext_listening_channels", expressions=[])
+        node.replace(replacement)
+        return replacement, SqlType(t.array_of(t.TEXT))
+
+    def _current(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        name, sql_type = _CURRENT_FUNCTIONS[type(node)]
+        replacement = exp.Anonymous(this=name, expressions=[])
+        node.replace(replacement)
+        return replacement, sql_type
+
+    def _set_returning_call(self, node: exp.Anonymous, name: str,
+                            scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """unnest() / _pg_expandarray() in a select list: each element becomes
+        a row, through a json_each() source joined to the query."""
+        if not self._set_returning or len(node.expressions) != 1:
+            raise errors.FeatureNotSupported(
+                f"{name}() is supported in FROM and in the select list only")
+        array, array_type = self.expr(node.expressions[0], scope)
+        if name == "unnest":
+            check_unnest_argument(array_type)
+        if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
+            array = vector_as_array(array)
+        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
+        self._set_returning[-1].append(exp.Table(
+            this=exp.Anonymous(this="json_each", expressions=[array.copy()]),
+            alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        value = exp.column("value", alias)
+        if name == "unnest":
+            node.replace(value)
+            return value, element
+        ordinal = exp.Add(this=exp.column("key", alias), expression=exp.Literal.number(1))
+        record = exp.Anonymous(this="json_object", expressions=[
+            exp.Literal.string("x"), value, exp.Literal.string("n"), ordinal])
+        node.replace(record)
+        return record, record_type((("x", element), ("n", INT4)))
+
+    def _anonymous(self, node: exp.Anonymous, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        name = node.name.lower()
+        if name == "pg_listening_channels" and not node.expressions:
+            call = listening_channels_call()
+            node.replace(call)
+            node, name = call, "unnest"
+        if name in ("unnest", "_pg_expandarray"):
+            return self._set_returning_call(node, name, scope)
+        if name == "array" and len(node.expressions) == 1 and isinstance(
+            node.expressions[0], exp.Query
+        ):
+            array = exp.Array(expressions=[node.expressions[0]])
+            node.replace(array)
+            return self._array(array, scope)
+        if "." in name:
+            schema, _, name = name.rpartition(".")
+            if schema != PG_CATALOG:
+                raise errors.UndefinedFunction(f"function {node.name} does not exist")
+        args = list(node.expressions)
+        if name == "pg_typeof" and len(args) == 1:
+            argument, arg_type = self.expr(args[0], scope)
+            replacement: exp.Expression = StorageLiteral(
+                this=(TEXT if arg_type.is_unknown else arg_type).oid)
+            if argument.find(exp.Parameter):
+                # Not evaluated, but its parameters stay in the statement:
+                # SQLite expects as many values as the highest one it sees.
+                replacement = exp.Coalesce(this=replacement, expressions=[argument.copy()])
+            node.replace(replacement)
+            return replacement, SqlType(t.REGTYPE)
+        definition = FUNCTIONS.get(name)
+        if definition is None:
+            raise errors.UndefinedFunction(
+                f"function {name}({', '.join('unknown' for _ in args)}) does not exist",
+                hint="No function matches the given name and argument types.",
+            )
+        self.called.add(name)
+        if name in functions.WINDOW_ONLY and not isinstance(node.parent, exp.Window):
+            raise errors.WrongObjectType(f"window function {name} requires an OVER clause")
+        star = len(args) == 1 and isinstance(args[0], exp.Star)
+        count = 0 if star else len(args)
+        if count < definition.min_args or (
+            definition.max_args is not None and count > definition.max_args
+        ):
+            raise errors.UndefinedFunction(
+                f"function {name} does not accept {count} argument(s)",
+                hint="No function matches the given name and argument types.",
+            )
+        arg_types: list[SqlType] = []
+        deferred: list[tuple[int, exp.Expression]] = []
+        refused = False
+        if not star:
+            for index, arg in enumerate(args):
+                inner = arg.this if isinstance(arg, exp.Distinct) else arg
+                if isinstance(arg, exp.Distinct):
+                    for distinct_arg in list(arg.expressions):
+                        translated, distinct_type = self.expr(distinct_arg, scope)
+                        refused = refused or _not_a_number(
+                            name, definition.arg_type(len(arg_types)), distinct_type)
+                        if name == "array_agg":
+                            translated.replace(json_element(translated.copy(), distinct_type))
+                        arg_types.append(distinct_type)
+                    continue
+                if isinstance(inner, exp.Order):
+                    raise errors.FeatureNotSupported("ORDER BY inside aggregates is not "
+                                                     "supported")
+                translated, arg_type = self.expr(arg, scope)
+                wanted = definition.arg_type(index)
+                if arg_type.is_unknown:
+                    if wanted is None:
+                        deferred.append((len(arg_types), translated))
+                    else:
+                        self.coerce(translated, wanted)
+                        arg_type = wanted
+                elif _not_a_number(name, wanted, arg_type):
+                    refused = True
+                if name == "array_agg":
+                    translated.replace(json_element(translated.copy(), arg_type))
+                arg_types.append(arg_type)
+        if name in ("greatest", "least", "coalesce"):
+            check_matchable(arg_types, name.upper())
+        if refused:
+            shown = ", ".join(t.format_type(arg_type.oid) for arg_type in arg_types)
+            raise errors.no_function(f"{name}({shown})")
+        result = definition.result_type(arg_types)
+        for index, translated in deferred:
+            # Arguments of polymorphic functions (coalesce, greatest...) whose
+            # type is unknown take the type the other arguments decided.
+            wanted = TEXT if result.is_unknown else result
+            if definition.element_args and index > 0:
+                wanted = SqlType(t.element_of(arg_types[0].oid) or t.TEXT)
+            self.coerce(translated, wanted)
+            arg_types[index] = wanted
+        target = definition.target
+        if definition.numeric_target and arg_types and arg_types[0].oid in (
+            t.NUMERIC, t.INT8
+        ) and not isinstance(node.parent, exp.Window):
+            target = definition.numeric_target
+        node.set("this", target)
+        if name == "coalesce" and len(node.expressions) == 1:
+            node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
+        return node, definition.result_type(arg_types)
+
+    def _window(self, node: exp.Window, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        _, sql_type = self.expr(node.this, scope)
+        for item in node.args.get("partition_by") or []:
+            self.expr(item, scope)
+        order = node.args.get("order")
+        if order is not None:
+            for ordered in order.expressions:
+                self.expr(ordered.this, scope)
+        return node, sql_type
+
+    def _filter(self, node: exp.Filter, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        _, sql_type = self.expr(node.this, scope)
+        self.expr(node.expression.this if isinstance(node.expression, exp.Where)
+                  else node.expression, scope)
+        return node, sql_type
+
+    def _distinct(self, node: exp.Distinct, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        found = [self.expr(child, scope)[1] for child in list(node.expressions)]
+        return node, found[0] if found else UNKNOWN
+
+    def _group_concat(self, node: exp.GroupConcat, scope: Scope) -> tuple[
+            exp.Expression, SqlType]:
+        inner = node.this
+        if isinstance(inner, exp.Order):
+            raise errors.FeatureNotSupported("ORDER BY inside aggregates is not supported")
+        translated, inner_type = self.expr(inner, scope)
+        if inner_type.is_unknown:
+            self.coerce(translated, TEXT)
+        separator = node.args.get("separator")
+        if separator is not None:
+            separator_node, separator_type = self.expr(separator, scope)
+            if separator_type.is_unknown:
+                self.coerce(separator_node, TEXT)
+        return node, TEXT
+
+    def _substring(self, node: exp.Substring, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        if node.args.get("start") is None and node.args.get("length") is None:
+            raise errors.no_function("substring(unknown)")
+        if node.args.get("zero_start") is not None:  # 'substring(s, 1 for 3)', four arguments
+            raise errors.SqlSyntaxError(
+                "syntax error in substring(): it takes a string, a start and a length",
+                hint="Write substring(s FROM start FOR length) or substring(s, start, length).")
+        result = TEXT
+        for child in list(node.iter_expressions()):
+            is_string = child is node.this
+            child_node, child_type = self.expr(child, scope)
+            if child_type.is_unknown:
+                self.coerce(child_node, TEXT if is_string else INT4)
+            elif is_string and child_type.oid == t.BYTEA:
+                result = child_type  # substring of bytea is bytea (SQLite's substr cuts bytes)
+        return node, result
+
+    def _trim(self, node: exp.Trim, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        for child in list(node.iter_expressions()):
+            child_node, child_type = self.expr(child, scope)
+            if child_type.is_unknown:
+                self.coerce(child_node, TEXT)
+        return node, TEXT
+
+    def _position(self, node: exp.StrPosition, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        for child in list(node.iter_expressions()):
+            child_node, child_type = self.expr(child, scope)
+            if child_type.is_unknown:
+                self.coerce(child_node, TEXT)
+        return node, INT4
+
+    def _extract(self, node: exp.Extract, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        field = node.this.name.lower()
+        value, value_type = self.expr(node.expression, scope)
+        if value_type.is_unknown:
+            self.coerce(value, TIMESTAMPTZ)
+            value_type = TIMESTAMPTZ
+        if value_type.oid not in DATETIME_OIDS:
+            raise errors.no_function(
+                f"pg_catalog.extract(unknown, {t.format_type(value_type.oid)})")
+        call = exp.Anonymous(this="sqlext_extract", expressions=[
+            exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid)])
+        node.replace(call)
+        fractional = field in ("epoch", "second", "seconds") and value_type.oid != t.DATE
+        milliseconds = field in ("millisecond", "milliseconds") and value_type.oid != t.DATE
+        return call, SqlType(t.NUMERIC, -1, 6 if fractional else 3 if milliseconds else 0)
+
+    HANDLERS: ClassVar[dict[type, Handler]] = {
+        **ExpressionTranslator.HANDLERS,
+        exp.Anonymous: _anonymous,
+        exp.Window: _window,
+        exp.Filter: _filter,
+        exp.Distinct: _distinct,
+        exp.GroupConcat: _group_concat,
+        exp.Substring: _substring,
+        exp.Trim: _trim,
+        exp.StrPosition: _position,
+        exp.Extract: _extract,
+        **dict.fromkeys(_CURRENT_FUNCTIONS, _current),
+        _ListeningChannels: _listening_channels,
+    }
+
+
+_BYTEA_FORMS = frozenset({"length", "octet_length", "bit_length", "md5", "sha224", "sha256",
+                          "sha384", "sha512"})
+"""Functions declared with text parameters that PostgreSQL also has for bytea."""
+
+
+def _not_a_number(name: str, wanted: SqlType | None, found: SqlType) -> bool:
+    """Whether a numeric parameter gets a value no implicit cast makes a
+    number of: boolean, string, uuid, bytea, json, array or date/time (sum
+    and avg take intervals), or an integer parameter a fraction.
+    variance(bytea) would otherwise fail as it runs. A text parameter
+    refuses bytea (rtrim(bytea) would make text that is not UTF-8) unless
+    the function has a bytea form too (length, md5...)."""
+    if wanted is None or found.is_unknown:
+        return False
+    if is_string(wanted):
+        return found.oid == t.BYTEA and name not in _BYTEA_FORMS
+    if not is_numeric(wanted):
+        return False
+    if wanted.oid in (t.INT2, t.INT4, t.INT8) and found.oid in (t.FLOAT4, t.FLOAT8, t.NUMERIC):
+        return True  # no implicit cast rounds a fraction: split_part(s, d, 1.5)
+    return found.category in "BSUAD" or (found.category == "T" and name not in ("sum", "avg"))
+
+
+def check_unnest_argument(array_type: SqlType) -> None:
+    """unnest() takes arrays: an untyped literal could be any array type, any
+    other type has no unnest."""
+    if array_type.is_unknown:
+        raise errors.AmbiguousFunction(
+            "function unnest(unknown) is not unique",
+            hint="Could not choose a best candidate function. You might need to add explicit "
+                 "type casts.")
+    if not t.array_element(array_type.oid) and array_type.oid not in (t.INT2VECTOR,
+                                                                       t.OIDVECTOR):
+        raise errors.no_function(f"unnest({t.format_type(array_type.oid)})")

@@ -1,0 +1,73 @@
+"""What PostgreSQL calls result columns, and where names stand in the text."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from catalog import types as t
+from sqlext.translate.type_names import resolve_type
+
+_SPECIAL_NAMES: dict[type[exp.Expression], str] = {
+    exp.StrPosition: "position", exp.Substring: "substring", exp.GroupConcat: "string_agg",
+    exp.Extract: "extract", exp.Pow: "?column?", exp.Unnest: "unnest",
+}
+
+
+def output_name(node: exp.Expression) -> str:
+    """PostgreSQL's name for a result column (FigureColname)."""
+    if isinstance(node, exp.Alias):
+        return node.alias
+    inner = node
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if isinstance(inner, exp.Column):
+        return inner.name
+    if isinstance(inner, exp.Cast):
+        name = output_name(inner.this)
+        if name != "?column?":
+            return name
+        return t.TYPES[resolve_type(inner.args["to"]).oid].name
+    if isinstance(inner, exp.Anonymous):
+        return inner.name.lower().rpartition(".")[2]
+    if isinstance(inner, exp.Bracket | exp.Filter):
+        return output_name(inner.this)
+    if isinstance(inner, exp.Trim):
+        return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(
+            str(inner.args.get("position") or "").upper(), "btrim")
+    if isinstance(inner, exp.Window):
+        return output_name(inner.this)
+    if isinstance(inner, exp.Case):
+        return "case"
+    if isinstance(inner, exp.Array):
+        return "array"
+    if isinstance(inner, exp.Exists):
+        return "exists"
+    if isinstance(inner, exp.Coalesce):
+        return "coalesce"
+    if isinstance(inner, exp.CurrentTimestamp):
+        return "current_timestamp"
+    if isinstance(inner, exp.CurrentDate):
+        return "current_date"
+    if isinstance(inner, exp.CurrentUser):
+        return "current_user"
+    if isinstance(inner, exp.CurrentSchema):
+        return "current_schema"
+    if isinstance(inner, exp.Interval):
+        return "interval"
+    if isinstance(inner, exp.Subquery) and isinstance(inner.this, exp.Select):
+        projections = inner.this.expressions
+        if projections:
+            return output_name(projections[0])
+    named = _SPECIAL_NAMES.get(type(inner))
+    if named is not None:
+        return named
+    if isinstance(inner, exp.Func) and not isinstance(inner, exp.Binary):
+        return inner.sql_name().lower()
+    return "?column?"
+
+
+def source_position(node: exp.Expression | None) -> int | None:
+    """1-based position of a name in the statement text (error positions)."""
+    meta = node.meta if isinstance(node, exp.Identifier) and node.meta else {}
+    start = meta.get("start")
+    return start + 1 if isinstance(start, int) else None

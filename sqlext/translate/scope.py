@@ -1,0 +1,113 @@
+"""Name resolution: which columns a query can see, and their types.
+
+A ``Scope`` holds the FROM items of one SELECT (``Source``s) and points to
+the enclosing scope, so correlated subqueries find outer columns. Common
+table expressions are visible to the query that defines them and below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from catalog import errors
+from catalog.sqltypes import SqlType
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnInfo:
+    name: str
+    type: SqlType
+    table_oid: int = 0
+    column_number: int = 0
+    nullable: bool = True
+
+
+@dataclass(slots=True)
+class Source:
+    """A FROM item: a table, view, subquery, CTE or table function."""
+
+    alias: str
+    columns: list[ColumnInfo]
+    merged: set[str] = field(default_factory=set)
+    """Columns a USING join already shows from an earlier source (``*``
+    lists them once)."""
+    relation_oid: int = 0
+    """Tables and views: their OID, the value of the ``tableoid`` system column."""
+    system_columns: list[ColumnInfo] = field(default_factory=list)
+    """Columns found by name but not listed by ``*`` (a stream's batch_id)."""
+
+    def find(self, name: str) -> ColumnInfo | None:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        for column in self.system_columns:
+            if column.name == name:
+                return column
+        return None
+
+
+class Scope:
+    def __init__(self, parent: Scope | None = None,
+                 ctes: dict[str, list[ColumnInfo]] | None = None) -> None:
+        self.parent = parent
+        self.sources: list[Source] = []
+        self.ctes: dict[str, list[ColumnInfo]] = dict(parent.ctes) if parent else {}
+        if ctes:
+            self.ctes.update(ctes)
+        self.outputs: dict[str, SqlType] = {}
+        """Output column aliases, visible to ORDER BY and GROUP BY."""
+
+    def child(self) -> Scope:
+        return Scope(self)
+
+    def add(self, source: Source) -> None:
+        for existing in self.sources:
+            if existing.alias == source.alias:
+                raise errors.DuplicateObject(
+                    f'table name "{source.alias}" specified more than once'
+                )
+        self.sources.append(source)
+
+    def source(self, alias: str) -> Source | None:
+        scope: Scope | None = self
+        while scope is not None:
+            for candidate in scope.sources:
+                if candidate.alias == alias:
+                    return candidate
+            scope = scope.parent
+        return None
+
+    def resolve(self, name: str, table: str | None = None) -> ColumnInfo | None:
+        """The column ``[table.]name`` from this scope or an enclosing one."""
+        found = self.locate(name, table)
+        return found[1] if found is not None else None
+
+    def locate(self, name: str, table: str | None = None) -> tuple[Source, ColumnInfo] | None:
+        """Like ``resolve``, with the FROM item the column comes from."""
+        scope: Scope | None = self
+        while scope is not None:
+            found = scope._locate_here(name, table)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def joined_later(self, source: Source, name: str) -> bool:
+        """Whether a later USING/NATURAL join merges column ``name`` of ``source``."""
+        position = self.sources.index(source) if source in self.sources else len(self.sources)
+        return any(name in later.merged for later in self.sources[position + 1:])
+
+    def _locate_here(self, name: str, table: str | None) -> tuple[Source, ColumnInfo] | None:
+        if table is not None:
+            for source in self.sources:
+                if source.alias == table:
+                    column = source.find(name)
+                    if column is None:
+                        raise errors.UndefinedColumn(f'column {table}.{name} does not exist')
+                    return source, column
+            return None
+        matches = [(s, c) for s in self.sources if name not in s.merged
+                   if (c := s.find(name)) is not None]
+        if len(matches) > 1:
+            raise errors.AmbiguousColumn(f'column reference "{name}" is ambiguous')
+        return matches[0] if matches else None

@@ -1,0 +1,360 @@
+"""FROM items: tables and views under their storage names, subqueries,
+VALUES lists, joins and functions used as tables."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from catalog import errors
+from catalog import types as t
+from catalog.dataflow import BATCH_ID
+from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
+from catalog.sqltypes import INT4, INT8, TEXT, SqlType, check_matchable, common_type
+from catalog.system import LIVE_TABLES
+from executor.streaming.windows import VISIBLE
+from sqlext.translate.expression_rules import DATETIME_OIDS
+from sqlext.translate.function_rules import (
+    FUNCTIONS,
+    FunctionRules,
+    check_unnest_argument,
+    listening_channels_call,
+)
+from sqlext.translate.naming import source_position
+from sqlext.translate.scope import ColumnInfo, Scope, Source
+
+
+def physical_table(relation: Relation) -> exp.Table:
+    """How SQLite names a relation: system tables live in attached databases
+    named after their schema; user tables of other schemas get prefixed."""
+    if relation.schema in (PG_CATALOG, INFORMATION_SCHEMA):
+        return exp.Table(this=exp.to_identifier(relation.physical, quoted=True),
+                         db=exp.to_identifier(relation.schema))
+    return exp.Table(this=exp.to_identifier(relation.physical, quoted=True))
+
+
+def system_columns(relation: Relation) -> list[ColumnInfo]:
+    """Columns found by name but not listed by ``*``: a stream's or window's
+    batch_id."""
+    if relation.stream is None and relation.window is None:
+        return []
+    return [ColumnInfo(BATCH_ID, INT8, relation.oid)]
+
+
+class SourceTranslator(FunctionRules):
+    """Translates the FROM clause (and VALUES, which may stand anywhere)."""
+
+    def relation(self, table: exp.Table) -> Relation:
+        schema = table.db or None
+        try:
+            return self.catalog.relation(table.name, schema, self.search_path)
+        except errors.SqlError as exc:
+            exc.position = exc.position or source_position(table.args.get("this"))
+            raise
+
+    @staticmethod
+    def _rename(columns: list[ColumnInfo], names: list[str]) -> list[ColumnInfo]:
+        if len(names) > len(columns):
+            raise errors.InvalidColumnReference(
+                f"table has {len(columns)} columns available but {len(names)} columns specified"
+            )
+        renamed = [
+            ColumnInfo(name, c.type, c.table_oid, c.column_number, c.nullable)
+            for name, c in zip(names, columns, strict=False)
+        ]
+        return renamed + columns[len(names):]
+
+    def _values(self, node: exp.Values, parent: Scope | None) -> list[ColumnInfo]:
+        scope = Scope(parent)
+        rows = [row.expressions if isinstance(row, exp.Tuple) else [row]
+                for row in node.expressions]
+        width = len(rows[0]) if rows else 0
+        if any(len(row) != width for row in rows):
+            raise errors.SqlSyntaxError("VALUES lists must all be the same length")
+        types_by_column: list[list[SqlType]] = [[] for _ in range(width)]
+        for row in rows:
+            for index, item in enumerate(row):
+                types_by_column[index].append(self.expr(item, scope)[1])
+        column_types = [common_type(found) for found in types_by_column]
+        for row_node in node.expressions:
+            items = row_node.expressions if isinstance(row_node, exp.Tuple) else [row_node]
+            for item, target in zip(list(items), column_types, strict=True):
+                if not target.is_unknown:
+                    self.coerce(item, target)
+        return [
+            ColumnInfo(f"column{index + 1}", TEXT if found.is_unknown else found)
+            for index, found in enumerate(column_types)
+        ]
+
+    def _join(self, join: exp.Join, scope: Scope) -> None:
+        earlier_sources = list(scope.sources)
+        earlier = {c.name for s in earlier_sources for c in s.columns}
+        source = self._from_item(join.this, scope)
+        on = join.args.get("on")
+        if on is not None:
+            self.expr(on, scope)
+        using = join.args.get("using")
+        if using:
+            names = [identifier.name for identifier in using]
+            _check_using(names, earlier_sources, source)
+            source.merged.update(names)
+        elif str(join.args.get("method") or "").upper() == "NATURAL":
+            names = [c.name for c in source.columns if c.name in earlier]
+            _check_using(names, earlier_sources, source)
+            source.merged.update(names)
+            # SQLite would match hidden columns too (a stream's batch id):
+            # the visible common columns are named instead.
+            join.set("method", None)
+            if names:
+                join.set("using", [exp.to_identifier(name, quoted=True) for name in names])
+            else:
+                join.set("on", exp.true())
+
+    def _from_item(self, item: exp.Expression, scope: Scope) -> Source:
+        alias = item.args.get("alias")
+        alias_name = alias.name if alias is not None and alias.name else None
+        alias_columns = [c.name for c in alias.columns] if alias is not None else []
+        if isinstance(item, exp.Subquery | exp.Values) and alias_name is None:
+            kind, example = ("VALUES", "VALUES") if isinstance(item, exp.Values) else (
+                "subquery", "SELECT")
+            raise errors.SqlSyntaxError(f"{kind} in FROM must have an alias",
+                                        hint=f"For example, FROM ({example} ...) [AS] foo.")
+        if isinstance(item, exp.Subquery):
+            columns = self.query(item.this, Scope(None, scope.ctes))
+            source = Source(alias_name, self._rename(columns, alias_columns))
+            if alias_columns:
+                self._alias_subquery_columns(item, source.columns)
+            scope.add(source)
+            return source
+        if isinstance(item, exp.Table) and isinstance(item.this, exp.Anonymous):
+            return self._table_function(item, item.this, alias_name, alias_columns, scope)
+        if isinstance(item, exp.Values):
+            columns = self._rename(self._values(item, scope), alias_columns)
+            visible = alias_name
+            # SQLite names VALUES columns column1, column2...: rename them.
+            inner = item.copy()
+            inner.set("alias", None)
+            renamed = exp.select(*[
+                exp.alias_(exp.column(f"column{index + 1}", quoted=True), column.name,
+                           quoted=True)
+                for index, column in enumerate(columns)
+            ]).from_(exp.Subquery(this=inner))
+            item.replace(exp.Subquery(this=renamed, alias=exp.TableAlias(
+                this=exp.to_identifier(visible, quoted=True))))
+            source = Source(visible, columns)
+            scope.add(source)
+            return source
+        if isinstance(item, exp.Unnest):
+            call = exp.Anonymous(this="unnest", expressions=list(item.expressions))
+            holder = exp.Table(this=call, alias=item.args.get("alias"),
+                               ordinality=bool(item.args.get("offset")))
+            item.replace(holder)
+            return self._table_function(holder, call, alias_name, alias_columns, scope)
+        if not isinstance(item, exp.Table):
+            raise errors.FeatureNotSupported(f"{item.key.upper()} in FROM is not supported")
+        name = item.name
+        if not item.db and name in scope.ctes:
+            source = Source(alias_name or name, self._rename(scope.ctes[name], alias_columns))
+            scope.add(source)
+            return source
+        relation = self.relation(item)
+        self.read_relations[relation.oid] = relation
+        columns = [
+            ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number,
+                       not c.not_null)
+            for number, c in enumerate(relation.columns, start=1)
+        ]
+        visible = alias_name or name
+        physical = physical_table(relation)
+        item.set("this", physical.this)
+        item.set("db", physical.args.get("db"))
+        item.set("catalog", None)
+        item.set("only", None)
+        if alias_name is None:
+            item.set("alias", exp.TableAlias(this=exp.to_identifier(visible, quoted=True)))
+        elif alias_columns:
+            item.set("alias", exp.TableAlias(this=exp.to_identifier(visible, quoted=True)))
+            self._wrap_renamed(item, relation, alias_columns)
+        source = Source(visible, self._rename(columns, alias_columns),
+                        relation_oid=relation.oid)
+        if relation.schema == PG_CATALOG and relation.name in LIVE_TABLES:
+            self.live_tables.add(relation.name)
+        source.system_columns.extend(system_columns(relation))
+        restriction = self._restriction(relation)
+        if restriction is not None:
+            if alias_columns:
+                raise errors.FeatureNotSupported(
+                    f'column aliases on "{relation.name}" are not supported')
+            self._restrict(item, relation, restriction)
+        scope.add(source)
+        return source
+
+    def _restriction(self, relation: Relation) -> exp.Expression | None:
+        """Which rows a stream or window's name denotes: a window its visible
+        tuples; inside a transaction execution, the triggering stream exactly
+        the batch being processed."""
+        if relation.window is not None:
+            return exp.EQ(this=exp.column(VISIBLE, quoted=True), expression=exp.Literal.number(1))
+        if relation.oid in self.batch_streams:
+            return exp.EQ(this=exp.column(BATCH_ID, quoted=True), expression=exp.Anonymous(
+                this="sqlext_current_batch", expressions=[exp.Literal.number(relation.oid)]))
+        return None
+
+    @staticmethod
+    def _restrict(item: exp.Table, relation: Relation, condition: exp.Expression) -> None:
+        rows = exp.select(exp.Star()).from_(physical_table(relation)).where(condition)
+        item.replace(exp.Subquery(this=rows, alias=item.args["alias"]))
+
+    def _wrap_renamed(self, item: exp.Table, relation: Relation, names: list[str]) -> None:
+        """``FROM t AS x(a, b)``: SQLite has no column aliases on tables."""
+        projections = [
+            exp.alias_(exp.column(c.name, quoted=True), new, quoted=True)
+            for c, new in zip(relation.columns, names, strict=False)
+        ] + [exp.column(c.name, quoted=True) for c in relation.columns[len(names):]]
+        inner = exp.select(*projections).from_(physical_table(relation))
+        alias = item.args["alias"]
+        item.replace(exp.Subquery(this=inner, alias=alias))
+
+    @staticmethod
+    def _alias_subquery_columns(item: exp.Subquery, columns: list[ColumnInfo]) -> None:
+        """``FROM (query) AS a(x, y)``: SQLite has no column aliases on
+        subqueries, so the query's outputs (those of the first SELECT of a
+        set operation) are named positionally, ORDER BY items naming them
+        follow, and an outer SELECT gives them the aliases."""
+        alias = item.args["alias"]
+        inner = item.this
+        first = inner
+        while isinstance(first, exp.SetOperation | exp.Subquery):
+            first = first.this
+        wrapped = exp.select(*[
+            exp.alias_(exp.column(f"_c{index}", quoted=True), column.name, quoted=True)
+            for index, column in enumerate(columns)
+        ]).from_(exp.Subquery(this=inner, alias=exp.TableAlias(
+            this=exp.to_identifier("_inner"),
+            columns=[exp.to_identifier(f"_c{i}") for i in range(len(columns))])))
+        if isinstance(first, exp.Select):
+            renamed: dict[str, str] = {}
+            for index, projection in enumerate(first.expressions):
+                renamed.setdefault(projection.alias_or_name, f"_c{index}")
+                target = projection.this if isinstance(projection, exp.Alias) else projection
+                projection.replace(exp.alias_(target.copy(), f"_c{index}", quoted=True))
+            order = inner.args.get("order")
+            for ordered in order.expressions if order is not None else []:
+                key = ordered.this
+                if isinstance(key, exp.Column) and not key.table and key.name in renamed:
+                    key.replace(exp.column(renamed[key.name], quoted=True))
+            wrapped = exp.select(*[
+                exp.alias_(exp.column(f"_c{index}", quoted=True), column.name, quoted=True)
+                for index, column in enumerate(columns)
+            ]).from_(exp.Subquery(this=inner.copy(), alias=exp.TableAlias(
+                this=exp.to_identifier("_inner"))))
+        item.set("this", wrapped)
+        item.set("alias", exp.TableAlias(this=alias.this))
+
+    def _table_function(self, item: exp.Table, call: exp.Anonymous, alias: str | None,
+                        alias_columns: list[str], scope: Scope) -> Source:
+        """A function in FROM. Each becomes a subquery with a value column
+        ``v`` and an ordinal ``n`` (for WITH ORDINALITY)."""
+        name = call.name.lower().rpartition(".")[2]
+        if name == "generate_series":
+            query, value_type = self._generate_series(call, scope)
+        elif name == "unnest":
+            query, value_type = self._unnest(call, scope)
+        elif name == "pg_listening_channels" and not call.expressions:
+            query, value_type = self._unnest(listening_channels_call(), scope)
+        elif name in FUNCTIONS and not FUNCTIONS[name].aggregate:
+            # Any other function yields one row, as in PostgreSQL.
+            holder = exp.Paren(this=call.copy())
+            _, value_type = self.expr(holder.this, scope)
+            query = exp.select(exp.alias_(holder.this, "v"), exp.alias_(
+                exp.Literal.number(1), "n"))
+        else:
+            raise errors.UndefinedFunction(f"function {name} does not exist")
+        value_name = alias_columns[0] if alias_columns else (alias or name)
+        columns = [ColumnInfo(value_name, value_type)]
+        projections = [exp.alias_(exp.column("v"), value_name, quoted=True)]
+        if item.args.get("ordinality"):
+            ordinal_name = alias_columns[1] if len(alias_columns) > 1 else "ordinality"
+            columns.append(ColumnInfo(ordinal_name, INT8))
+            projections.append(exp.alias_(exp.column("n"), ordinal_name, quoted=True))
+        visible = alias or name
+        wrapped = exp.select(*projections).from_(exp.Subquery(
+            this=query, alias=exp.TableAlias(this=exp.to_identifier("_f"))))
+        item.replace(exp.Subquery(this=wrapped, alias=exp.TableAlias(
+            this=exp.to_identifier(visible, quoted=True))))
+        source = Source(visible, columns)
+        scope.add(source)
+        return source
+
+    def _generate_series(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select,
+                                                                            SqlType]:
+        args = list(call.expressions)
+        if len(args) not in (2, 3):
+            raise errors.UndefinedFunction("function generate_series requires 2 or 3 "
+                                           "arguments")
+        types = [self.expr(arg, scope)[1] for arg in args]
+        if any(x.oid in DATETIME_OIDS for x in types):
+            raise errors.FeatureNotSupported("generate_series over timestamps is not supported")
+        for arg in list(call.expressions):
+            self.coerce(arg, INT8, scope)
+        series_type = INT8 if any(x.oid == t.INT8 for x in types) else INT4
+        start, stop = (a.copy() for a in call.expressions[:2])
+        step = call.expressions[2].copy() if len(args) == 3 else exp.Literal.number(1)
+        # Each row carries the (checked) step and the stop, so both are
+        # evaluated once; the series runs down for a negative step.
+        anchor = exp.select(
+            exp.alias_(start, "v"), exp.alias_(exp.Literal.number(1), "n"),
+            exp.alias_(exp.Anonymous(this="sqlext_series_step", expressions=[step]), "s"),
+            exp.alias_(stop, "e"))
+        following = exp.Add(this=exp.column("v"), expression=exp.column("s"))
+        recursive = exp.union(
+            anchor,
+            exp.select(following, exp.Add(this=exp.column("n"), expression=exp.Literal.number(1)),
+                       "s", "e").from_("_gs").where(_within(following.copy())),
+            distinct=False,
+        )
+        query = exp.select("v", "n").from_("_gs").with_(
+            "_gs", recursive, recursive=True).where(_within(exp.column("v")))
+        return query, series_type
+
+    def _unnest(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
+        if len(call.expressions) != 1:
+            raise errors.FeatureNotSupported("unnest with several arrays is not supported")
+        array_type = self.expr(call.expressions[0], scope)[1]
+        check_unnest_argument(array_type)
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        query = exp.select(exp.alias_(exp.column("value"), "v"), exp.alias_(
+            exp.Add(this=exp.column("key"), expression=exp.Literal.number(1)), "n")).from_(
+            exp.Table(this=exp.Anonymous(this="json_each", expressions=[
+                call.expressions[0].copy()]))).order_by(exp.column("key"))
+        return query, element
+
+
+def _within(value: exp.Expression) -> exp.Expression:
+    """Whether a generate_series value is still within the stop ``e``, in the
+    direction of the step ``s``."""
+    return exp.If(this=exp.GT(this=exp.column("s"), expression=exp.Literal.number(0)),
+                  true=exp.LTE(this=value, expression=exp.column("e")),
+                  false=exp.GTE(this=value.copy(), expression=exp.column("e")))
+
+
+def _check_using(names: list[str], left: list[Source], right: Source) -> None:
+    """USING columns must be named once, exist once on the left (a column
+    merged by an earlier USING counts once) and on the right, with types
+    that make one merged column."""
+    for position, name in enumerate(names):
+        if name in names[:position]:
+            raise errors.DuplicateColumn(
+                f'column name "{name}" appears more than once in USING clause')
+        found = [column for source in left if name not in source.merged
+                 if (column := source.find(name)) is not None]
+        if not found:
+            raise errors.UndefinedColumn(
+                f'column "{name}" specified in USING clause does not exist in left table')
+        if len(found) > 1:
+            raise errors.AmbiguousColumn(
+                f'common column name "{name}" appears more than once in left table')
+        right_column = right.find(name)
+        if right_column is None:
+            raise errors.UndefinedColumn(
+                f'column "{name}" specified in USING clause does not exist in right table')
+        check_matchable([found[0].type, right_column.type], "JOIN/USING")

@@ -1,0 +1,105 @@
+"""The embedded engine: SQLite, owned by the serial executor.
+
+This is the only module that imports sqlite3. The database lives in memory
+(as H-Store and S-Store keep data in main memory); durability comes from the
+command log and snapshots, not from SQLite's journal. The system catalog
+tables (``pg_catalog``, ``information_schema``) live in attached in-memory
+databases of those names, so ``pg_catalog.pg_class`` is a plain SQLite name.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+Error = sqlite3.Error
+IntegrityError = sqlite3.IntegrityError
+OperationalError = sqlite3.OperationalError
+Cursor = sqlite3.Cursor
+
+SYSTEM_DATABASES = ("pg_catalog", "information_schema")
+BACKUP_STEP_PAGES = 4096
+"""Pages a snapshot copies between two checks that the server still lives."""
+
+
+def quoted(name: str) -> str:
+    """A SQLite identifier, quoted."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def error_name(exc: BaseException) -> str:
+    """SQLite's symbolic result code, e.g. ``SQLITE_CONSTRAINT_UNIQUE``."""
+    return str(getattr(exc, "sqlite_errorname", ""))
+
+
+class Database:
+    """One SQLite connection with PostgreSQL-friendly settings."""
+
+    def __init__(self, path: str = ":memory:") -> None:
+        self.connection = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, cached_statements=512
+        )
+        for name in SYSTEM_DATABASES:
+            self.connection.execute(f"ATTACH DATABASE ':memory:' AS {name}")
+        # PostgreSQL's LIKE is case-sensitive; SQLite's is not by default.
+        self.connection.execute("PRAGMA case_sensitive_like = ON")
+        self.connection.execute("PRAGMA foreign_keys = ON")
+        self.connection.execute("PRAGMA recursive_triggers = ON")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        return self.connection.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        return self.connection.executemany(sql, rows)
+
+    def executescript(self, script: str) -> None:
+        self.connection.executescript(script)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.connection.in_transaction
+
+    def create_function(self, name: str, arg_count: int, function: Callable[..., Any],
+                        deterministic: bool = False) -> None:
+        self.connection.create_function(name, arg_count, function, deterministic=deterministic)
+
+    def create_aggregate(self, name: str, arg_count: int, aggregate: type) -> None:
+        self.connection.create_aggregate(name, arg_count, aggregate)
+
+    def create_collation(self, name: str, compare: Callable[[str, str], int]) -> None:
+        self.connection.create_collation(name, compare)
+
+    def set_progress_handler(self, handler: Callable[[], int] | None, every: int) -> None:
+        self.connection.set_progress_handler(handler, every)
+
+    def interrupt(self) -> None:
+        """Abort the running statement; safe to call from another thread."""
+        self.connection.interrupt()
+
+    def backup_to(self, path: str, keep_going: Callable[[], bool]) -> None:
+        """Copy the main database into the file ``path``, in steps; stops
+        with an error when ``keep_going`` returns False."""
+
+        def progress(status: int, remaining: int, total: int) -> None:
+            if not keep_going():
+                raise InterruptedError("snapshot abandoned")
+
+        if self.connection.in_transaction:
+            self.connection.execute("ROLLBACK")
+        target = sqlite3.connect(path)
+        try:
+            self.connection.backup(target, pages=BACKUP_STEP_PAGES, progress=progress)
+        finally:
+            target.close()
+
+    def restore_from(self, path: str) -> None:
+        """Replace the main database with the file ``path``'s content."""
+        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            source.backup(self.connection, name="main")
+        finally:
+            source.close()
+
+    def close(self) -> None:
+        self.connection.close()
