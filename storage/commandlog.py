@@ -2,8 +2,14 @@
 
 A segment is ``cmdlog-<first LSN>.log``::
 
-    header  "SQLXCLOG" | u16 format version | u8 recovery mode | u8 0 | u64 first LSN | u32 CRC
+    header  "SQLXCLOG" | u16 format version | u8 recovery mode | u8 record layout
+            | u64 first LSN | u32 CRC
     record  u32 payload length | u32 CRC of (LSN, payload) | u64 LSN | payload
+
+The record layout is the version of what the payloads hold, chosen by the
+writer (``sqlext.durability.records``); this module stores it and hands it
+to the reader. Format 1 kept a 0 there: its segments were written before the
+header named the layout, and their records are in layout 1.
 
 LSNs are consecutive across segments. A reader stops at the first record that
 is short, fails its checksum or breaks the LSN sequence: that is a torn tail
@@ -33,7 +39,9 @@ from typing import Final
 log = logging.getLogger("sqlext")
 
 MAGIC: Final = b"SQLXCLOG"
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
+_FIRST_FORMAT: Final = 1
+"""Read too: its records are in layout 1."""
 MODES: Final = ("strong", "weak")
 _HEADER = struct.Struct("<8sHBBQ")
 HEADER_SIZE: Final = _HEADER.size + 4
@@ -73,8 +81,8 @@ def remove_covered(directory: Path, lsn: int) -> list[Path]:
     return removed
 
 
-def encode_header(first_lsn: int, mode: str) -> bytes:
-    head = _HEADER.pack(MAGIC, FORMAT_VERSION, MODES.index(mode), 0, first_lsn)
+def encode_header(first_lsn: int, mode: str, layout: int) -> bytes:
+    head = _HEADER.pack(MAGIC, FORMAT_VERSION, MODES.index(mode), layout, first_lsn)
     return head + struct.pack("<I", zlib.crc32(head))
 
 
@@ -89,6 +97,8 @@ class Segment:
     path: Path
     first_lsn: int
     mode: str
+    layout: int
+    """The version of its records' layout."""
 
 
 def read_header(path: Path, data: bytes) -> Segment:
@@ -96,15 +106,15 @@ def read_header(path: Path, data: bytes) -> Segment:
         raise LogError(f"{path.name}: header is incomplete")
     head = data[:_HEADER.size]
     (crc,) = struct.unpack_from("<I", data, _HEADER.size)
-    magic, version, mode, _, first_lsn = _HEADER.unpack(head)
+    magic, version, mode, layout, first_lsn = _HEADER.unpack(head)
     if magic != MAGIC or zlib.crc32(head) != crc:
         raise LogError(f"{path.name}: not a command log segment (bad header)")
-    if version != FORMAT_VERSION:
+    if version not in (_FIRST_FORMAT, FORMAT_VERSION):
         raise LogError(f"{path.name}: command log format version {version}; this server "
-                       f"reads version {FORMAT_VERSION}")
+                       f"reads versions {_FIRST_FORMAT} and {FORMAT_VERSION}")
     if mode >= len(MODES):
         raise LogError(f"{path.name}: unknown recovery mode {mode}")
-    return Segment(path, first_lsn, MODES[mode])
+    return Segment(path, first_lsn, MODES[mode], 1 if version == _FIRST_FORMAT else layout)
 
 
 @dataclass(slots=True)
@@ -169,10 +179,11 @@ class LogWriter:
     goes ahead anyway; 0 writes at once; -1 writes and fsyncs every record on
     its own (no group commit)."""
 
-    def __init__(self, directory: Path, first_lsn: int, mode: str, timeout_ms: int,
-                 on_durable: Callable[[int], None]) -> None:
+    def __init__(self, directory: Path, first_lsn: int, mode: str, layout: int,
+                 timeout_ms: int, on_durable: Callable[[int], None]) -> None:
         self.directory = directory
         self.mode = mode
+        self.layout = layout
         self.timeout_ms = timeout_ms
         self.on_durable = on_durable
         # what sqlext_log shows (written by the writer thread only)
@@ -233,7 +244,7 @@ class LogWriter:
     def _open(self, first_lsn: int) -> int:
         path = self.path = self.directory / segment_name(first_lsn)
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
-        _write_all(descriptor, encode_header(first_lsn, self.mode))
+        _write_all(descriptor, encode_header(first_lsn, self.mode, self.layout))
         os.fsync(descriptor)
         fsync_directory(self.directory)
         return descriptor

@@ -10,6 +10,8 @@ functions then report missing objects as usual):
   EXECUTE on its procedure;
 * schemas are created and dropped by superusers only: as in a fresh
   PostgreSQL database, where only the database owner may create schemas;
+* LANGUAGE python procedures run inside the server: superusers only, as an
+  untrusted language in PostgreSQL;
 * whatever a statement creates is owned by the role that ran it.
 """
 
@@ -31,6 +33,10 @@ def check(spec: ddl.DdlSpec | flow.DataflowSpec, catalog: Catalog, role: str) ->
                                               and spec.kind == "schema"):
         raise errors.InsufficientPrivilege("permission denied for database sqlext",
                                            hint="Only superusers create and drop schemas.")
+    if isinstance(spec, flow.CreateProcedure) and spec.language == "python":
+        raise errors.InsufficientPrivilege(
+            "permission denied for language python",
+            hint="Python procedures run inside the server: only superusers create them.")
     for relation, letters in _relations_used(spec, catalog):
         if letters:
             catalog.require(role, relation, letters)

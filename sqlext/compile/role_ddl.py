@@ -1,8 +1,8 @@
 """Role and privilege statements: parse trees to ``executor.ddl.roles`` specs.
 
 Passwords never reach the catalog or the command log: the session turns
-them into verifiers (``with_verifier``) before the change is applied, and
-logs the statement rewritten with the verifier (``logged_sql``), which
+them into verifiers (``password_stored``) before the change is applied, and
+logs the statement rewritten with the verifier, which
 PostgreSQL accepts in place of a password too.
 """
 
@@ -106,11 +106,19 @@ def _grant_object(kind: str, table: x.exp.Expression, catalog: Catalog,
     return relation.schema, relation.name
 
 
-def with_verifier(spec: RoleSpec, role_name: str, encryption: str) -> RoleSpec:
-    """``spec`` with its password replaced by the verifier to store
-    (``encryption``: the session's password_encryption)."""
+def password_stored(spec: RoleSpec, encryption: str) -> tuple[RoleSpec, str | None]:
+    """A role change as it is applied and logged: with its password replaced
+    by the verifier to store (``encryption``: the session's
+    password_encryption), and the statement to log instead of the one
+    received (None: log that one)."""
+    stored = _with_verifier(spec, encryption)
+    return stored, _logged_sql(stored)
+
+
+def _with_verifier(spec: RoleSpec, encryption: str) -> RoleSpec:
     if not isinstance(spec, CreateRole | AlterRole):
         return spec
+    role_name = spec.name
     password = spec.attributes.password
     if password is None or _VERIFIER.match(password):
         return spec
@@ -119,9 +127,7 @@ def with_verifier(spec: RoleSpec, role_name: str, encryption: str) -> RoleSpec:
     return replace(spec, attributes=replace(spec.attributes, password=verifier))
 
 
-def logged_sql(spec: RoleSpec) -> str | None:
-    """The statement to log instead of the one received when that one held a
-    password (None: log it as received)."""
+def _logged_sql(spec: RoleSpec) -> str | None:
     if not isinstance(spec, CreateRole | AlterRole) or not spec.attributes.set_password:
         return None
     attributes = spec.attributes

@@ -7,7 +7,7 @@ translated for SQLite, which enforces them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from sqlglot import exp
 
@@ -15,7 +15,7 @@ from catalog import errors
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
 from executor.ddl import tables as ddl
-from sqlext.matview.create import compile_matview
+from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
 from sqlext.sql.sqlite_dialect import to_sqlite
@@ -78,16 +78,6 @@ def _reference(reference: exp.Expression, search_path: tuple[str, ...],
     return (relation.schema, relation.name), columns
 
 
-@dataclass(frozen=True, slots=True)
-class ViewQuery:
-    schema: str
-    name: str
-    definition: str
-    """The query as PostgreSQL text (pg_get_viewdef)."""
-    translated: exp.Expression
-    columns: tuple[Column, ...]
-
-
 class DdlCompiler:
     """Compiles one DDL statement against a catalog."""
 
@@ -130,7 +120,8 @@ class DdlCompiler:
         if kind == "VIEW" and properties is not None and any(
             isinstance(p, exp.MaterializedProperty) for p in properties.expressions
         ):
-            return compile_matview(self, node)
+            return compile_matview(self.view_query(node, "materialized views"),
+                                   self.translator, bool(node.args.get("exists")))
         if kind == "VIEW":
             return self._create_view(node)
         if kind == "SCHEMA":

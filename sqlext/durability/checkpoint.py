@@ -25,16 +25,13 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from executor.core import Token, WouldBlock
+from executor.core import Executor, Token, WouldBlock
+from executor.streaming.scheduler import Scheduler
 from executor.values.conversions import storage_timestamp
 from sqlext.durability import engine_state
+from sqlext.durability.journal import Journal
 from storage import commandlog, snapshots
-
-if TYPE_CHECKING:
-    from sqlext.durability.journal import Journal
-    from sqlext.server.engine import Engine
 
 log = logging.getLogger("sqlext")
 
@@ -54,9 +51,12 @@ class CheckpointRecord:
 
 
 class Checkpointer:
-    def __init__(self, engine: Engine, journal: Journal, directory: Path, keep: int,
+    def __init__(self, loop: asyncio.AbstractEventLoop, executor: Executor,
+                 scheduler: Scheduler, journal: Journal, directory: Path, keep: int,
                  interval_s: float, log_bytes: int, snapshot_lsn: int) -> None:
-        self.engine = engine
+        self.loop = loop
+        self.executor = executor
+        self.scheduler = scheduler
         self.journal = journal
         self.directory = directory
         self.keep = keep
@@ -71,12 +71,12 @@ class Checkpointer:
         self._running = False
         self._last = time.monotonic()
         self._tick_s = min(TICK_S, interval_s)
-        self._timer = engine.loop.call_later(self._tick_s, self._tick)
+        self._timer = loop.call_later(self._tick_s, self._tick)
 
     def request(self) -> asyncio.Future[str | None]:
         """A checkpoint that starts after now; the future gives None when it
         is published, or what went wrong."""
-        future = self.engine.loop.create_future()
+        future = self.loop.create_future()
         self._requests.append(future)
         if not self._running:
             self._running = True
@@ -94,7 +94,7 @@ class Checkpointer:
     # --- taking one ------------------------------------------------------------------
 
     def _tick(self) -> None:
-        self._timer = self.engine.loop.call_later(self._tick_s, self._tick)
+        self._timer = self.loop.call_later(self._tick_s, self._tick)
         if self._running or self.journal.last_lsn <= self.snapshot_lsn:
             return
         if (time.monotonic() - self._last >= self.interval_s
@@ -102,7 +102,7 @@ class Checkpointer:
             self.request()
 
     def _acquire(self) -> None:
-        executor = self.engine.executor
+        executor = self.executor
         try:
             executor.acquire(self._token)
         except WouldBlock as busy:
@@ -142,8 +142,8 @@ class Checkpointer:
             # while an orphaned child finishes (it then gives up).
             os.closerange(3, os.sysconf("SC_OPEN_MAX"))
             parent = os.getppid()
-            data = engine_state.capture(self.engine.executor, self.engine.scheduler, lsn)
-            snapshots.write(self.directory, lsn, self.engine.database, data,
+            data = engine_state.capture(self.executor, self.scheduler, lsn)
+            snapshots.write(self.directory, lsn, self.executor.database, data,
                             lambda: os.getppid() == parent)
             status = 0
         except BaseException as exc:
@@ -154,7 +154,7 @@ class Checkpointer:
     def _wait_for(self, child: int, lsn: int, stall_ms: float, started: float,
                   requests: list[asyncio.Future[str | None]]) -> None:
         _, status = os.waitpid(child, 0)
-        self.engine.loop.call_soon_threadsafe(self._written, status == 0, lsn, stall_ms,
+        self.loop.call_soon_threadsafe(self._written, status == 0, lsn, stall_ms,
                                               started, requests)
 
     def _written(self, ok: bool, lsn: int, stall_ms: float, started: float,

@@ -1,75 +1,47 @@
 """What goes into the command log, and when a client may hear of a commit.
 
-Records are ``marshal``-encoded tuples (statement parameters are already in
-SQLite's storage form: int, float, str, bytes or None):
-
-* ``(TRANSACTION, commit µs, seed, batches, entries, sequences)``: a client
-  transaction (OLTP work, or a border TE that put batches into streams); each
-  entry redoes one statement: ``(sql, index, param OIDs, params, many,
-  transaction start µs, statement start µs, sequence origins, environment
-  id)``; ``sequences`` are the positions of the ones it moved, at its end.
-* ``(TASK, commit µs, seed, schema, procedure, stream OID, batch, start µs,
-  sequence origins, batches)``: a PE-triggered TE (strong
-  recovery only; weak recovery runs them again).
-* ``(ENVIRONMENT, id, user, database, settings)``: the session state the
-  entries that name this id ran under; numbered anew in every segment.
-* ``(SEQUENCES, positions)``: nextval() outside a logged transaction.
-
-A commit's record is appended before anyone else runs; the reply to the
-client waits for ``barrier()``: the log must be durable up to everything
-that client could have seen.
+The journal turns commits into records (``records``): a client transaction
+with the statements that redo it, a PE-triggered TE, the session
+environments those statements ran under, and sequence moves outside a
+logged transaction. A commit's record is appended before anyone else runs;
+the reply to the client waits for ``barrier()``: the log must be durable up
+to everything that client could have seen.
 """
 
 from __future__ import annotations
 
 import asyncio
-import marshal
+import weakref
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Protocol
 
+from executor.context import StatementContext
 from executor.core import SequenceKey, TransactionLog
 from executor.streaming.scheduler import Task
+from sqlext.durability import records
+from sqlext.durability.records import micros
 from storage.commandlog import LogWriter
 
-TRANSACTION: Final = 1
-TASK: Final = 2
-ENVIRONMENT: Final = 3
-SEQUENCES: Final = 4
-MARSHAL_VERSION: Final = 4
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+@dataclass(frozen=True, slots=True)
+class _Logged:
+    """The environment a session's statements were logged under."""
 
-
-def micros(moment: datetime) -> int:
-    delta = moment - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def moment(value: int) -> datetime:
-    return datetime.fromtimestamp(value // 1_000_000, UTC).replace(
-        microsecond=value % 1_000_000)
-
-
-def encode(record: tuple[Any, ...]) -> bytes:
-    return marshal.dumps(record, MARSHAL_VERSION)
-
-
-def decode(payload: bytes) -> tuple[Any, ...]:
-    record = marshal.loads(payload)
-    if not isinstance(record, tuple) or not record:
-        raise ValueError("not a command log record")
-    return record
-
-
-@dataclass(slots=True)
-class _Environment:
-    view: Mapping[str, str]
-    epoch: int
+    settings: Mapping[str, str]
     ident: int
+
+
+class LoggedSession(Protocol):
+    """What the log records of the session a statement ran in."""
+
+    user: str
+    database: str
+    settings_view: Mapping[str, str]
+    """The session's settings; a new value whenever one changes."""
 
 
 class Journal:
@@ -84,9 +56,13 @@ class Journal:
         self.bytes_since_rotation = 0
         self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
         self._kick_pending = False
-        self._epoch = 0
-        self._environments = 0
-        self.writer = LogWriter(directory, first_lsn, mode, timeout_ms, self._written)
+        self._environments: weakref.WeakKeyDictionary[LoggedSession, _Logged] = (
+            weakref.WeakKeyDictionary())
+        """The environment each session's statements were last logged under
+        (in the current segment)."""
+        self._environment_count = 0
+        self.writer = LogWriter(directory, first_lsn, mode, records.LAYOUT_VERSION, timeout_ms,
+                                self._written)
 
     # --- executor.core.Journal ------------------------------------------------------
 
@@ -95,34 +71,38 @@ class Journal:
         batches = tuple(created.items())
         task = log.task
         if task is None:
-            self._append((TRANSACTION, now, log.seed, batches, tuple(log.entries),
-                          tuple(log.moved.items())))
+            self._append(records.Transaction(now, log.seed, batches, tuple(log.entries),
+                                             tuple(log.moved.items())))
         elif self.mode == "strong":
             assert isinstance(task, Task) and log.task_started is not None
-            self._append((TASK, now, log.seed, *task.procedure, task.stream_oid, task.batch,
-                          micros(log.task_started), log.task_origins, batches))
+            self._append(records.TaskRun(now, log.seed, *task.procedure, task.stream_oid,
+                                         task.batch, micros(log.task_started),
+                                         log.task_origins, batches))
 
     def sequences_moved(self, positions: dict[SequenceKey, int | None]) -> None:
-        self._append((SEQUENCES, tuple(positions.items())))
+        self._append(records.Sequences(tuple(positions.items())))
 
     # --- what sessions use -------------------------------------------------------------
 
-    def entry(self, environment: _Environment | None, user: str, database: str,
-              settings: Mapping[str, str], sql: str, index: int, param_oids: Sequence[int],
-              params: Sequence[Any], many: bool, started: datetime, at: datetime,
-              origins: tuple[tuple[SequenceKey, int | None], ...]
-              ) -> tuple[tuple[Any, ...], _Environment]:
-        """A log entry for one statement, and the environment it names (a
-        new one is logged when the session's settings changed)."""
-        if environment is None or environment.view is not settings or (
-                environment.epoch != self._epoch):
-            self._environments += 1
-            environment = _Environment(settings, self._epoch, self._environments)
-            self._append((ENVIRONMENT, environment.ident, user, database,
-                          tuple(settings.items())))
+    def statement(self, session: LoggedSession, sql: str, index: int,
+                  param_oids: Sequence[int], params: Sequence[Any], many: bool,
+                  context: StatementContext,
+                  origins: tuple[tuple[SequenceKey, int | None], ...]) -> records.Statement:
+        """The record that redoes one statement of ``session``'s transaction
+        (``index``: which statement of ``sql``; ``many``: ``params`` holds
+        one row of values per execution). The session's environment is
+        logged first when it is new to this segment or changed."""
+        logged = self._environments.get(session)
+        settings = session.settings_view
+        if logged is None or logged.settings is not settings:
+            self._environment_count += 1
+            logged = self._environments[session] = _Logged(settings, self._environment_count)
+            self._append(records.Environment(logged.ident, session.user, session.database,
+                                             tuple(settings.items())))
         values = tuple(tuple(row) for row in params) if many else tuple(params)
-        return (sql, index, tuple(param_oids), values, many, micros(started), micros(at),
-                origins, environment.ident), environment
+        return records.Statement(sql, index, tuple(param_oids), values, many,
+                                 micros(context.transaction_start),
+                                 micros(context.statement_start), origins, logged.ident)
 
     def barrier(self) -> asyncio.Future[None] | None:
         """Done once everything committed so far is durable (None if it is)."""
@@ -137,7 +117,7 @@ class Journal:
     def rotate(self) -> None:
         """Start a new segment after the last record."""
         self.writer.rotate(self.last_lsn + 1)
-        self._epoch += 1
+        self._environments.clear()  # a segment names the environments it uses
         self.bytes_since_rotation = 0
 
     def close(self) -> None:
@@ -146,8 +126,8 @@ class Journal:
 
     # --- internals ---------------------------------------------------------------------
 
-    def _append(self, record: tuple[Any, ...]) -> None:
-        payload = encode(record)
+    def _append(self, record: records.Record) -> None:
+        payload = records.encode(record)
         self.last_lsn += 1
         self.bytes_since_rotation += len(payload)
         self.writer.append(self.last_lsn, payload)

@@ -15,26 +15,20 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import NamedTuple
 
 from catalog import errors
 from executor.core import wall_clock
 from executor.streaming.scheduler import Task
-from sqlext.durability import engine_state
-from sqlext.durability import journal as records
+from sqlext.durability import engine_state, records
 from sqlext.progress import Progress
 from sqlext.session.copy_stdio import insert_rows
-from sqlext.session.engine_session import EngineSession
+from sqlext.session.engine_session import EngineSession, SessionHost
 from sqlext.session.portals import Prepared
 from sqlext.sql.parse import parse
 from storage import commandlog, snapshots
-
-if TYPE_CHECKING:
-    from sqlext.server.engine import Engine
 
 log = logging.getLogger("sqlext")
 
@@ -53,38 +47,39 @@ class Recovered:
 class _ReplaySession(EngineSession):
     """Redoes logged client transactions."""
 
-    def __init__(self, engine: Engine) -> None:
-        super().__init__(engine, 0, "postgres", "postgres", {})
-        self.environments: dict[int, tuple[str, str, dict[str, str]]] = {}
+    def __init__(self, host: SessionHost) -> None:
+        super().__init__(host, 0, "postgres", "postgres", {})
+        self.environments: dict[int, records.Environment] = {}
 
     def adopt(self, ident: int) -> None:
-        user, database, settings = self.environments[ident]
-        self.user = user
-        self.database = database
-        self.settings = dict(settings)
+        environment = self.environments[ident]
+        self.user = environment.user
+        self.database = environment.database
+        self.settings = dict(environment.settings)
         self._refresh_derived()
 
-    def redo(self, seed: int, entries: Sequence[tuple[Any, ...]]) -> dict[int, int]:
+    def redo(self, transaction: records.Transaction) -> dict[int, int]:
         executor = self.executor
-        executor.acquire(self.token, seed)
+        executor.acquire(self.token, transaction.seed)
         self.begin("read committed", False)  # the statements must not commit one by one
         environment = None
         try:
-            for entry in entries:
-                (sql, index, param_oids, params, many, started, at, origins,
-                 ident) = entry
-                if ident != environment:
-                    self.adopt(ident)
-                    environment = ident
-                self.block.started = records.moment(started)
-                statement_time = records.moment(at)
+            for statement in transaction.statements:
+                if statement.environment != environment:
+                    self.adopt(statement.environment)
+                    environment = statement.environment
+                assert self.block is not None
+                self.block.started = records.moment(statement.transaction_start)
+                statement_time = records.moment(statement.statement_start)
                 executor.clock = lambda moment=statement_time: moment
-                executor.place_sequences(origins)
-                prepared = Prepared(sql, index, parse(sql).statements[index], param_oids)
-                if many:
-                    insert_rows(self, prepared, [list(row) for row in params])
+                executor.place_sequences(statement.sequence_origins)
+                sql, index = statement.sql, statement.index
+                prepared = Prepared(sql, index, parse(sql).statements[index],
+                                    statement.param_oids)
+                if statement.many:
+                    insert_rows(self, prepared, [list(row) for row in statement.params])
                 else:
-                    self._execute(self.bind_values(prepared, list(params)), 0)
+                    self.execute_portal(self.bind_values(prepared, list(statement.params)), 0)
         except BaseException:
             executor.rollback(self.token)
             raise
@@ -95,45 +90,39 @@ class _ReplaySession(EngineSession):
 
 
 class Replayer:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.session = _ReplaySession(engine)
+    def __init__(self, host: SessionHost) -> None:
+        self.host = host
+        self.session = _ReplaySession(host)
 
-    def apply(self, lsn: int, record: tuple[Any, ...], weak: bool) -> None:
-        kind = record[0]
-        executor = self.engine.executor
-        if kind == records.ENVIRONMENT:
-            _, ident, user, database, settings = record
-            self.session.environments[ident] = (user, database, dict(settings))
-        elif kind == records.SEQUENCES:
-            executor.place_sequences(record[1])
-        elif kind == records.TRANSACTION:
-            _, _, seed, batches, entries, sequences = record
+    def apply(self, lsn: int, record: records.Record, weak: bool) -> None:
+        executor = self.host.executor
+        if isinstance(record, records.Environment):
+            self.session.environments[record.ident] = record
+        elif isinstance(record, records.Sequences):
+            executor.place_sequences(record.positions)
+        elif isinstance(record, records.Transaction):
             try:
-                created = self.session.redo(seed, entries)
+                created = self.session.redo(record)
             except errors.SqlError as exc:
                 raise RecoveryError(f"LSN {lsn}: a logged transaction failed when redone: "
                                     f"{exc.sqlstate} {exc.message}") from exc
-            executor.place_sequences(sequences)
-            if created != dict(batches):
+            executor.place_sequences(record.sequences)
+            if created != dict(record.batches):
                 log.warning("recovery: LSN %d made batches %s, the log says %s", lsn, created,
-                            dict(batches))
+                            dict(record.batches))
             if weak:
-                self.engine.scheduler.run()
-        elif kind == records.TASK:
-            _, _, seed, schema, name, stream_oid, batch, started, origins, _ = record
-            self._redo_task(lsn, Task((schema, name), stream_oid, batch), seed,
-                            records.moment(started), origins)
+                self.host.scheduler.run()
         else:
-            raise RecoveryError(f"LSN {lsn}: unknown record kind {kind}")
+            self._redo_task(lsn, record)
 
-    def _redo_task(self, lsn: int, task: Task, seed: int, started: datetime,
-                   origins: Sequence[tuple[tuple[str, str], int | None]]) -> None:
-        executor = self.engine.executor
+    def _redo_task(self, lsn: int, record: records.TaskRun) -> None:
+        task = Task((record.schema, record.procedure), record.stream_oid, record.batch)
+        started = records.moment(record.started)
+        executor = self.host.executor
         executor.clock = lambda: started
-        executor.place_sequences(origins)
+        executor.place_sequences(record.sequence_origins)
         try:
-            found = self.engine.scheduler.replay(task, seed)
+            found = self.host.scheduler.replay(task, record.seed)
         finally:
             executor.clock = wall_clock
         if not found:
@@ -141,7 +130,7 @@ class Replayer:
                                 f"batch {task.batch}, which was not waiting")
 
 
-def _load_snapshot(engine: Engine, directory: Path) -> int:
+def _load_snapshot(host: SessionHost, directory: Path) -> int:
     """Load the newest sound snapshot; its LSN (0 without one)."""
     snapshots.remove_incomplete(directory)
     for snapshot in snapshots.complete(directory):
@@ -151,24 +140,31 @@ def _load_snapshot(engine: Engine, directory: Path) -> int:
                         snapshot.manifest.name, reason)
             continue
         started = time.monotonic()
-        data = snapshots.load(snapshot, engine.database)
+        database = host.executor.database
+        data = snapshots.load(snapshot, database)
         try:
-            lsn = engine_state.restore(engine.executor, engine.scheduler, data)
+            lsn = engine_state.restore(host.executor, host.scheduler, data)
         except engine_state.StateError as exc:
             log.warning("recovery: snapshot %s is unusable (%s); trying an older one",
                         snapshot.manifest.name, exc)
             continue
-        engine.catalog_tables.refresh(engine.database, engine.executor.catalog)
+        host.catalog_tables.refresh(database, host.executor.catalog)
         log.info("recovery: loaded snapshot %s (LSN %d) in %.2f s", snapshot.manifest.name,
                  lsn, time.monotonic() - started)
         return lsn
     return 0
 
 
-def _read_log(directory: Path, after: int) -> list[tuple[int, bytes, bool]]:
-    """Every sound record after LSN ``after``, with whether its segment was
-    written under weak recovery; cuts a torn tail."""
-    found: list[tuple[int, bytes, bool]] = []
+class _Logged(NamedTuple):
+    lsn: int
+    payload: bytes
+    weak: bool
+    """Its segment was written under weak recovery."""
+
+
+def _read_log(directory: Path, after: int) -> list[_Logged]:
+    """Every sound record after LSN ``after``; cuts a torn tail."""
+    found: list[_Logged] = []
     listed = commandlog.segments(directory)
     expected = after + 1
     for position, (_, path) in enumerate(listed):
@@ -182,6 +178,11 @@ def _read_log(directory: Path, after: int) -> list[tuple[int, bytes, bool]]:
                 path.unlink()
                 break
             raise RecoveryError(str(exc)) from exc
+        if segment.layout != records.LAYOUT_VERSION:
+            raise RecoveryError(
+                f"{path.name} holds records of layout version {segment.layout}; this server "
+                f"reads version {records.LAYOUT_VERSION} (was the log written by a newer "
+                "sqlext?)")
         weak = segment.mode == "weak"
         if segment.first_lsn > expected:
             raise RecoveryError(
@@ -193,7 +194,7 @@ def _read_log(directory: Path, after: int) -> list[tuple[int, bytes, bool]]:
                 return found
             lsn, payload = item
             if lsn >= expected:
-                found.append((lsn, payload, weak))
+                found.append(_Logged(lsn, payload, weak))
                 expected = lsn + 1
     return found
 
@@ -210,13 +211,13 @@ def _cut(cut: commandlog.Cut, later: list[tuple[int, Path]]) -> None:
         path.rename(aside)
 
 
-def recover(engine: Engine, directory: Path) -> Recovered:
+def recover(host: SessionHost, directory: Path) -> Recovered:
     started = time.monotonic()
-    snapshot_lsn = _load_snapshot(engine, directory)
+    snapshot_lsn = _load_snapshot(host, directory)
     pending = _read_log(directory, snapshot_lsn)
-    scheduler = engine.scheduler
+    scheduler = host.scheduler
     scheduler.paused = True
-    replayer = Replayer(engine)
+    replayer = Replayer(host)
     total = len(pending)
     if total:
         log.info("recovery: replaying %d records (LSN %d to %d)", total, pending[0][0],
@@ -230,9 +231,9 @@ def recover(engine: Engine, directory: Path) -> Recovered:
             scheduler.run()
         previous_weak = weak
         try:
-            record = records.decode(payload)
-        except (ValueError, EOFError, TypeError) as exc:
-            raise RecoveryError(f"LSN {lsn}: undecodable record ({exc})") from exc
+            record = records.decode(payload, records.LAYOUT_VERSION)
+        except records.RecordError as exc:
+            raise RecoveryError(f"LSN {lsn}: {exc}") from exc
         replayer.apply(lsn, record, weak)
         last = lsn
         progress.advance()

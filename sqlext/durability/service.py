@@ -10,15 +10,12 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sqlext.durability.checkpoint import Checkpointer
 from sqlext.durability.journal import Journal
 from sqlext.durability.recovery import Recovered, recover
+from sqlext.session.engine_session import SessionHost
 from storage import datadir
-
-if TYPE_CHECKING:
-    from sqlext.server.engine import Engine
 
 log = logging.getLogger("sqlext")
 
@@ -36,8 +33,12 @@ class DurabilityConfig:
 
 
 class Durability:
-    def __init__(self, engine: Engine, config: DurabilityConfig) -> None:
-        self.engine = engine
+    """Owns the journal and the checkpointer of one data directory: creates
+    them once recovery is over, hands the journal to the executor, closes
+    both."""
+
+    def __init__(self, host: SessionHost, config: DurabilityConfig) -> None:
+        self.host = host
         self.config = config
         self.journal: Journal | None = None
         self.checkpointer: Checkpointer | None = None
@@ -52,25 +53,25 @@ class Durability:
                  config.recovery, "off (one fsync per commit)"
                  if config.commandlog_timeout_ms < 0 else
                  f"within {config.commandlog_timeout_ms} ms")
-        recovered = recover(self.engine, directory)
-        journal = Journal(self.engine.loop, directory, recovered.last_lsn + 1, config.recovery,
+        host = self.host
+        recovered = recover(host, directory)
+        journal = Journal(host.loop, directory, recovered.last_lsn + 1, config.recovery,
                           config.commandlog_timeout_ms)
         self.journal = journal
-        self.engine.journal = journal
-        self.engine.executor.journal = journal
+        host.executor.journal = journal
         self.checkpointer = Checkpointer(
-            self.engine, journal, directory, max(config.snapshots_kept, 1),
-            config.checkpoint_interval_s, int(config.checkpoint_log_mb * 1_000_000),
-            recovered.snapshot_lsn)
+            host.loop, host.executor, host.scheduler, journal, directory,
+            max(config.snapshots_kept, 1), config.checkpoint_interval_s,
+            int(config.checkpoint_log_mb * 1_000_000), recovered.snapshot_lsn)
         # PE triggers on again: TEs whose batches were waiting run now
-        self.engine.scheduler.unpause()
+        host.scheduler.unpause()
         return recovered
 
     def close(self) -> None:
         if self.checkpointer is not None:
             self.checkpointer.close()
         if self.journal is not None:
-            self.engine.executor.journal = None
+            self.host.executor.journal = None
             self.journal.close()
         if self._lock is not None:
             os.close(self._lock)

@@ -1,9 +1,9 @@
 """CREATE MATERIALIZED VIEW: the query translated once, its shape analysed,
-and the program that keeps it up to date generated (``matview_sql``)."""
+and the program that keeps it up to date generated (``programs``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from sqlglot import exp
 
@@ -13,14 +13,25 @@ from executor.ddl import tables as ddl
 from sqlext.matview.programs import IncrementalProgram, Program, recomputed_program
 from sqlext.matview.shape import NotIncremental, analyse
 from sqlext.sql.sqlite_dialect import to_sqlite
-
-if TYPE_CHECKING:
-    from sqlext.compile.table_ddl import DdlCompiler
+from sqlext.translate.translator import Translator
 
 
-def compile_matview(compiler: DdlCompiler, node: exp.Create) -> ddl.CreateMatview:
-    query = compiler.view_query(node, "materialized views")
-    translator = compiler.translator
+@dataclass(frozen=True, slots=True)
+class ViewQuery:
+    """The query of CREATE [MATERIALIZED] VIEW, translated, its outputs named as
+    the view's columns (``sqlext.compile.table_ddl``)."""
+
+    schema: str
+    name: str
+    definition: str
+    """The query as PostgreSQL text (pg_get_viewdef)."""
+    translated: exp.Expression
+    columns: tuple[Column, ...]
+
+
+def compile_matview(query: ViewQuery, translator: Translator, if_not_exists: bool
+                    ) -> ddl.CreateMatview:
+    """CREATE MATERIALIZED VIEW, its ``query`` translated by ``translator``."""
     if translator.highest_param:
         raise errors.FeatureNotSupported(
             "materialized views may not be defined using bound parameters")
@@ -48,7 +59,7 @@ def compile_matview(compiler: DdlCompiler, node: exp.Create) -> ddl.CreateMatvie
                   "tables change")
     return ddl.CreateMatview(query.schema, query.name, physical, query.definition,
                              query.columns, program.create, program.matview, notice,
-                             bool(node.args.get("exists")))
+                             if_not_exists)
 
 
 def _check_source(relation: Relation) -> None:

@@ -1,17 +1,17 @@
 """The engine as the wire layer sees it (``wire.backend.Backend``): who may
-connect, sessions by process id, CancelRequest.
+connect and the sessions they open; and what a session needs of it
+(``sqlext.session.engine_session.SessionHost``).
 
-It owns the serial executor and the catalog tables and is created once per
-server by ``sqlext.server.serve``.
+It owns the serial executor, the scheduler, the dataflow runtime, the
+catalog tables, durability and the sessions, and is created once per server
+by ``sqlext.server.serve``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import platform
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +26,12 @@ from executor.streaming.scheduler import Scheduler
 from sqlext.dataflow.graph import dataflow_graph, edge_rows
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.durability import views as storage_views
+from sqlext.durability.checkpoint import Checkpointer
 from sqlext.durability.journal import Journal
 from sqlext.durability.service import Durability, DurabilityConfig
 from sqlext.server.hba import HbaError, load_rules
 from sqlext.server.notify_hub import NotifyHub
-from sqlext.server.sessions import Backends
-from sqlext.session.copy_stdio import run_copy
+from sqlext.server.sessions import Sessions
 from sqlext.session.engine_session import EngineSession
 from sqlext.session.utilities import Utilities
 from sqlext.sql.settings import SERVER_VERSION
@@ -83,16 +83,14 @@ class Engine:
         self.catalog_tables = CatalogTables(self.config)
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
-        self.backends = Backends(self)
+        self.sessions = Sessions(self.executor, loop)
         register_functions(self.database, self.executor, self.scheduler, VERSION,
-                           self.reload_config, self.backends, self.notify_hub.channels)
-        self.utilities = Utilities(run_copy)
-        self.journal: Journal | None = None
+                           self.reload_config, self.sessions, self.notify_hub.channels)
+        self.utilities = Utilities()
         self.durability: Durability | None = None
         self.hba = load_rules(config.hba_path)
-        self.sessions: dict[int, EngineSession] = {}
         self.live_tables = LiveTables(self.executor, self.scheduler, self.dataflow.fired)
-        for name, rows in (("pg_stat_activity", self.backends.activity_rows),
+        for name, rows in (("pg_stat_activity", self.sessions.activity_rows),
                            ("sqlext_log", lambda: storage_views.log_rows(self.durability)),
                            ("sqlext_snapshots",
                             lambda: storage_views.snapshot_rows(self.durability)),
@@ -101,8 +99,6 @@ class Engine:
             self.live_tables.provide(name, rows)
         self.live_tables.provide("sqlext_dataflow",
                                  lambda: edge_rows(dataflow_graph(self.executor.catalog)))
-        self._process_ids = itertools.count(1000)
-        self._lock = threading.Lock()
 
     def start(self) -> None:
         """Recover the data directory (if any) before anyone connects."""
@@ -114,9 +110,28 @@ class Engine:
         if self.durability is not None:
             self.durability.close()
 
+    # --- what sessions need (sqlext.session.engine_session.SessionHost) ------------------
+
+    @property
+    def copy_dir(self) -> Path | None:
+        return self.config.copy_dir
+
+    @property
+    def statement_log(self) -> Journal | None:
+        return self.durability.journal if self.durability is not None else None
+
+    @property
+    def checkpoints(self) -> Checkpointer | None:
+        return self.durability.checkpointer if self.durability is not None else None
+
+    def session_closed(self, session: EngineSession) -> None:
+        self.notify_hub.detach(session.process_id)
+        self.sessions.remove(session)
+
     def _durability_barrier(self) -> asyncio.Future[None] | None:
         """Done once everything committed so far is durable (None: it is)."""
-        return self.journal.barrier() if self.journal is not None else None
+        statement_log = self.statement_log
+        return statement_log.barrier() if statement_log is not None else None
 
     @staticmethod
     def check_rules(config: EngineConfig) -> str | None:
@@ -153,42 +168,15 @@ class Engine:
             raise _fatal("28000", f'role "{user}" does not exist')
         if not role.login:
             raise _fatal("28000", f'role "{user}" is not permitted to log in')
-        if role.connection_limit >= 0 and not role.superuser and sum(
-                1 for s in self.sessions.values() if s.user == user) >= role.connection_limit:
+        if role.connection_limit >= 0 and not role.superuser and (
+                self.sessions.of_role(user) >= role.connection_limit):
             raise _fatal("53300", f'too many connections for role "{user}"')
-        process_id = next(self._process_ids)
-        session = EngineSession(self, process_id, user, database, parameters, client)
-        with self._lock:
-            self.sessions[process_id] = session
-        self.notify_hub.attach(process_id, session.notify_client)
+        session = EngineSession(self, self.sessions.next_process_id(), user, database,
+                                parameters, client)
+        self.sessions.add(session)
+        self.notify_hub.attach(session.process_id, session.notify_client)
         return session
-
-    def session_closed(self, session: EngineSession) -> None:
-        self.notify_hub.detach(session.process_id)
-        with self._lock:
-            self.sessions.pop(session.process_id, None)
 
     def cancel(self, process_id: int, secret_key: int) -> None:
         """Called from the listener thread."""
-        with self._lock:
-            session = self.sessions.get(process_id)
-        if session is None or session.secret_key != secret_key:
-            return
-        self.interrupt(session)
-
-    def interrupt(self, session: EngineSession) -> None:
-        """Cancel the session's running statement, or its wait for the
-        executor (thread-safe); an idle session is left alone."""
-        token = session.token
-        waiting = token.waiting
-        if waiting is not None and waiting.done():
-            waiting = None  # it waited before, and ran since
-        if waiting is None and not self.executor.is_running(token) and (
-                session.streaming is None):
-            return
-        self.executor.cancel(token)
-        if waiting is not None:
-            def wake() -> None:
-                if not waiting.done():
-                    waiting.set_result(None)
-            self.loop.call_soon_threadsafe(wake)
+        self.sessions.cancel_request(process_id, secret_key)

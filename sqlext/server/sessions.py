@@ -1,5 +1,6 @@
-"""Sessions as SQL sees them: the rows of ``pg_stat_activity``, and
-``pg_cancel_backend()`` / ``pg_terminate_backend()``.
+"""The open sessions by process id, and what SQL and clients do with them:
+the rows of ``pg_stat_activity``, ``pg_cancel_backend()`` /
+``pg_terminate_backend()`` and the protocol's CancelRequest.
 
 As in PostgreSQL, a role sees everything about its own sessions and a
 superuser about all; of another role's session only whose it is (its query
@@ -9,17 +10,17 @@ sessions, a superuser any, and nobody but a superuser a superuser's.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+import asyncio
+import itertools
+import threading
+from collections.abc import Iterator
+from typing import Any, Final
 
 from catalog import errors
+from executor.core import Executor
 from executor.pg_catalog.tables import DATABASE_OID
 from executor.values.conversions import epoch_timestamp, storage_timestamp
-
-if TYPE_CHECKING:
-    from sqlext.server.engine import Engine
-    from sqlext.session.engine_session import EngineSession
+from sqlext.session.engine_session import EngineSession
 
 Row = tuple[Any, ...]
 
@@ -33,33 +34,72 @@ _NOT_MEMBER: Final = {
                  "of pg_signal_backend"}
 
 
-@dataclass(slots=True)
-class Activity:
-    """What pg_stat_activity shows of a session that its other state does
-    not tell (times are ``time.time()`` values)."""
+class Sessions:
+    """The server's client sessions. Sessions come and go on the event loop;
+    a CancelRequest looks one up from the listener thread, hence the lock."""
 
-    client: tuple[str, int | None]
-    """The client's address and port."""
-    backend_start: float = field(default_factory=time.time)
-    active: bool = False
-    """A command is being worked on (from its first message to ReadyForQuery)."""
-    query_start: float | None = None
-    state_change: float = field(default_factory=time.time)
+    def __init__(self, executor: Executor, loop: asyncio.AbstractEventLoop) -> None:
+        self._executor = executor
+        self._loop = loop
+        self._by_process_id: dict[int, EngineSession] = {}
+        self._process_ids = itertools.count(1000)
+        self._lock = threading.Lock()
 
+    def next_process_id(self) -> int:
+        return next(self._process_ids)
 
-class Backends:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def add(self, session: EngineSession) -> None:
+        with self._lock:
+            self._by_process_id[session.process_id] = session
+
+    def remove(self, session: EngineSession) -> None:
+        with self._lock:
+            self._by_process_id.pop(session.process_id, None)
+
+    def __len__(self) -> int:
+        return len(self._by_process_id)
+
+    def __iter__(self) -> Iterator[EngineSession]:
+        return iter(list(self._by_process_id.values()))
+
+    def of_role(self, user: str) -> int:
+        return sum(1 for session in self if session.user == user)
+
+    # --- signals ----------------------------------------------------------------------
+
+    def cancel_request(self, process_id: int, secret_key: int) -> None:
+        """A CancelRequest (from the listener thread)."""
+        with self._lock:
+            session = self._by_process_id.get(process_id)
+        if session is not None and session.secret_key == secret_key:
+            self.interrupt(session)
+
+    def interrupt(self, session: EngineSession) -> None:
+        """Cancel the session's running statement, or its wait for the
+        executor (thread-safe); an idle session is left alone."""
+        token = session.token
+        waiting = token.waiting
+        if waiting is not None and waiting.done():
+            waiting = None  # it waited before, and ran since
+        if waiting is None and not self._executor.is_running(token) and (
+                session.streaming is None):
+            return
+        self._executor.cancel(token)
+        if waiting is not None:
+            def wake() -> None:
+                if not waiting.done():
+                    waiting.set_result(None)
+            self._loop.call_soon_threadsafe(wake)
 
     # --- pg_stat_activity ---------------------------------------------------------------
 
     def activity_rows(self) -> list[Row]:
         """One row per client session, as the role reading the view may see it."""
-        context = self.engine.executor.context
+        context = self._executor.context
         catalog = context.catalog
         sees_all = catalog.is_superuser(context.user)
         rows = []
-        for process_id, session in sorted(self.engine.sessions.items()):
+        for process_id, session in sorted(self._by_process_id.items()):
             who = (DATABASE_OID, session.database, process_id, None,
                    catalog.role_oid(session.user), session.user,
                    session.settings.get("application_name"))
@@ -77,9 +117,9 @@ class Backends:
         target = self._target(process_id, "cancel")
         if target is None:
             return False
-        if process_id == self.engine.executor.context.process_id:
+        if process_id == self._executor.context.process_id:
             raise errors.QueryCanceled("canceling statement due to user request")
-        self.engine.interrupt(target)
+        self.interrupt(target)
         return True
 
     def terminate(self, process_id: int) -> bool:
@@ -88,17 +128,17 @@ class Backends:
         target = self._target(process_id, "terminate")
         if target is None:
             return False
-        if process_id == self.engine.executor.context.process_id:
+        if process_id == self._executor.context.process_id:
             raise errors.AdminShutdown(TERMINATED, severity="FATAL")
-        self.engine.loop.call_soon(target.terminate, errors.AdminShutdown(TERMINATED,
+        self._loop.call_soon(target.terminate, errors.AdminShutdown(TERMINATED,
                                                                           severity="FATAL"))
         return True
 
     def _target(self, process_id: int, verb: str) -> EngineSession | None:
         """The session the running statement may signal (None, with a
         WARNING, when there is none: PostgreSQL's answer)."""
-        context = self.engine.executor.context
-        session = self.engine.sessions.get(process_id)
+        context = self._executor.context
+        session = self._by_process_id.get(process_id)
         if session is None:
             context.warnings.append(f"PID {process_id} is not a PostgreSQL backend process")
             return None

@@ -53,7 +53,7 @@ def server_file(session: EngineSession, name: str, writing: bool) -> Path:
         raise errors.InsufficientPrivilege(
             f"must be superuser or have privileges of the {role} role to COPY "
             f"{direction} a file", hint=_NO_SUPERUSER_HINT)
-    root = session.engine.config.copy_dir
+    root = session.host.copy_dir
     if root is None:
         raise errors.InsufficientPrivilege(
             "COPY to or from a file on the server is disabled: the server has no COPY "
@@ -131,7 +131,7 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
 
     def batches() -> Iterator[pa.RecordBatch]:
         while True:
-            outcome = session._execute(portal, EXPORT_CHUNK_ROWS)
+            outcome = session.execute_portal(portal, EXPORT_CHUNK_ROWS)
             if not isinstance(outcome, Rows):
                 raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
             rows: list[Any] = list(outcome.rows)

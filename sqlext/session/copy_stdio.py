@@ -283,13 +283,14 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
     """Run the INSERT ``prepared`` once per row of parameters (COPY FROM,
     and its redo during recovery)."""
     executor = session.executor
-    compiled = session._compiled(prepared)
+    compiled = session.compiled(prepared)
     assert compiled is not None and compiled.plan is not None
-    executor.begin_statement(session.token, session._context(), session.statement_timeout_ms)
+    executor.begin_statement(session.token, session.statement_context(),
+                             session.statement_timeout_ms)
     try:
         stored = executor.run_plan_many(compiled.plan, rows).rowcount
         # a stream's windows and EE triggers see COPY like an INSERT
-        session.engine.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
+        session.host.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
                                              session.token)
         session.note(prepared, rows, many=True)
     except engine.Error as exc:
@@ -359,7 +360,7 @@ def query_portal(session: EngineSession, source: exp.Expression,
     else:
         sql = source.sql(dialect="sqlext")
     prepared = Prepared(sql, 0, session_parse(sql), ())
-    portal = session._bind(prepared, [], [], [], "")
+    portal = session.bind_prepared(prepared, [], [], [], "")
     if portal.compiled is None or portal.compiled.plan is None:
         raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
     portal.encode = _as_stored
@@ -376,7 +377,7 @@ def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list
     portal = query_portal(session, source, columns)
     described = portal.columns or ()
     encoders = column_encoders(described, [0] * len(described), session.codec_settings)
-    outcome = session._execute(portal, 0)
+    outcome = session.execute_portal(portal, 0)
     rows = list(getattr(outcome, "rows", []))
     texts = ([None if value is None else encode(value)
               for value, encode in zip(row, encoders, strict=False)] for row in rows)
@@ -411,7 +412,7 @@ def insert_target(session: EngineSession, table: exp.Expression,
     sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
            f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
-    session._access(True)
+    session.acquire(True)
     return InsertTarget(relation, types, prepared)
 
 
@@ -440,15 +441,6 @@ def copy_stdio(session: EngineSession, statement: x.CopyStatement) -> Outcome:
         return CopyOut(chunks, 0, [0] * width, f"COPY {count}")
     sink = copy_sink(session, statement.this, columns, fmt)
     return CopyIn(sink, 0, [0] * len(sink.columns))
-
-
-def run_copy(session: EngineSession, portal: Portal, statement: x.CopyStatement) -> Outcome:
-    if statement.args.get("target") is not None:
-        # server files need Arrow, whose import (~0.1 s) most servers never pay
-        from sqlext.session.copy_files import copy_file
-
-        return copy_file(session, statement)
-    return copy_stdio(session, statement)
 
 
 def session_parse(sql: str) -> exp.Expression:

@@ -25,25 +25,26 @@ import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlglot import exp
 
 from catalog import errors
-from catalog.schema import PUBLIC, Catalog
+from catalog.schema import PUBLIC
 from executor import codecs
 from executor.context import StatementContext
-from executor.core import LiveCursor, Token, WouldBlock
-from executor.ddl import privileges as ddl_privileges
-from executor.ddl import tables as ddl_specs
-from executor.ddl.dataflow import DATAFLOW_SPECS, CreateProcedure, DataflowSpec, apply_dataflow
-from executor.ddl.roles import ROLE_SPECS, AlterRole, CreateRole, RoleSpec, apply_role
-from executor.ddl.schemas import drop_schemas
+from executor.core import Executor, LiveCursor, SequenceKey, Token, WouldBlock
+from executor.ddl.dispatch import DdlSpec, apply_as
+from executor.ddl.roles import ROLE_SPECS
 from executor.notifications import PendingMark
+from executor.pg_catalog.tables import CatalogTables
+from executor.streaming.scheduler import Scheduler
 from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
-from sqlext.compile.role_ddl import logged_sql, with_verifier
-from sqlext.server.sessions import Activity
+from sqlext.compile.role_ddl import password_stored
+from sqlext.dataflow.runtime import DataflowRuntime
+from sqlext.session.activity import Activity
 from sqlext.session.portals import (
     Portal,
     Prepared,
@@ -70,12 +71,76 @@ from wire.backend import (
 )
 from wire.messages import Notice
 
-if TYPE_CHECKING:
-    from sqlext.server.engine import Engine
-
-DdlSpec = ddl_specs.DdlSpec | DataflowSpec | RoleSpec
-
 log = logging.getLogger("sqlext")
+
+
+class StatementLog(Protocol):
+    """The command log as a session sees it (``sqlext.durability.journal``)."""
+
+    def statement(self, session: EngineSession, sql: str, index: int,
+                  param_oids: Sequence[int], params: Sequence[Any], many: bool,
+                  context: StatementContext,
+                  origins: tuple[tuple[SequenceKey, int | None], ...]) -> object:
+        """What the log keeps of one statement (the executor collects these
+        for the transaction's record)."""
+        ...
+
+    def barrier(self) -> asyncio.Future[None] | None:
+        """Done once everything committed so far is durable (None if it is)."""
+        ...
+
+
+class Checkpoints(Protocol):
+    def request(self) -> asyncio.Future[str | None]:
+        """A snapshot taken after now; the future gives None once it is on
+        disk, or what went wrong."""
+        ...
+
+
+class UtilityRunner(Protocol):
+    def run(self, session: EngineSession, portal: Portal, statement: x.UtilityStatement,
+            max_rows: int) -> Outcome:
+        """Execute a statement the session handles itself (``utilities``)."""
+        ...
+
+
+class SessionHost(Protocol):
+    """What a session needs of the engine that runs it (``sqlext.server.engine``)."""
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+
+    @property
+    def executor(self) -> Executor: ...
+
+    @property
+    def scheduler(self) -> Scheduler: ...
+
+    @property
+    def dataflow(self) -> DataflowRuntime: ...
+
+    @property
+    def catalog_tables(self) -> CatalogTables: ...
+
+    @property
+    def utilities(self) -> UtilityRunner: ...
+
+    @property
+    def copy_dir(self) -> Path | None:
+        """The only directory COPY may read or write server files in."""
+        ...
+
+    @property
+    def statement_log(self) -> StatementLog | None:
+        """None: nothing is logged (in-memory mode, or during recovery)."""
+        ...
+
+    @property
+    def checkpoints(self) -> Checkpoints | None:
+        """None: in-memory mode."""
+        ...
+
+    def session_closed(self, session: EngineSession) -> None: ...
 
 
 def _notice(error: errors.SqlError) -> Notice:
@@ -168,11 +233,11 @@ class _Block:
 
 
 class EngineSession:
-    def __init__(self, engine: Engine, process_id: int, user: str, database: str,
+    def __init__(self, host: SessionHost, process_id: int, user: str, database: str,
                  startup: dict[str, str], client: tuple[str, int | None] = ("", None)
                  ) -> None:
-        self.engine = engine
-        self.executor = engine.executor
+        self.host = host
+        self.executor = host.executor
         self.process_id = process_id
         self.secret_key = secrets.randbits(31)
         self.token = Token(process_id)
@@ -182,7 +247,7 @@ class EngineSession:
             name: parameter.default for name, parameter in config.PARAMETERS.items()
         }
         self.settings["session_authorization"] = user
-        self.settings["is_superuser"] = "on" if engine.executor.catalog.is_superuser(
+        self.settings["is_superuser"] = "on" if host.executor.catalog.is_superuser(
             user) else "off"
         self._apply_startup(startup)
         self.statements: dict[str, Prepared] = {}
@@ -204,8 +269,6 @@ class EngineSession:
         self.activity = Activity(client)
         """What pg_stat_activity shows (one attribute: a class whose
         instances have more than 30 lose CPython's fast attribute access)."""
-        self._environment: Any = None
-        """The settings the command log last recorded for this session."""
         self._checkpoint: asyncio.Future[str | None] | None = None
         """The snapshot a CHECKPOINT of this session waits for."""
         self._refresh_derived()
@@ -293,7 +356,7 @@ class EngineSession:
         return CompileContext(self.executor.working_catalog(self.token), self.search_path,
                               self.codec_settings)
 
-    def _compiled(self, prepared: Prepared) -> Compiled | None:
+    def compiled(self, prepared: Prepared) -> Compiled | None:
         """The statement's plan for the current catalog and settings (reused
         while they stay the same, otherwise from the shared plan cache)."""
         if prepared.statement is None:
@@ -323,8 +386,8 @@ class EngineSession:
     @_boundary
     def run_simple(self, index: int) -> tuple[PortalDescription | None, Outcome]:
         prepared = self._simple[index]
-        portal = self._bind(prepared, [], [], [], "")
-        outcome = self._execute(portal, 0)
+        portal = self.bind_prepared(prepared, [], [], [], "")
+        outcome = self.execute_portal(portal, 0)
         return PortalDescription(fields(portal.columns), portal.formats), outcome
 
     @_boundary
@@ -355,7 +418,7 @@ class EngineSession:
         statement = parsed.statements[0] if parsed.statements else None
         prepared = Prepared(sql, 0, statement, tuple(param_oids))
         if statement is not None and not self.failed:
-            self._compiled(prepared)
+            self.compiled(prepared)
         self.statements[name] = prepared
 
     def _statement(self, name: str) -> Prepared:
@@ -372,15 +435,15 @@ class EngineSession:
         if portal and portal in self.portals:
             raise errors.DuplicateCursor(f'portal "{portal}" already exists')
         prepared = self._statement(statement)
-        self.portals[portal] = self._bind(prepared, param_formats, params, result_formats,
+        self.portals[portal] = self.bind_prepared(prepared, param_formats, params, result_formats,
                                           statement)
 
-    def _bind(self, prepared: Prepared, param_formats: Sequence[int],
+    def bind_prepared(self, prepared: Prepared, param_formats: Sequence[int],
               params: Sequence[bytes | None], result_formats: Sequence[int],
               statement_name: str) -> Portal:
         if self.failed and not _allowed_when_failed(prepared.statement):
             raise _in_failed()
-        compiled = self._compiled(prepared)
+        compiled = self.compiled(prepared)
         if compiled is None:
             return Portal(prepared, None, [], [], None, None)
         values = decode_params(compiled.params, param_formats, params, self.codec_settings,
@@ -390,7 +453,7 @@ class EngineSession:
     def bind_values(self, prepared: Prepared, values: list[Any]) -> Portal:
         """A portal for parameter values already in storage form (recovery
         redoes logged statements, never empty ones)."""
-        compiled = self._compiled(prepared)
+        compiled = self.compiled(prepared)
         assert compiled is not None
         return self._portal_for(prepared, compiled, values, ())
 
@@ -404,7 +467,7 @@ class EngineSession:
     @_boundary
     def describe_statement(self, name: str) -> StatementDescription:
         prepared = self._statement(name)
-        compiled = self._compiled(prepared)
+        compiled = self.compiled(prepared)
         if compiled is None:
             return StatementDescription([], None)
         return StatementDescription([p.oid for p in compiled.params], fields(compiled.columns))
@@ -426,7 +489,7 @@ class EngineSession:
         self.implicit = True
         target = self._portal(portal)
         self._working_on(target.prepared.sql)
-        return self._execute(target, max_rows)
+        return self.execute_portal(target, max_rows)
 
     def close_statement(self, name: str) -> None:
         self.statements.pop(name, None)
@@ -521,7 +584,7 @@ class EngineSession:
         self._touch()  # an error then Sync arms it twice: one timer only
         if not self.executor.owns(self.token) or self.idle_timeout_ms <= 0:
             return
-        loop = self.engine.loop
+        loop = self.host.loop
         self._idle_timer = loop.call_later(self.idle_timeout_ms / 1000, self._idle_timeout)
 
     def _idle_timeout(self) -> None:
@@ -536,7 +599,7 @@ class EngineSession:
         if self.on_terminate is not None:
             self.on_terminate(_notice(error))
 
-    def _access(self, writes: bool, observes: bool = False) -> None:
+    def acquire(self, writes: bool, observes: bool = False) -> None:
         """Wait for the executor as this statement needs (raises WouldBlock);
         a statement that ``observes`` (``SqlPlan.observes``) never waits."""
         token = self.token
@@ -560,7 +623,7 @@ class EngineSession:
                 self.executor.savepoint(token, name, announced)
             block.savepoints.clear()
 
-    def _context(self) -> StatementContext:
+    def statement_context(self) -> StatementContext:
         now = self.executor.clock()
         started = self.block.started if self.block is not None else now
         return StatementContext(self.settings_view, self.user, self.database,
@@ -570,7 +633,7 @@ class EngineSession:
 
     # --- executing ----------------------------------------------------------------
 
-    def _execute(self, portal: Portal, max_rows: int) -> Outcome:
+    def execute_portal(self, portal: Portal, max_rows: int) -> Outcome:
         compiled = portal.compiled
         if compiled is None:
             return EmptyQuery()
@@ -581,7 +644,7 @@ class EngineSession:
         if compiled.ddl is not None:
             return self._run_ddl(portal, compiled.ddl)
         assert compiled.utility is not None
-        outcome = self.engine.utilities.run(self, portal, compiled.utility, max_rows)
+        outcome = self.host.utilities.run(self, portal, compiled.utility, max_rows)
         if isinstance(outcome, CopyIn):
             outcome.sink = _ReportingSink(self, outcome.sink)
         return outcome
@@ -608,9 +671,9 @@ class EngineSession:
             return Rows([], _tag(verb, 0)) if plan.columns is not None else Command(
                 _tag(verb, 0))
         if not portal.started:
-            self._access(plan.writes, plan.observes)
+            self.acquire(plan.writes, plan.observes)
         executor = self.executor
-        context = self._context()
+        context = self.statement_context()
         started = time.monotonic()
         executor.begin_statement(self.token, context, self.statement_timeout_ms)
         count = 0
@@ -634,7 +697,7 @@ class EngineSession:
                     portal.cursor = LiveCursor(executor, cursor, buffered)
                     rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
                 if plan.after_insert:
-                    self.engine.dataflow.after_insert(plan, stored, self.compile_context(),
+                    self.host.dataflow.after_insert(plan, stored, self.compile_context(),
                                                       self.token)
                 if plan.writes or executor.sequence_origins():
                     self.note(portal.prepared, portal.params)
@@ -687,7 +750,7 @@ class EngineSession:
             token.cancel_requested = False
             reason = "statement timeout" if timed_out else "user request"
             raise errors.QueryCanceled(f"canceling statement due to {reason}")
-        context = self._context()
+        context = self.statement_context()
         executor.begin_statement(token, context, remaining_ms)
         try:
             rows, exhausted = cursor.fetch(STREAM_CHUNK)
@@ -703,23 +766,20 @@ class EngineSession:
         the command log records how to redo it (``many``: one row of
         parameters per execution, as COPY runs)."""
         executor = self.executor
-        journal = self.engine.journal
-        if journal is None or not executor.owns(self.token):
+        log = self.host.statement_log
+        if log is None or not executor.owns(self.token):
             return
-        context = executor.context
-        entry, self._environment = journal.entry(
-            self._environment, self.user, self.database, self.settings_view, prepared.sql,
-            prepared.index, prepared.declared, params, many, context.transaction_start,
-            context.statement_start, executor.sequence_origins())
-        executor.note(entry)
+        executor.note(log.statement(self, prepared.sql, prepared.index, prepared.declared,
+                                    params, many, executor.context,
+                                    executor.sequence_origins()))
 
     @property
     def is_superuser(self) -> bool:
         return self.executor.working_catalog(self.token).is_superuser(self.user)
 
     def durability_barrier(self) -> asyncio.Future[None] | None:
-        journal = self.engine.journal
-        return journal.barrier() if journal is not None else None
+        log = self.host.statement_log
+        return log.barrier() if log is not None else None
 
     def _take_notices(self, context: StatementContext) -> None:
         for message in context.notices:
@@ -733,12 +793,12 @@ class EngineSession:
         """CALL: the procedure runs in this session's transaction."""
         call = portal.compiled.call if portal.compiled else None
         assert call is not None
-        self._access(True)
+        self.acquire(True)
         executor = self.executor
-        context = self._context()
+        context = self.statement_context()
         executor.begin_statement(self.token, context, self.statement_timeout_ms)
         try:
-            runtime = self.engine.dataflow
+            runtime = self.host.dataflow
             args = runtime.arguments(call.arguments, portal.params, self.token)
             runtime.call(call.procedure, args, self.compile_context(), self.token)
             self.note(portal.prepared, portal.params)
@@ -748,27 +808,21 @@ class EngineSession:
         self._statement_done()
 
     def _run_ddl(self, portal: Portal, spec: DdlSpec) -> Outcome:
-        if isinstance(spec, CreateProcedure) and spec.language == "python" and (
-            not self.is_superuser
-        ):
-            raise errors.InsufficientPrivilege(
-                "permission denied for language python",
-                hint="Python procedures run inside the server: only superusers create them.")
+        logged = portal.prepared, portal.params
         if isinstance(spec, ROLE_SPECS):
-            spec = with_verifier(spec, spec.name if isinstance(spec, CreateRole | AlterRole)
-                                 else "", self.settings["password_encryption"])
-        self._access(True)
+            spec, statement = password_stored(spec, self.settings["password_encryption"])
+            if statement is not None:
+                logged = Prepared(statement, 0, None, ()), []
+        self.acquire(True)
         executor = self.executor
-        executor.begin_statement(self.token, self._context(), self.statement_timeout_ms)
+        executor.begin_statement(self.token, self.statement_context(), self.statement_timeout_ms)
         try:
             catalog = executor.working_catalog(self.token)
-            result = self._apply_ddl(spec, catalog)
+            result = apply_as(self.user, spec, catalog, executor.database)
             executor.set_working_catalog(self.token, result.catalog)
             if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
-                self.engine.catalog_tables.refresh(executor.database, result.catalog)
-            logged = logged_sql(spec) if isinstance(spec, ROLE_SPECS) else None
-            self.note(portal.prepared if logged is None else Prepared(logged, 0, None, ()),
-                      portal.params if logged is None else ())
+                self.host.catalog_tables.refresh(executor.database, result.catalog)
+            self.note(*logged)
         except engine.Error as exc:
             raise executor.translate_error(exc, self.token) from exc
         finally:
@@ -777,22 +831,6 @@ class EngineSession:
             self.notice(message)
         self._statement_done()
         return Command(result.tag)
-
-    def _apply_ddl(self, spec: DdlSpec, catalog: Catalog) -> ddl_specs.DdlResult:
-        """Apply a schema change as this session's role: its privileges are
-        checked, and what it creates is owned by the role."""
-        if isinstance(spec, ROLE_SPECS):
-            return apply_role(spec, catalog, self.user)
-        ddl_privileges.check(spec, catalog, self.user)
-        database = self.executor.database
-        if isinstance(spec, DATAFLOW_SPECS):
-            result = apply_dataflow(spec, catalog, database)
-        elif isinstance(spec, ddl_specs.Drop) and spec.kind == "schema":
-            result = drop_schemas(spec, catalog, database)
-        else:
-            result = ddl_specs.apply(spec, catalog, database)
-        result.catalog = ddl_privileges.owned_by_creator(catalog, result.catalog, self.user)
-        return result
 
     # --- transaction control (used by utilities) ------------------------------------
 
@@ -876,15 +914,15 @@ class EngineSession:
         if not self.is_superuser:
             raise errors.InsufficientPrivilege(
                 "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT")
-        durability = self.engine.durability
-        if durability is None or durability.checkpointer is None:
+        checkpoints = self.host.checkpoints
+        if checkpoints is None:
             self.notice("in-memory mode: there is nothing to checkpoint")
             return
         if self.executor.owns(self.token):
             raise errors.ActiveSqlTransaction(
                 "CHECKPOINT cannot run while this transaction has uncommitted changes")
         if self._checkpoint is None:
-            self._checkpoint = durability.checkpointer.request()
+            self._checkpoint = checkpoints.request()
         if not self._checkpoint.done():
             raise WouldBlock(self._checkpoint)
         failure, self._checkpoint = self._checkpoint.result(), None
@@ -934,7 +972,7 @@ class EngineSession:
         self.executor.forget(self.token)
         self.token.pending = None
         self.on_notification = None
-        self.engine.session_closed(self)
+        self.host.session_closed(self)
 
 
 def _savepoint_position(block: _Block, name: str) -> int:

@@ -15,6 +15,7 @@ from catalog import errors
 from catalog import types as t
 from executor.notifications import check_channel, notification
 from sqlext.dataflow.explain import explain_dataflow
+from sqlext.session.copy_stdio import copy_stdio
 from sqlext.session.portals import Portal, Prepared, row_encoder
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
@@ -30,10 +31,6 @@ Handler = Callable[["Utilities", "EngineSession", Portal, x.UtilityStatement, in
 
 class Utilities:
     """Executes utility statements for sessions (stateless itself)."""
-
-    def __init__(self, copy_handler: Callable[[EngineSession, Portal, x.CopyStatement],
-                                              Outcome]) -> None:
-        self.copy_handler = copy_handler
 
     def run(self, session: EngineSession, portal: Portal, statement: x.UtilityStatement,
             max_rows: int) -> Outcome:
@@ -54,7 +51,7 @@ class Utilities:
         procedure = catalog.find_procedure(target.name, target.db or None, session.search_path)
         if procedure is None:
             raise errors.UndefinedFunction(f"procedure {target.name}() does not exist")
-        if not session.engine.scheduler.resume((procedure.schema, procedure.name)):
+        if not session.host.scheduler.resume((procedure.schema, procedure.name)):
             session.notice(f"procedure {procedure.name} is not stopped")
         return Command("ALTER PROCEDURE")
 
@@ -149,10 +146,10 @@ class Utilities:
     def _explain_dataflow(self, session: EngineSession, portal: Portal,
                           node: x.UtilityStatement, max_rows: int) -> Outcome:
         assert isinstance(node, x.ExplainDataflow)
-        session._access(False)  # the counts read committed tables
+        session.acquire(False)  # the counts read committed tables
         lines = explain_dataflow(node, session.executor.working_catalog(session.token),
                                  session.search_path, session.executor,
-                                 session.engine.scheduler)
+                                 session.host.scheduler)
         return Rows([data_row([line.encode()]) for line in lines], "EXPLAIN")
 
     def _discard(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
@@ -206,7 +203,7 @@ class Utilities:
         query = node.expression
         prepared = Prepared(portal.prepared.sql, portal.prepared.index, query,
                             portal.prepared.declared, part="cursor")
-        compiled = session._compiled(prepared)
+        compiled = session.compiled(prepared)
         assert compiled is not None and compiled.plan is not None
         columns = compiled.columns
         formats = [1 if node.args.get("binary") else 0] * (len(columns) if columns else 0)
@@ -270,7 +267,7 @@ class Utilities:
         if inner is None:
             raise errors.SqlSyntaxError("syntax error at end of input")
         prepared = Prepared(inner.sql(dialect="sqlext"), 0, inner, declared)
-        session._compiled(prepared)
+        session.compiled(prepared)
         session.statements[name] = prepared
         return Command("PREPARE")
 
@@ -292,10 +289,10 @@ class Utilities:
                     t.TYPES[prepared.declared[index]].name, dialect="postgres"))
             parameter.replace(argument)
         inner = Prepared(statement.sql(dialect="sqlext"), 0, statement, ())
-        bound = session._bind(inner, [], [], [], node.name)
+        bound = session.bind_prepared(inner, [], [], [], node.name)
         portal.columns = bound.columns
         portal.formats = bound.formats
-        return session._execute(bound, max_rows)
+        return session.execute_portal(bound, max_rows)
 
     def _deallocate(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                     max_rows: int) -> Outcome:
@@ -311,7 +308,12 @@ class Utilities:
     def _copy(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
               max_rows: int) -> Outcome:
         assert isinstance(node, x.CopyStatement)
-        return self.copy_handler(session, portal, node)
+        if node.args.get("target") is not None:
+            # server files need Arrow, whose import (~0.1 s) most servers never pay
+            from sqlext.session.copy_files import copy_file
+
+            return copy_file(session, node)
+        return copy_stdio(session, node)
 
 
 _HANDLERS: dict[type, Handler] = {

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import signal
+import struct
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from storage import commandlog as cl
 from tests.fixtures.servers import ServerProcess, start_server
 
 Dump = dict[str, list[tuple[Any, ...]]]
@@ -309,6 +312,40 @@ def test_no_usable_snapshot_and_no_log_to_replay_refuses_to_start(tmp_path: Path
         _durable(tmp_path)
     message = str(failed.value)
     assert "cannot start" in message and "newest usable snapshot" in message
+
+
+def _header(segment: Path, version: int, layout: int) -> None:
+    """Give the segment the header a server writing log format ``version``
+    and record layout ``layout`` would have written."""
+    data = segment.read_bytes()
+    first_lsn = int(segment.stem.removeprefix("cmdlog-"))
+    head = struct.pack("<8sHBBQ", cl.MAGIC, version, cl.MODES.index("strong"), layout,
+                       first_lsn)
+    header = head + struct.pack("<I", zlib.crc32(head))
+    assert len(header) == cl.HEADER_SIZE
+    segment.write_bytes(header + data[cl.HEADER_SIZE:])
+
+
+def test_a_log_of_an_unknown_record_layout_is_refused_by_name(tmp_path: Path) -> None:
+    segment = _rows_after_kill(tmp_path, 3)
+    _header(segment, cl.FORMAT_VERSION, 99)
+    with pytest.raises(RuntimeError) as failed:
+        _durable(tmp_path)
+    message = str(failed.value)
+    assert "cannot start" in message and (
+        f"{segment.name} holds records of layout version 99; this server reads version 1"
+        in message)
+    assert "ValueError" not in message
+
+
+def test_a_log_written_before_segments_named_their_layout_is_replayed(tmp_path: Path) -> None:
+    """Format 1 headers kept a 0 where the layout is now: layout 1's records."""
+    _header(_rows_after_kill(tmp_path, 5), 1, 0)
+    server = _durable(tmp_path)
+    try:
+        assert _numbers(server) == list(range(5))
+    finally:
+        server.stop()
 
 
 def test_strong_recovery_fires_the_waiting_procedures(tmp_path: Path) -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from storage import commandlog as cl
+
+LAYOUT = 7
+"""A record layout version: the log keeps it for the writer, whatever it is."""
 
 
 def _write(directory: Path, records: int, timeout_ms: int = 0) -> tuple[cl.LogWriter, list[int]]:
@@ -21,7 +25,7 @@ def _write(directory: Path, records: int, timeout_ms: int = 0) -> tuple[cl.LogWr
         if lsn == records:
             done.set()
 
-    writer = cl.LogWriter(directory, 1, "strong", timeout_ms, on_durable)
+    writer = cl.LogWriter(directory, 1, "strong", LAYOUT, timeout_ms, on_durable)
     for lsn in range(1, records + 1):
         writer.append(lsn, f"record {lsn}".encode())
     writer.kick()
@@ -76,7 +80,7 @@ def test_a_damaged_tail_is_reported_where_it_starts(
 
 def test_rotation_and_removal_of_covered_segments(tmp_path: Path) -> None:
     durable: list[int] = []
-    writer = cl.LogWriter(tmp_path, 1, "weak", 0, durable.append)
+    writer = cl.LogWriter(tmp_path, 1, "weak", LAYOUT, 0, durable.append)
     for lsn in range(1, 4):
         writer.append(lsn, b"a")
     writer.rotate(4)
@@ -90,11 +94,20 @@ def test_rotation_and_removal_of_covered_segments(tmp_path: Path) -> None:
     assert cl.remove_covered(tmp_path, 100) == []  # the newest segment always stays
 
 
+def test_segments_carry_their_record_layout(tmp_path: Path) -> None:
+    writer, _ = _write(tmp_path, 1)
+    writer.close()
+    (_, path), = cl.segments(tmp_path)
+    assert cl.read_header(path, path.read_bytes()).layout == LAYOUT
+
+
 def test_foreign_file_and_future_version_are_refused(tmp_path: Path) -> None:
     path = tmp_path / cl.segment_name(1)
     with pytest.raises(cl.LogError, match="not a command log segment"):
         cl.read_header(path, b"x" * 40)
-    header = bytearray(cl.encode_header(1, "strong"))
+    header = bytearray(cl.encode_header(1, "strong", LAYOUT))
     header[8] = 99
-    with pytest.raises(cl.LogError):
+    header[-4:] = zlib.crc32(bytes(header[:-4])).to_bytes(4, "little")
+    with pytest.raises(cl.LogError, match="format version 99; this server reads versions 1 "
+                                          "and 2"):
         cl.read_header(path, bytes(header))
