@@ -8,6 +8,8 @@ is accepted and how values print.
 
 Unknown type OIDs: text input is kept as the str, text output is ``str(value)``
 (bytes as bytea hex), and binary formats raise FeatureNotSupported.
+
+May import: ``catalog``.
 """
 
 from __future__ import annotations
