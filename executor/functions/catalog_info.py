@@ -11,15 +11,17 @@ pg_catalog rows (``executor.pg_catalog.tables``), so both always agree.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from catalog import types as t
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation, Sequence
+from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, SqlType
 from catalog.system import DESCRIPTIONS, KNOWN_OIDS
 from executor.context import StatementContext
+from executor.functions.declare import Declarations, Function, Runtime
+
+FUNCTIONS = Declarations()
 
 ENCODINGS = {6: "UTF8", 0: "SQL_ASCII"}
 _STARTED = datetime.now(UTC)
@@ -167,36 +169,85 @@ def _description(oid: Any, catalog_name: Any, subid: int = 0) -> str | None:
     return DESCRIPTIONS.get((object_oid, class_oid, subid))
 
 
-def catalog_functions(context: Callable[[], StatementContext]) -> dict[
-        str, tuple[int, Callable[..., Any]]]:
-    """name -> (argument count or -1, implementation)."""
+# --- the functions ----------------------------------------------------------------------
 
-    def format_type(oid: Any, typmod: Any) -> Any:
-        if oid is None:
-            return None
-        return t.format_type(int(oid), -1 if typmod is None else int(typmod))
+@FUNCTIONS.scalar("format_type", TEXT, OID, INT4, min_args=2, max_args=2)
+def _format_type(oid: Any, typmod: Any) -> Any:
+    if oid is None:
+        return None
+    return t.format_type(int(oid), -1 if typmod is None else int(typmod))
 
+
+@FUNCTIONS.scalar("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
+def _pg_get_expr(expression: Any, *_: Any) -> Any:
+    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin)."""
+    return expression
+
+
+@FUNCTIONS.runtime("pg_table_is_visible", BOOL, OID, min_args=1, max_args=1,
+                   sqlite="sqlext_table_is_visible")
+def _table_visibility(runtime: Runtime) -> Function:
+    return lambda oid: _table_is_visible(runtime.context(), oid)
+
+
+@FUNCTIONS.runtime("pg_get_userbyid", NAME, OID, min_args=1, max_args=1,
+                   sqlite="sqlext_get_userbyid")
+def _get_userbyid(runtime: Runtime) -> Function:
     def get_userbyid(oid: Any) -> Any:
         if oid is None:
             return None
-        return context().catalog.role_name(int(oid)) or f"unknown (OID={oid})"
+        return runtime.context().catalog.role_name(int(oid)) or f"unknown (OID={oid})"
+    return get_userbyid
 
+
+@FUNCTIONS.scalar("pg_encoding_to_char", NAME, INT4, min_args=1, max_args=1,
+                  sqlite="sqlext_encoding_to_char")
+def _encoding_to_char(code: Any) -> Any:
+    return ENCODINGS.get(_oid(code) or 0, "")
+
+
+@FUNCTIONS.scalar("pg_char_to_encoding", INT4, NAME, min_args=1, max_args=1,
+                  sqlite="sqlext_char_to_encoding")
+def _char_to_encoding(name: Any) -> int:
+    return next((code for code, known in ENCODINGS.items() if known == name), -1)
+
+
+@FUNCTIONS.runtime("pg_get_indexdef", TEXT, OID, INT4, BOOL, min_args=1, max_args=3,
+                   sqlite="sqlext_get_indexdef")
+def _get_indexdef(runtime: Runtime) -> Function:
+    return lambda *args: _index_definition(runtime.context(), *args)
+
+
+@FUNCTIONS.runtime("pg_get_constraintdef", TEXT, OID, BOOL, min_args=1, max_args=2,
+                   sqlite="sqlext_get_constraintdef")
+def _get_constraintdef(runtime: Runtime) -> Function:
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
-        found = _constraint(context().catalog, _oid(oid) or 0)
+        found = _constraint(runtime.context().catalog, _oid(oid) or 0)
         return _constraint_definition(*found, bool(pretty)) if found else None
+    return get_constraintdef
 
+
+@FUNCTIONS.runtime("pg_get_viewdef", TEXT, OID, BOOL, min_args=1, max_args=2,
+                   sqlite="sqlext_get_viewdef")
+def _get_viewdef(runtime: Runtime) -> Function:
     def get_viewdef(view: Any, *_: Any) -> Any:
-        catalog = context().catalog
+        context = runtime.context()
         oid = _oid(view)
-        relation = (catalog.relation_by_oid(oid) if oid is not None
-                    else catalog.find_relation(str(view), None, context().search_path))
+        relation = (context.catalog.relation_by_oid(oid) if oid is not None
+                    else context.catalog.find_relation(str(view), None, context.search_path))
         return view_definition(relation) if relation is not None else None
+    return get_viewdef
 
+
+@FUNCTIONS.runtime("pg_get_serial_sequence", TEXT, TEXT, TEXT, min_args=2, max_args=2,
+                   sqlite="sqlext_get_serial_sequence")
+def _get_serial_sequence(runtime: Runtime) -> Function:
     def get_serial_sequence(table: Any, column: Any) -> Any:
-        catalog = context().catalog
+        context = runtime.context()
+        catalog = context.catalog
         schema, _, name = str(table).rpartition(".")
         relation = catalog.find_relation(name.strip('"'), schema.strip('"') or None,
-                                         context().search_path)
+                                         context.search_path)
         if relation is None:
             return None
         for sequence in catalog.sequences.values():
@@ -205,53 +256,97 @@ def catalog_functions(context: Callable[[], StatementContext]) -> dict[
             ):
                 return f"{sequence.schema}.{sequence.name}"
         return None
+    return get_serial_sequence
 
-    def encoding_number(name: Any) -> int:
-        return next((code for code, known in ENCODINGS.items() if known == name), -1)
 
+@FUNCTIONS.runtime("pg_get_function_arguments", TEXT, OID, min_args=1, max_args=1,
+                   names=("pg_get_function_identity_arguments",),
+                   sqlite="sqlext_function_arguments", sqlite_args=-1)
+def _function_arguments(runtime: Runtime) -> Function:
     def function_arguments(oid: Any, *_: Any) -> Any:
-        """pg_get_function_arguments for procedures: "name type[, ...]"."""
-        procedure = next((p for p in context().catalog.procedures.values()
+        """Of procedures: "name type[, ...]"."""
+        procedure = next((p for p in runtime.context().catalog.procedures.values()
                           if p.oid == _oid(oid)), None)
         if procedure is None:
             return None
-        return ", ".join(" ".join(part for part in (p.name, t.format_type(p.type_oid, p.typmod),
-                                                    f"DEFAULT {p.default}" if p.default
-                                                    else "") if part)
-                         for p in procedure.params)
+        return ", ".join(" ".join(part for part in (
+            p.name, t.format_type(p.type_oid, p.typmod),
+            f"DEFAULT {p.default}" if p.default else "") if part)
+            for p in procedure.params)
+    return function_arguments
 
-    def yes(*_: Any) -> int:
-        return 1
 
-    def no(*_: Any) -> int:
-        return 0
+@FUNCTIONS.scalar("obj_description", TEXT, OID, NAME, min_args=2, max_args=2,
+                  names=("shobj_description",), sqlite="sqlext_obj_description",
+                  sqlite_args=-1)
+def _obj_description(oid: Any, catalog_name: Any) -> Any:
+    return _description(oid, catalog_name)
 
-    def nothing(*_: Any) -> None:
-        return None
 
-    return {
-        "sqlext_format_type": (2, format_type),
-        "sqlext_pg_get_expr": (-1, lambda expression, *_: expression),
-        "sqlext_table_is_visible": (1, lambda oid: _table_is_visible(context(), oid)),
-        "sqlext_get_userbyid": (1, get_userbyid),
-        "sqlext_encoding_to_char": (1, lambda code: ENCODINGS.get(_oid(code) or 0, "")),
-        "sqlext_char_to_encoding": (1, encoding_number),
-        "sqlext_get_indexdef": (-1, lambda *args: _index_definition(context(), *args)),
-        "sqlext_get_constraintdef": (-1, get_constraintdef),
-        "sqlext_get_viewdef": (-1, get_viewdef),
-        "sqlext_get_serial_sequence": (2, get_serial_sequence),
-        "sqlext_obj_description": (-1, _description),
-        "sqlext_col_description": (2, lambda table, column: _description(
-            table, "pg_class", _oid(column) or 0)),
-        "sqlext_settings": (0, lambda: json.dumps(dict(context().settings))),
-        "sqlext_function_arguments": (-1, function_arguments),
-        "sqlext_yes": (-1, yes),
-        "sqlext_no": (-1, no),
-        "sqlext_nothing": (-1, nothing),
-        "sqlext_zero": (-1, lambda *_: 0),
-        "sqlext_empty": (-1, lambda *_: ""),
-        "sqlext_same": (1, lambda value: value),
-        "sqlext_size_pretty": (1, lambda size: None if size is None else f"{int(size)} bytes"),
-        "sqlext_postmaster_start_time": (0, lambda: _STARTED.strftime(
-            "%Y-%m-%d %H:%M:%S.%f")),
-    }
+@FUNCTIONS.scalar("col_description", TEXT, OID, INT4, min_args=2, max_args=2)
+def _col_description(table: Any, column: Any) -> Any:
+    return _description(table, "pg_class", _oid(column) or 0)
+
+
+@FUNCTIONS.scalar("pg_size_pretty", TEXT, INT8, min_args=1, max_args=1,
+                  sqlite="sqlext_size_pretty")
+def _size_pretty(size: Any) -> Any:
+    return None if size is None else f"{int(size)} bytes"
+
+
+@FUNCTIONS.scalar("pg_postmaster_start_time", TIMESTAMPTZ, max_args=0,
+                  sqlite="sqlext_postmaster_start_time")
+def _postmaster_start_time() -> str:
+    return _STARTED.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+# --- what sqlext does not have: privileges are checked when statements run,
+# sizes are not tracked, no table is partitioned, nothing is published ------------------
+
+@FUNCTIONS.scalar("pg_type_is_visible", BOOL, OID, min_args=1, max_args=1, sqlite="sqlext_yes",
+                  names=("pg_function_is_visible", "pg_conversion_is_visible",
+                         "pg_opclass_is_visible", "pg_opfamily_is_visible"))
+@FUNCTIONS.scalar("has_table_privilege", BOOL, TEXT, min_args=1, max_args=4,
+                  sqlite="sqlext_yes",
+                  names=("has_schema_privilege", "has_database_privilege",
+                         "has_column_privilege", "has_function_privilege",
+                         "has_sequence_privilege", "pg_has_role"))
+def _yes(*_: Any) -> int:
+    return 1
+
+
+@FUNCTIONS.scalar("pg_relation_is_publishable", BOOL, OID, min_args=1, max_args=1,
+                  sqlite="sqlext_no", names=("pg_is_other_temp_schema",))
+def _no(*_: Any) -> int:
+    return 0
+
+
+@FUNCTIONS.scalar("pg_get_function_result", TEXT, OID, TEXT, min_args=1, max_args=3,
+                  sqlite="sqlext_nothing",
+                  names=("pg_get_statisticsobjdef_columns", "pg_get_partkeydef",
+                         "pg_get_triggerdef", "pg_get_ruledef", "pg_get_function_sqlbody"))
+def _nothing(*_: Any) -> None:
+    return None
+
+
+@FUNCTIONS.scalar("pg_my_temp_schema", OID, max_args=0, sqlite="sqlext_zero")
+@FUNCTIONS.scalar("pg_relation_size", INT8, OID, TEXT, min_args=1, max_args=2,
+                  sqlite="sqlext_zero")
+@FUNCTIONS.scalar("pg_total_relation_size", INT8, OID, min_args=1, max_args=1,
+                  sqlite="sqlext_zero", names=("pg_table_size", "pg_indexes_size"))
+@FUNCTIONS.scalar("pg_database_size", INT8, NAME, min_args=1, max_args=1, sqlite="sqlext_zero")
+def _zero(*_: Any) -> int:
+    return 0
+
+
+@FUNCTIONS.scalar("pg_tablespace_location", TEXT, OID, min_args=1, max_args=1,
+                  sqlite="sqlext_empty")
+def _empty(*_: Any) -> str:
+    return ""
+
+
+# No table is partitioned, so a table's partition ancestry is itself.
+@FUNCTIONS.scalar("pg_partition_ancestors", SqlType(t.REGCLASS), SqlType(t.REGCLASS),
+                  min_args=1, max_args=1, sqlite="sqlext_same", names=("pg_partition_root",))
+def _same(value: Any) -> Any:
+    return value

@@ -24,7 +24,7 @@ from executor import codecs
 from executor.ddl import dataflow as dataflow_specs
 from executor.ddl import tables as ddl
 from executor.ddl.roles import RoleSpec
-from executor.functions.signatures import SESSION_CONTROL, WAITS_FOR_DATAFLOW
+from executor.functions.registry import FUNCTIONS
 from executor.plans import AfterInsert, OutputColumn, ParamType, SqlPlan
 from sqlext.compile.dataflow_ddl import DataflowCompiler
 from sqlext.compile.role_ddl import compile_role_statement
@@ -210,8 +210,9 @@ def _observes(translator: Translator) -> bool:
     reads live system views or calls pg_cancel_backend() and the like),
     reads nothing outside pg_catalog and writes nothing
     (``SqlPlan.observes``)."""
-    return bool(translator.live_tables or translator.called & SESSION_CONTROL) and not (
-        translator.writes or translator.called & WAITS_FOR_DATAFLOW) and all(
+    called = [FUNCTIONS[name] for name in translator.called]
+    return bool(translator.live_tables or any(f.session_control for f in called)) and not (
+        translator.writes or any(f.waits_for_dataflow for f in called)) and all(
         relation.schema == PG_CATALOG for relation in translator.read_relations.values())
 
 

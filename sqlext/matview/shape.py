@@ -19,7 +19,7 @@ from typing import ClassVar, Final
 from sqlglot import exp
 
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
-from executor.functions.signatures import FUNCTIONS
+from executor.functions.registry import FUNCTIONS
 from executor.streaming.windows import VISIBLE
 
 INCREMENTAL_AGGREGATES: Final = {

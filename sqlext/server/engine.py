@@ -18,7 +18,8 @@ from pathlib import Path
 from catalog.schema import Catalog
 from catalog.system import system_relations
 from executor.core import Executor
-from executor.functions.builtin import register_functions
+from executor.functions.declare import Runtime
+from executor.functions.registry import register_functions
 from executor.pg_catalog.live import LiveTables
 from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.notify_streams import StreamNotifier
@@ -84,8 +85,9 @@ class Engine:
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
         self.sessions = Sessions(self.executor, loop)
-        register_functions(self.database, self.executor, self.scheduler, VERSION,
-                           self.reload_config, self.sessions, self.notify_hub.channels)
+        register_functions(self.database, Runtime(self.executor, self.scheduler, VERSION,
+                                                  self.reload_config, self.sessions,
+                                                  self.notify_hub.channels))
         self.utilities = Utilities()
         self.durability: Durability | None = None
         self.hba = load_rules(config.hba_path)

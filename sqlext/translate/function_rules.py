@@ -4,6 +4,7 @@ set-returning functions in select lists."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from sqlglot import exp
@@ -23,8 +24,8 @@ from catalog.sqltypes import (
     is_numeric,
     is_string,
 )
-from executor.functions import signatures as functions
-from executor.functions.catalog_signatures import CATALOG_FUNCTIONS
+from executor.functions.declare import FunctionDef
+from executor.functions.registry import FUNCTIONS
 from sqlext.sql.sqlite_dialect import StorageLiteral
 from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
@@ -35,9 +36,6 @@ from sqlext.translate.expression_rules import (
     vector_as_array,
 )
 from sqlext.translate.scope import Scope
-
-FUNCTIONS = {**functions.FUNCTIONS, **CATALOG_FUNCTIONS}
-"""Every function sqlext knows, by PostgreSQL name."""
 
 _CURRENT_FUNCTIONS: dict[type[exp.Expression], tuple[str, SqlType]] = {
     exp.CurrentTimestamp: ("sqlext_now", TIMESTAMPTZ),
@@ -63,6 +61,10 @@ def listening_channels_call() -> exp.Anonymous:
     return exp.Anonymous(this="unnest", expressions=[_ListeningChannels()])
 
 
+SpecialForm = Callable[["FunctionRules", exp.Anonymous, str, Scope],
+                       "tuple[exp.Expression, SqlType] | None"]
+
+
 class FunctionRules(ExpressionTranslator):
     """Translates function calls."""
 
@@ -79,7 +81,7 @@ class FunctionRules(ExpressionTranslator):
         return replacement, sql_type
 
     def _set_returning_call(self, node: exp.Anonymous, name: str,
-                            scope: Scope) -> tuple[exp.Expression, SqlType]:
+                            scope: Scope) -> tuple[exp.Expression, SqlType] | None:
         """unnest() / _pg_expandarray() in a select list: each element becomes
         a row, through a json_each() source joined to the query."""
         if not self._set_returning or len(node.expressions) != 1:
@@ -105,35 +107,60 @@ class FunctionRules(ExpressionTranslator):
         node.replace(record)
         return record, record_type((("x", element), ("n", INT4)))
 
+    def _listening_channels_call(self, node: exp.Anonymous, name: str, scope: Scope
+                                 ) -> tuple[exp.Expression, SqlType] | None:
+        if node.expressions:
+            return None
+        call = listening_channels_call()
+        node.replace(call)
+        return self._set_returning_call(call, "unnest", scope)
+
+    def _array_call(self, node: exp.Anonymous, name: str, scope: Scope
+                    ) -> tuple[exp.Expression, SqlType] | None:
+        """ARRAY(subquery)."""
+        if len(node.expressions) != 1 or not isinstance(node.expressions[0], exp.Query):
+            return None
+        array = exp.Array(expressions=[node.expressions[0]])
+        node.replace(array)
+        return self._array(array, scope)
+
+    def _pg_typeof(self, node: exp.Anonymous, name: str, scope: Scope
+                   ) -> tuple[exp.Expression, SqlType] | None:
+        """The argument's type, known at translation time."""
+        if len(node.expressions) != 1:
+            return None
+        argument, arg_type = self.expr(node.expressions[0], scope)
+        replacement: exp.Expression = StorageLiteral(
+            this=(TEXT if arg_type.is_unknown else arg_type).oid)
+        if argument.find(exp.Parameter):
+            # Not evaluated, but its parameters stay in the statement:
+            # SQLite expects as many values as the highest one it sees.
+            replacement = exp.Coalesce(this=replacement, expressions=[argument.copy()])
+        node.replace(replacement)
+        return replacement, SqlType(t.REGTYPE)
+
+    SPECIAL_FORMS: ClassVar[dict[str, SpecialForm]] = {
+        "pg_listening_channels": _listening_channels_call,
+        "unnest": _set_returning_call,
+        "_pg_expandarray": _set_returning_call,
+        "array": _array_call,
+        "pg_typeof": _pg_typeof,
+    }
+    """Calls that are not calls of a SQLite function: each translates itself
+    (or returns None to be an ordinary call after all)."""
+
     def _anonymous(self, node: exp.Anonymous, scope: Scope) -> tuple[exp.Expression, SqlType]:
         name = node.name.lower()
-        if name == "pg_listening_channels" and not node.expressions:
-            call = listening_channels_call()
-            node.replace(call)
-            node, name = call, "unnest"
-        if name in ("unnest", "_pg_expandarray"):
-            return self._set_returning_call(node, name, scope)
-        if name == "array" and len(node.expressions) == 1 and isinstance(
-            node.expressions[0], exp.Query
-        ):
-            array = exp.Array(expressions=[node.expressions[0]])
-            node.replace(array)
-            return self._array(array, scope)
         if "." in name:
             schema, _, name = name.rpartition(".")
             if schema != PG_CATALOG:
                 raise errors.UndefinedFunction(f"function {node.name} does not exist")
+        special = self.SPECIAL_FORMS.get(name)
+        if special is not None:
+            translated = special(self, node, name, scope)
+            if translated is not None:
+                return translated
         args = list(node.expressions)
-        if name == "pg_typeof" and len(args) == 1:
-            argument, arg_type = self.expr(args[0], scope)
-            replacement: exp.Expression = StorageLiteral(
-                this=(TEXT if arg_type.is_unknown else arg_type).oid)
-            if argument.find(exp.Parameter):
-                # Not evaluated, but its parameters stay in the statement:
-                # SQLite expects as many values as the highest one it sees.
-                replacement = exp.Coalesce(this=replacement, expressions=[argument.copy()])
-            node.replace(replacement)
-            return replacement, SqlType(t.REGTYPE)
         definition = FUNCTIONS.get(name)
         if definition is None:
             raise errors.UndefinedFunction(
@@ -141,7 +168,7 @@ class FunctionRules(ExpressionTranslator):
                 hint="No function matches the given name and argument types.",
             )
         self.called.add(name)
-        if name in functions.WINDOW_ONLY and not isinstance(node.parent, exp.Window):
+        if definition.window_only and not isinstance(node.parent, exp.Window):
             raise errors.WrongObjectType(f"window function {name} requires an OVER clause")
         star = len(args) == 1 and isinstance(args[0], exp.Star)
         count = 0 if star else len(args)
@@ -162,8 +189,8 @@ class FunctionRules(ExpressionTranslator):
                     for distinct_arg in list(arg.expressions):
                         translated, distinct_type = self.expr(distinct_arg, scope)
                         refused = refused or _not_a_number(
-                            name, definition.arg_type(len(arg_types)), distinct_type)
-                        if name == "array_agg":
+                            definition, definition.arg_type(len(arg_types)), distinct_type)
+                        if definition.target == "json_group_array":  # it takes JSON
                             translated.replace(json_element(translated.copy(), distinct_type))
                         arg_types.append(distinct_type)
                     continue
@@ -178,12 +205,12 @@ class FunctionRules(ExpressionTranslator):
                     else:
                         self.coerce(translated, wanted)
                         arg_type = wanted
-                elif _not_a_number(name, wanted, arg_type):
+                elif _not_a_number(definition, wanted, arg_type):
                     refused = True
-                if name == "array_agg":
+                if definition.target == "json_group_array":
                     translated.replace(json_element(translated.copy(), arg_type))
                 arg_types.append(arg_type)
-        if name in ("greatest", "least", "coalesce"):
+        if definition.same_kind_args:
             check_matchable(arg_types, name.upper())
         if refused:
             shown = ", ".join(t.format_type(arg_type.oid) for arg_type in arg_types)
@@ -203,7 +230,7 @@ class FunctionRules(ExpressionTranslator):
         ) and not isinstance(node.parent, exp.Window):
             target = definition.numeric_target
         node.set("this", target)
-        if name == "coalesce" and len(node.expressions) == 1:
+        if target == "coalesce" and len(node.expressions) == 1:
             node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
         return node, definition.result_type(arg_types)
 
@@ -305,12 +332,7 @@ class FunctionRules(ExpressionTranslator):
     }
 
 
-_BYTEA_FORMS = frozenset({"length", "octet_length", "bit_length", "md5", "sha224", "sha256",
-                          "sha384", "sha512"})
-"""Functions declared with text parameters that PostgreSQL also has for bytea."""
-
-
-def _not_a_number(name: str, wanted: SqlType | None, found: SqlType) -> bool:
+def _not_a_number(definition: FunctionDef, wanted: SqlType | None, found: SqlType) -> bool:
     """Whether a numeric parameter gets a value no implicit cast makes a
     number of: boolean, string, uuid, bytea, json, array or date/time (sum
     and avg take intervals), or an integer parameter a fraction.
@@ -320,12 +342,12 @@ def _not_a_number(name: str, wanted: SqlType | None, found: SqlType) -> bool:
     if wanted is None or found.is_unknown:
         return False
     if is_string(wanted):
-        return found.oid == t.BYTEA and name not in _BYTEA_FORMS
+        return found.oid == t.BYTEA and not definition.bytea_too
     if not is_numeric(wanted):
         return False
     if wanted.oid in (t.INT2, t.INT4, t.INT8) and found.oid in (t.FLOAT4, t.FLOAT8, t.NUMERIC):
         return True  # no implicit cast rounds a fraction: split_part(s, d, 1.5)
-    return found.category in "BSUAD" or (found.category == "T" and name not in ("sum", "avg"))
+    return found.category in "BSUAD" or (found.category == "T" and not definition.interval_too)
 
 
 def check_unnest_argument(array_type: SqlType) -> None:

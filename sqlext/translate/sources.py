@@ -11,10 +11,10 @@ from catalog.dataflow import BATCH_ID
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
 from catalog.sqltypes import INT4, INT8, TEXT, SqlType, check_matchable, common_type
 from catalog.system import LIVE_TABLES
+from executor.functions.registry import FUNCTIONS
 from executor.streaming.windows import VISIBLE
 from sqlext.translate.expression_rules import DATETIME_OIDS
 from sqlext.translate.function_rules import (
-    FUNCTIONS,
     FunctionRules,
     check_unnest_argument,
     listening_channels_call,

@@ -22,9 +22,9 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import INT8, TEXT, SqlType, check_matchable, common_type, is_numeric
+from executor.functions.registry import FUNCTIONS
 from sqlext.sql.sqlite_dialect import not_a_position
 from sqlext.translate.expression_rules import REG_TYPES, is_unknown_literal, reg_name, unalias
-from sqlext.translate.function_rules import FUNCTIONS
 from sqlext.translate.naming import output_name
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 from sqlext.translate.sources import SourceTranslator, physical_table

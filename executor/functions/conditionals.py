@@ -1,0 +1,35 @@
+"""Conditional expressions written as functions: COALESCE, NULLIF, GREATEST
+and LEAST."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from executor.functions.declare import Declarations, common, first_known
+from executor.functions.numbers import is_nan
+
+FUNCTIONS = Declarations()
+
+FUNCTIONS.builtin("coalesce", common, "coalesce", None, min_args=1, same_kind_args=True)
+FUNCTIONS.builtin("nullif", first_known, "nullif", None, min_args=2, max_args=2)
+
+
+def _extreme(pick: Callable[..., Any]) -> Callable[..., Any]:
+    def choose(*values: Any) -> Any:
+        present = [v for v in values if v is not None]
+        if not present:
+            return None
+        if any(isinstance(v, int | float) for v in present):
+            # Numbers: NaN (stored as the text 'NaN') is above all others.
+            return pick(present, key=_nan_last)
+        return pick(present)
+    return choose
+
+
+def _nan_last(value: Any) -> tuple[int, Any]:
+    return (1, 0) if is_nan(value) else (0, value)
+
+
+FUNCTIONS.scalar("greatest", common, None, min_args=1, same_kind_args=True)(_extreme(max))
+FUNCTIONS.scalar("least", common, None, min_args=1, same_kind_args=True)(_extreme(min))

@@ -1,0 +1,229 @@
+"""How a SQL function is declared: once, with its signature, its flags and
+its implementation.
+
+A family module (``strings``, ``aggregates``, ...) makes a ``Declarations``
+and declares each function on it, next to its code::
+
+    FUNCTIONS = Declarations()
+
+    @FUNCTIONS.scalar("left", TEXT, TEXT, INT4, min_args=2, max_args=2)
+    def _left(value: Any, count: Any) -> Any: ...
+
+    FUNCTIONS.builtin("lower", TEXT, "lower", TEXT, min_args=1, max_args=1)
+
+``registry`` gathers the families: the translator reads the signatures
+(``FunctionDef``) and ``register_functions`` puts every implementation on the
+database. A call of a PostgreSQL function becomes a call of its ``target``:
+a SQLite built-in of the same meaning, or ours, named ``sqlext_<name>``
+unless ``sqlite=`` says otherwise. SQLite names are part of the snapshot
+format (views and triggers stored in SQLite call them): never rename one.
+
+Implementations get SQL's storage values (int, float, str, bytes, None) and
+raise ``catalog.errors.SqlError`` for PostgreSQL's errors. Those that look at
+the running statement or the engine are declared with ``runtime`` and made
+once per server from a ``Runtime``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from catalog.sqltypes import TEXT, SqlType, common_type
+from executor.context import StatementContext
+from executor.core import Executor
+from executor.streaming.scheduler import Scheduler
+
+ResultRule = SqlType | Callable[[list[SqlType]], SqlType]
+"""The result type, or how it follows from the argument types."""
+Function = Callable[..., Any]
+
+
+class SessionSignals(Protocol):
+    """What pg_cancel_backend() and pg_terminate_backend() signal: the
+    server's sessions (``sqlext.server.sessions``)."""
+
+    def cancel(self, process_id: int) -> bool:
+        """Cancel the running statement of session ``process_id``."""
+        ...
+
+    def terminate(self, process_id: int) -> bool:
+        """End session ``process_id``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What implementations that look at the running engine are made from."""
+
+    executor: Executor
+    scheduler: Scheduler
+    version: str
+    """What version() returns."""
+    reload_config: Callable[[], bool]
+    """What pg_reload_conf() does."""
+    sessions: SessionSignals
+    listening: Callable[[int], list[str]]
+    """The channels a session (by process id) listens on."""
+
+    def context(self) -> StatementContext:
+        """The running statement's (read at call time)."""
+        return self.executor.context
+
+
+@dataclass(frozen=True, slots=True)
+class Implementation:
+    """A function of ours as SQLite knows it."""
+
+    sqlite_name: str
+    arg_count: int | None
+    """SQLite's narg; None: from the declarations that use it (-1 when their
+    argument counts differ)."""
+    code: Function | type
+    kind: Literal["scalar", "runtime", "aggregate"] = "scalar"
+    """scalar: ``code`` is the function; runtime: ``code`` makes it from the
+    ``Runtime``; aggregate: ``code`` is a class with ``step`` and
+    ``finalize``."""
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDef:
+    """A PostgreSQL function as the translator sees it."""
+
+    result: ResultRule
+    target: str
+    """The SQLite function a call becomes."""
+    args: tuple[SqlType | None, ...] = ()
+    """Types that unknown-typed arguments (literals, parameters) take, by
+    position; the last entry repeats for variadic functions."""
+    min_args: int = 0
+    max_args: int | None = None
+    aggregate: bool = False
+    window_only: bool = False
+    """A window function: a call needs an OVER clause."""
+    numeric_target: str | None = None
+    """Used instead of ``target`` when the first argument is numeric (exact
+    decimal arithmetic instead of SQLite's floating point)."""
+    element_args: bool = False
+    """anyarray, anyelement: arguments of unknown type after the first take
+    the element type of the first (an array)."""
+    session_control: bool = False
+    """Acts on other sessions: a query calling it must not wait for the
+    executor (the session to end may be the one holding it)."""
+    waits_for_dataflow: bool = False
+    """Its answer needs the executor free of other transactions."""
+    same_kind_args: bool = False
+    """The known argument types must make one type (numbers, strings, or
+    dates and timestamps), as COALESCE's must: 42804 otherwise."""
+    bytea_too: bool = False
+    """A text parameter takes bytea as well (PostgreSQL has a bytea form)."""
+    interval_too: bool = False
+    """A numeric parameter takes interval as well."""
+    implementations: tuple[Implementation, ...] = ()
+    """Ours behind ``target`` and ``numeric_target`` (none for SQLite's)."""
+
+    def result_type(self, arg_types: list[SqlType]) -> SqlType:
+        if isinstance(self.result, SqlType):
+            return self.result
+        return self.result(arg_types)
+
+    def arg_type(self, index: int) -> SqlType | None:
+        if not self.args:
+            return None
+        return self.args[min(index, len(self.args) - 1)]
+
+
+@dataclass(slots=True)
+class Declarations:
+    """The functions of one family, by PostgreSQL name, and the functions of
+    ours only the engine's own SQL calls (``internal``)."""
+
+    functions: dict[str, FunctionDef] = field(default_factory=dict)
+    internal_functions: list[Implementation] = field(default_factory=list)
+
+    def builtin(self, name: str, result: ResultRule, target: str, *args: SqlType | None,
+                names: Iterable[str] = (), **flags: Any) -> None:
+        """A PostgreSQL function SQLite has under the name ``target``."""
+        self._declare((name, *names), FunctionDef(result, target, args, **flags))
+
+    def scalar(self, name: str, result: ResultRule, *args: SqlType | None,
+               names: Iterable[str] = (), sqlite: str | None = None,
+               sqlite_args: int | None = None, **flags: Any) -> Callable[[Function], Function]:
+        """A PostgreSQL function implemented by the decorated function
+        (``sqlite_args``: its SQLite narg when the engine's own SQL calls it
+        with other arguments than users may)."""
+        return self._ours(name, result, args, names, sqlite, sqlite_args, flags, "scalar")
+
+    def runtime(self, name: str, result: ResultRule, *args: SqlType | None,
+                names: Iterable[str] = (), sqlite: str | None = None,
+                sqlite_args: int | None = None, **flags: Any) -> Callable[[Function], Function]:
+        """A PostgreSQL function made by the decorated function from the
+        ``Runtime``."""
+        return self._ours(name, result, args, names, sqlite, sqlite_args, flags, "runtime")
+
+    def aggregate(self, name: str, result: ResultRule, target: str | type,
+                  *args: SqlType | None, min_args: int = 1, max_args: int | None = 1,
+                  names: Iterable[str] = (), numeric: type | None = None,
+                  **flags: Any) -> None:
+        """An aggregate SQLite has as ``target``, or ours (``target`` is then
+        its class, named ``sqlext_<name>`` in SQLite); ``numeric``: ours, used
+        when the first argument is numeric."""
+        implementations = []
+        if isinstance(target, type):
+            implementations.append(Implementation(f"sqlext_{name}", 1, target, "aggregate"))
+            target = f"sqlext_{name}"
+        numeric_target = None
+        if numeric is not None:
+            numeric_target = f"sqlext_numeric_{name}"
+            implementations.append(Implementation(numeric_target, 1, numeric, "aggregate"))
+        self._declare((name, *names), FunctionDef(
+            result, target, args, min_args, max_args, aggregate=True,
+            numeric_target=numeric_target, implementations=tuple(implementations), **flags))
+
+    def internal(self, sqlite_name: str, arg_count: int, runtime: bool = False
+                 ) -> Callable[[Function], Function]:
+        """A function of ours that only the engine's own SQL calls (what the
+        translator's rewrites, matview programs and stream triggers emit);
+        ``runtime``: the decorated function makes it from the ``Runtime``."""
+
+        def declare(function: Function) -> Function:
+            self.internal_functions.append(Implementation(
+                sqlite_name, arg_count, function, "runtime" if runtime else "scalar"))
+            return function
+
+        return declare
+
+    def _ours(self, name: str, result: ResultRule, args: tuple[SqlType | None, ...],
+              names: Iterable[str], sqlite: str | None, sqlite_args: int | None,
+              flags: dict[str, Any], kind: Literal["scalar", "runtime"]
+              ) -> Callable[[Function], Function]:
+        target = sqlite or f"sqlext_{name}"
+
+        def declare(function: Function) -> Function:
+            implementation = Implementation(target, sqlite_args, function, kind)
+            self._declare((name, *names), FunctionDef(result, target, args, **flags,
+                                                      implementations=(implementation,)))
+            return function
+
+        return declare
+
+    def _declare(self, names: tuple[str, ...], definition: FunctionDef) -> None:
+        for name in names:
+            if name in self.functions:
+                raise ValueError(f"function {name} is declared twice")
+            self.functions[name] = definition
+
+
+def first_known(types: list[SqlType]) -> SqlType:
+    """The type of the first argument whose type is known (text if none is)."""
+    for found in types:
+        if not found.is_unknown:
+            return SqlType(found.oid, -1, found.display_scale)
+    return TEXT
+
+
+def common(types: list[SqlType]) -> SqlType:
+    """The arguments' common type (text if none is known)."""
+    found = common_type(types)
+    return TEXT if found.is_unknown else found

@@ -1,0 +1,111 @@
+"""Every SQL function sqlext knows, gathered from the families, and putting
+their implementations on the database.
+
+``FUNCTIONS`` is what the translator reads (PostgreSQL name ->
+``FunctionDef``); ``register_functions`` makes each implementation once per
+server and registers it under its SQLite name. A function that fails records
+its PostgreSQL error in the statement context before raising, so the client
+sees the right SQLSTATE rather than SQLite's "user-defined function raised
+exception".
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+from catalog import errors
+from executor.core import Executor
+from executor.functions import (
+    aggregates,
+    arrays,
+    catalog_info,
+    conditionals,
+    json_documents,
+    listen_notify,
+    numbers,
+    rewrites,
+    sequences,
+    session_info,
+    session_signals,
+    streams,
+    strings,
+)
+from executor.functions.declare import Declarations, FunctionDef, Implementation, Runtime
+from storage.sqlite import Database
+
+FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in (
+    session_info, strings, numbers, conditionals, aggregates, arrays, json_documents,
+    sequences, listen_notify, streams, session_signals, catalog_info, rewrites))
+
+
+def _gather() -> dict[str, FunctionDef]:
+    found: dict[str, FunctionDef] = {}
+    for family in FAMILIES:
+        for name, definition in family.functions.items():
+            if name in found:
+                raise ValueError(f"function {name} is declared in two families")
+            found[name] = definition
+    return found
+
+
+FUNCTIONS: Final = _gather()
+"""Every PostgreSQL function sqlext knows, by lower-case name."""
+
+
+class FunctionFailed(Exception):
+    """Raised into SQLite after the real error was parked in the context."""
+
+
+def implementations() -> Iterator[tuple[Implementation, int]]:
+    """Every function of ours, once, with its SQLite argument count."""
+    declared: dict[str, list[Implementation]] = defaultdict(list)
+    arities: dict[str, set[int]] = defaultdict(set)
+    for definition in FUNCTIONS.values():
+        for implementation in definition.implementations:
+            declared[implementation.sqlite_name].append(implementation)
+        if definition.implementations:
+            fixed = definition.min_args == definition.max_args
+            arities[definition.target].add(definition.min_args if fixed else -1)
+    for family in FAMILIES:
+        for implementation in family.internal_functions:
+            declared[implementation.sqlite_name].append(implementation)
+    for name, found in declared.items():
+        first = found[0]
+        if any(other.code is not first.code or other.kind != first.kind for other in found):
+            raise ValueError(f"{name} is declared with different implementations")
+        counts = {i.arg_count for i in found if i.arg_count is not None} or arities[name]
+        yield first, counts.pop() if len(counts) == 1 else -1
+
+
+def register_functions(database: Database, runtime: Runtime) -> None:
+    """Put every implementation on the database (once per server)."""
+    for implementation, arg_count in implementations():
+        if implementation.kind == "aggregate":
+            database.create_aggregate(implementation.sqlite_name, arg_count,
+                                      implementation.code)
+            continue
+        function = (implementation.code(runtime) if implementation.kind == "runtime"
+                    else implementation.code)
+        database.create_function(implementation.sqlite_name, arg_count,
+                                 _guard(runtime.executor, function))
+
+
+def _guard(executor: Executor, function: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def call(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except errors.SqlError as exc:
+            executor.context.fail(exc)
+            raise FunctionFailed(exc.message) from exc
+        except Exception as exc:
+            # A bug: say where, rather than SQLite's "user-defined function
+            # raised exception".
+            error = errors.InternalError(
+                f"{function.__name__}{args!r} failed: {type(exc).__name__}: {exc}")
+            executor.context.fail(error)
+            raise FunctionFailed(error.message) from exc
+    return call

@@ -1,0 +1,256 @@
+"""String functions: text and binary strings, regular expressions, quoting."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from catalog import errors
+from catalog import types as t
+from catalog.sqltypes import BOOL, BYTEA, INT4, TEXT
+from executor import codecs
+from executor.functions.declare import Declarations
+from executor.functions.numbers import is_nan
+
+FUNCTIONS = Declarations()
+
+FUNCTIONS.builtin("length", INT4, "length", TEXT, min_args=1, max_args=1, bytea_too=True)
+FUNCTIONS.builtin("char_length", INT4, "length", TEXT, min_args=1, max_args=1,
+                  names=("character_length",))
+FUNCTIONS.builtin("lower", TEXT, "lower", TEXT, min_args=1, max_args=1)
+FUNCTIONS.builtin("upper", TEXT, "upper", TEXT, min_args=1, max_args=1)
+FUNCTIONS.builtin("replace", TEXT, "replace", TEXT, min_args=3, max_args=3)
+FUNCTIONS.builtin("substr", TEXT, "substr", TEXT, INT4, INT4, min_args=2, max_args=3)
+FUNCTIONS.builtin("strpos", INT4, "instr", TEXT, TEXT, min_args=2, max_args=2)
+FUNCTIONS.builtin("btrim", TEXT, "trim", TEXT, min_args=1, max_args=2)
+FUNCTIONS.builtin("ltrim", TEXT, "ltrim", TEXT, min_args=1, max_args=2)
+FUNCTIONS.builtin("rtrim", TEXT, "rtrim", TEXT, min_args=1, max_args=2)
+FUNCTIONS.builtin("ascii", INT4, "unicode", TEXT, min_args=1, max_args=1)
+
+
+@FUNCTIONS.scalar("octet_length", INT4, TEXT, min_args=1, max_args=1, bytea_too=True)
+def _octet_length(value: Any) -> Any:
+    return None if value is None else len(
+        value if isinstance(value, bytes) else str(value).encode())
+
+
+@FUNCTIONS.scalar("concat", TEXT, TEXT)
+def _concat(*values: Any) -> str:
+    return "".join(str(v) for v in values if v is not None)
+
+
+@FUNCTIONS.scalar("concat_ws", TEXT, TEXT, min_args=1)
+def _concat_ws(separator: Any, *values: Any) -> Any:
+    if separator is None:
+        return None
+    return str(separator).join(str(v) for v in values if v is not None)
+
+
+@FUNCTIONS.scalar("left", TEXT, TEXT, INT4, min_args=2, max_args=2)
+def _left(value: Any, count: Any) -> Any:
+    if value is None or count is None:
+        return None
+    return str(value)[:int(count)]
+
+
+@FUNCTIONS.scalar("right", TEXT, TEXT, INT4, min_args=2, max_args=2)
+def _right(value: Any, count: Any) -> Any:
+    if value is None or count is None:
+        return None
+    count = int(count)
+    text = str(value)
+    return text[-count:] if count > 0 else text[-count:] if count < 0 else ""
+
+
+@FUNCTIONS.scalar("repeat", TEXT, TEXT, INT4, min_args=2, max_args=2)
+def _repeat(value: Any, count: Any) -> Any:
+    return None if value is None or count is None else str(value) * max(int(count), 0)
+
+
+def _pad(left: bool) -> Callable[..., Any]:
+    def pad(value: Any, length: Any, fill: Any = " ") -> Any:
+        if value is None or length is None or fill is None:
+            return None
+        if is_nan(length) or length in (math.inf, -math.inf):
+            raise errors.NumericValueOutOfRange("integer out of range")
+        text, length = str(value), int(length)
+        if length <= len(text):
+            return text[:max(length, 0)]
+        if not fill:
+            return text
+        padding = (str(fill) * length)[: length - len(text)]
+        return padding + text if left else text + padding
+    return pad
+
+
+FUNCTIONS.scalar("lpad", TEXT, TEXT, INT4, TEXT, min_args=2, max_args=3)(_pad(left=True))
+FUNCTIONS.scalar("rpad", TEXT, TEXT, INT4, TEXT, min_args=2, max_args=3)(_pad(left=False))
+
+
+@FUNCTIONS.scalar("split_part", TEXT, TEXT, TEXT, INT4, min_args=3, max_args=3)
+def _split_part(value: Any, delimiter: Any, field: Any) -> Any:
+    if value is None or delimiter is None or field is None:
+        return None
+    if field == 0:
+        raise errors.InvalidParameterValue("field position must not be zero")
+    parts = str(value).split(str(delimiter)) if delimiter else [str(value)]
+    index = field - 1 if field > 0 else len(parts) + field
+    return parts[index] if 0 <= index < len(parts) else ""
+
+
+@FUNCTIONS.scalar("reverse", TEXT, TEXT, min_args=1, max_args=1)
+def _reverse(value: Any) -> Any:
+    return None if value is None else str(value)[::-1]
+
+
+@FUNCTIONS.scalar("initcap", TEXT, TEXT, min_args=1, max_args=1)
+def _initcap(value: Any) -> Any:
+    if value is None:
+        return None
+    return re.sub(r"[A-Za-z0-9]+", lambda m: m.group(0)[0].upper() + m.group(0)[1:].lower(),
+                  str(value))
+
+
+@FUNCTIONS.scalar("md5", TEXT, TEXT, min_args=1, max_args=1, bytea_too=True)
+def _md5(value: Any) -> Any:
+    return None if value is None else hashlib.md5(
+        value if isinstance(value, bytes) else str(value).encode()).hexdigest()
+
+
+@FUNCTIONS.scalar("starts_with", BOOL, TEXT, TEXT, min_args=2, max_args=2)
+def _starts_with(value: Any, prefix: Any) -> Any:
+    return None if value is None or prefix is None else int(str(value).startswith(str(prefix)))
+
+
+@FUNCTIONS.scalar("chr", TEXT, INT4, min_args=1, max_args=1)
+def _chr(code: Any) -> Any:
+    """chr(): a character of UTF-8, PostgreSQL's errors for the rest (SQLite's
+    char() makes surrogates, which no client can decode, and NULs)."""
+    if code is None:
+        return None
+    if code < 0:
+        raise errors.InvalidParameterValue("character number must be positive")
+    if code == 0:
+        raise errors.ProgramLimitExceeded("null character not permitted")
+    if code > 0x10FFFF:
+        raise errors.ProgramLimitExceeded(f"requested character too large for encoding: {code}")
+    if 0xD800 <= code <= 0xDFFF:
+        raise errors.ProgramLimitExceeded(f"requested character not valid for encoding: {code}")
+    return chr(code)
+
+
+@FUNCTIONS.scalar("quote_ident", TEXT, TEXT, min_args=1, max_args=1)
+def _quote_ident(value: Any) -> Any:
+    if value is None:
+        return None
+    text = str(value)
+    if re.fullmatch(r"[a-z_][a-z0-9_$]*", text):
+        return text
+    return '"' + text.replace('"', '""') + '"'
+
+
+@FUNCTIONS.scalar("quote_literal", TEXT, TEXT, min_args=1, max_args=1)
+def _quote_literal(value: Any) -> Any:
+    if value is None:
+        return None
+    text = str(value).replace("'", "''")
+    if "\\" in text:
+        return "E'" + text.replace("\\", "\\\\") + "'"
+    return "'" + text + "'"
+
+
+@FUNCTIONS.scalar("encode", TEXT, BYTEA, TEXT, min_args=2, max_args=2)
+def _encode(data: Any, form: Any) -> Any:
+    if data is None or form is None:
+        return None
+    raw = data if isinstance(data, bytes) else str(data).encode()
+    if form == "hex":
+        return raw.hex()
+    if form == "base64":
+        return base64.b64encode(raw).decode()
+    if form == "escape":
+        return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\{b:03o}" for b in raw)
+    raise errors.InvalidParameterValue(f'unrecognized encoding: "{form}"')
+
+
+@FUNCTIONS.scalar("decode", BYTEA, TEXT, min_args=2, max_args=2)
+def _decode(text: Any, form: Any) -> Any:
+    if text is None or form is None:
+        return None
+    try:
+        if form == "hex":
+            return bytes.fromhex(str(text))
+        if form == "base64":
+            return base64.b64decode(str(text), validate=False)
+        if form == "escape":
+            return codecs.text_decoder(t.BYTEA)(str(text))
+    except ValueError as exc:
+        raise errors.InvalidParameterValue(f"invalid {form} data: {exc}") from None
+    raise errors.InvalidParameterValue(f'unrecognized encoding: "{form}"')
+
+
+# --- regular expressions ----------------------------------------------------------------
+
+_POSIX_CLASSES = {
+    "[:alpha:]": "a-zA-Z", "[:digit:]": "0-9", "[:alnum:]": "a-zA-Z0-9",
+    "[:upper:]": "A-Z", "[:lower:]": "a-z", "[:space:]": r"\s", "[:punct:]": r"!-/:-@\[-`{-~",
+    "[:xdigit:]": "0-9A-Fa-f", "[:word:]": r"\w",
+}
+
+
+@functools.lru_cache(maxsize=512)
+def _regex(pattern: str, insensitive: bool) -> re.Pattern[str]:
+    translated = pattern
+    for posix, python in _POSIX_CLASSES.items():
+        translated = translated.replace(posix, python)
+    try:
+        return re.compile(translated, re.IGNORECASE if insensitive else 0)
+    except re.error as exc:
+        raise errors.InvalidRegularExpression(
+            f"invalid regular expression: {exc}") from None
+
+
+@FUNCTIONS.internal("sqlext_regex_match", 3)
+def _regex_match(value: Any, pattern: Any, insensitive: int) -> Any:
+    """The ~ and ~* operators (and their negations)."""
+    if value is None or pattern is None:
+        return None
+    return 1 if _regex(str(pattern), bool(insensitive)).search(str(value)) else 0
+
+
+@FUNCTIONS.scalar("regexp_replace", TEXT, TEXT, min_args=3, max_args=4)
+def _regexp_replace(value: Any, pattern: Any, replacement: Any, flags: Any = "") -> Any:
+    if value is None or pattern is None or replacement is None:
+        return None
+    flags = flags or ""
+    compiled = _regex(str(pattern), "i" in flags)
+    template = str(replacement)
+    return compiled.sub(lambda match: _expand(template, match), str(value),
+                        count=0 if "g" in flags else 1)
+
+
+def _expand(template: str, match: re.Match[str]) -> str:
+    r"""PostgreSQL's replacement text: \1 to \9 are groups, \& the match,
+    \\ a backslash; any other backslash stays as it is."""
+    out: list[str] = []
+    index = 0
+    while index < len(template):
+        char = template[index]
+        following = template[index + 1] if index + 1 < len(template) else ""
+        if char == "\\" and following and following in "123456789&\\":
+            if following == "&":
+                out.append(match.group(0))
+            elif following == "\\":
+                out.append("\\")
+            elif int(following) <= (match.re.groups or 0):
+                out.append(match.group(int(following)) or "")
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
