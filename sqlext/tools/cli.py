@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from sqlext.tools.bench import spark as spark_bench
 from sqlext.tools.bench import wire as wire_bench
 from sqlext.tools.bench.baseline import BaselineUnavailable, baseline
 from sqlext.tools.bench.harness import BenchmarkFailed, Output, Variant, run_variants
+from sqlext.tools.bench.spark import SparkUnavailable
 from sqlext.tools.client_options import client_parser, connect
 from sqlext.tools.peer import PeerUnavailable
 from sqlext.tools.processes import start_sqlext
@@ -141,6 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # the reader went away (sqlext status | head): stop quietly, as psql does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     logs.configure(getattr(args, "log_level", "INFO"), getattr(args, "log_format", "text"))
     if args.command == "run":
@@ -159,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         options=f" --baseline {args.baseline}" if args.baseline else "")
         try:
             BENCHMARKS[args.name](args, output)
-        except (BenchmarkFailed, PeerUnavailable, BaselineUnavailable) as exc:
+        except (BenchmarkFailed, PeerUnavailable, BaselineUnavailable, SparkUnavailable) as exc:
             print(f"sqlext bench {args.name}: {exc}", file=sys.stderr)
             return 1
         return 0

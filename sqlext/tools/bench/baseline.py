@@ -43,6 +43,9 @@ def baseline(revision: str) -> Iterator[Baseline]:
 
 
 def _git(*args: str) -> None:
+    if not (CHECKOUT / ".git").exists():
+        raise BaselineUnavailable(f"--baseline runs from a git checkout of sqlext, and {CHECKOUT} "
+                                  "is not one")
     try:
         subprocess.run(["git", "-C", str(CHECKOUT), *args], check=True, capture_output=True,
                        text=True)

@@ -18,8 +18,10 @@ import psycopg
 from sqlext.tools.bench import pipeline
 from sqlext.tools.bench.harness import Measured, Variant, timed_run, use_schema
 
-EXAMPLE_DIR: Final = Path(__file__).resolve().parents[3] / "examples" / "leaderboard"
-SCHEMA_FILE: Final = EXAMPLE_DIR / "leaderboard.sql"
+WORKLOADS: Final = Path(__file__).resolve().parent / "workloads"
+"""The SQL of examples/leaderboard, installed with the package (links to it
+in a checkout)."""
+SCHEMA_FILE: Final = WORKLOADS / "leaderboard.sql"
 CONTESTANTS: Final = 50
 INSERT_VOTE: Final = "INSERT INTO votes_in VALUES ($1, $2, $3)"
 BENCH_VOTES: Final = 10_000
@@ -99,13 +101,13 @@ def tables_script() -> str:
 def load_procedures(conn: psycopg.Connection) -> None:
     """The Leaderboard as procedures a client calls (client_driven.sql)."""
     conn.execute(tables_script())
-    conn.execute((EXAMPLE_DIR / "client_driven.sql").read_text())
+    conn.execute((WORKLOADS / "client_driven.sql").read_text())
 
 
 def load_postgres_triggers(conn: psycopg.Connection) -> None:
     """The procedures, run by a PL/pgSQL trigger on each inserted vote."""
     load_procedures(conn)
-    conn.execute((EXAMPLE_DIR / "postgres_triggers.sql").read_text())
+    conn.execute((WORKLOADS / "postgres_triggers.sql").read_text())
 
 
 def final_state(conn: psycopg.Connection) -> tuple[object, ...]:

@@ -45,8 +45,18 @@ class Timing:
         return statistics.median(self.seconds)
 
 
+class SparkUnavailable(RuntimeError):
+    """PySpark or the PostgreSQL JDBC driver is not installed."""
+
+
 def spark_session() -> SparkSession:
-    from pyspark.sql import SparkSession
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:
+        raise SparkUnavailable("it needs PySpark: pip install 'sqlext[spark]'") from exc
+    if not Path(JDBC_JAR).exists():
+        raise SparkUnavailable(f"it needs the PostgreSQL JDBC driver at {JDBC_JAR}: "
+                               "apt-get install libpostgresql-jdbc-java")
 
     session = (SparkSession.builder.master(f"local[{PARTITIONS}]").appName("sqlext-bench")
                .config("spark.jars", JDBC_JAR)

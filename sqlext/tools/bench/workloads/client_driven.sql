@@ -1,0 +1,1 @@
+../../../../examples/leaderboard/client_driven.sql

@@ -1,0 +1,1 @@
+../../../../examples/leaderboard/postgres_triggers.sql
