@@ -34,13 +34,13 @@ from typing import Any, Final, Protocol
 
 from catalog import errors
 from catalog.schema import Catalog
-from executor import error_translation as error_map
+from executor import error_translation
 from executor.batches import BatchLedger, LedgerMark
 from executor.context import StatementContext
 from executor.matview_maintenance import recompute_stale
 from executor.notifications import Notification, Pending, PendingMark, notification
 from executor.plans import SqlPlan
-from storage import sqlite as engine
+from storage import sqlite
 
 log = logging.getLogger("sqlext")
 
@@ -143,9 +143,9 @@ class LiveCursor:
     that failed was another session's ``materialize``, the error waits for
     the portal's next fetch: it belongs to this statement, not the writer's."""
 
-    def __init__(self, executor: Executor, cursor: engine.Cursor, buffered: list[Any]) -> None:
+    def __init__(self, executor: Executor, cursor: sqlite.Cursor, buffered: list[Any]) -> None:
         self._executor = executor
-        self._cursor: engine.Cursor | None = cursor
+        self._cursor: sqlite.Cursor | None = cursor
         self._buffer: deque[Any] = deque(buffered)
         self._failure: Exception | None = None
         executor.live_cursors.add(self)
@@ -227,7 +227,7 @@ class _Transaction:
 class Executor:
     """Owns the database and the committed catalog."""
 
-    def __init__(self, database: engine.Database, catalog: Catalog,
+    def __init__(self, database: sqlite.Database, catalog: Catalog,
                  make_wakeup: Callable[[], Wakeup]) -> None:
         self.database = database
         self.catalog = catalog
@@ -383,13 +383,13 @@ class Executor:
             if writing and self.sealing_batches is not None:
                 self.sealing_batches(token, transaction.catalog, writing)
             self.database.execute("COMMIT")
-        except engine.Error as exc:
+        except sqlite.Error as exc:
             if self.database.in_transaction:
                 self.database.execute("ROLLBACK")
             self.batches.rollback()
             token.pending = None
             self._release()
-            raise error_map.translate(exc, transaction.catalog) from exc
+            raise error_translation.translate(exc, transaction.catalog) from exc
         self.catalog = transaction.catalog
         created = self.batches.commit()
         log = transaction.log
@@ -511,18 +511,18 @@ class Executor:
         if self._transaction is None and self._waiters:
             self._wake_waiters()
 
-    def translate_error(self, exc: engine.Error, token: Token, target: str | None = None,
+    def translate_error(self, exc: sqlite.Error, token: Token, target: str | None = None,
                         verb: str | None = None) -> errors.SqlError:
         pending = self.context.take_error()
         if pending is not None:
             return pending
-        if engine.error_name(exc) == "SQLITE_INTERRUPT":
+        if sqlite.error_name(exc) == "SQLITE_INTERRUPT":
             if self._timed_out:
                 return errors.QueryCanceled("canceling statement due to statement timeout")
             return errors.QueryCanceled("canceling statement due to user request")
-        return error_map.translate(exc, self.working_catalog(token), target, verb)
+        return error_translation.translate(exc, self.working_catalog(token), target, verb)
 
-    def run_plan(self, plan: SqlPlan, args: Sequence[Any]) -> engine.Cursor:
+    def run_plan(self, plan: SqlPlan, args: Sequence[Any]) -> sqlite.Cursor:
         """Run a translated statement with its parameter values as the
         context's role (42501 unless it holds the privileges the plan needs);
         the live system views and materialized views it reads are brought
@@ -540,7 +540,7 @@ class Executor:
             recompute_stale(self.database, self.context.catalog, plan.recompute)
         return self.database.execute(plan.sql, plan.bound(args))
 
-    def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> engine.Cursor:
+    def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> sqlite.Cursor:
         """Run a DML statement once per row of parameter values (COPY FROM)."""
         self._check_access(plan)
         return self.database.executemany(plan.sql, rows)

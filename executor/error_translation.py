@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from catalog import errors
 from catalog.schema import Catalog, Relation
-from storage import sqlite as engine
+from storage import sqlite
 
 
 def _relation(catalog: Catalog, physical: str) -> Relation | None:
@@ -87,11 +87,11 @@ def _foreign_key(catalog: Catalog, target: str | None, verb: str | None) -> erro
 
 
 def translate(
-    exc: engine.Error, catalog: Catalog, target: str | None = None, verb: str | None = None
+    exc: sqlite.Error, catalog: Catalog, target: str | None = None, verb: str | None = None
 ) -> errors.SqlError:
     """The PostgreSQL error for a SQLite error raised by a statement."""
     message = str(exc)
-    name = engine.error_name(exc)
+    name = sqlite.error_name(exc)
     if name == "SQLITE_CONSTRAINT_UNIQUE" or name == "SQLITE_CONSTRAINT_PRIMARYKEY":
         return _unique(catalog, message.partition(":")[2])
     if name == "SQLITE_CONSTRAINT_NOTNULL":

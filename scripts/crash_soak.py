@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlext.tools.bench.leaderboard import generate_votes
+from sqlext.tools.bench.leaderboard_bench import generate_votes
 from tests.fixtures.crash_loop import CrashLoop
 from tests.fixtures.leaderboard_oracle import Oracle, assert_matches
 

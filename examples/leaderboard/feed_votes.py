@@ -12,7 +12,7 @@ import time
 
 import psycopg
 
-from sqlext.tools.bench.leaderboard import generate_votes, send_pipelined
+from sqlext.tools.bench.leaderboard_bench import generate_votes, send_pipelined
 
 
 def main() -> None:

@@ -1,25 +1,26 @@
 """Applying any schema change as a role: the one place DDL is routed.
 
-Each family of specs has its own apply function (``tables``, ``dataflow``,
-``roles``, ``schemas``); ``privileges`` decides first whether the role may
-make the change, and afterwards what it created becomes the role's.
+Each family of specs has its own apply function (``relations``,
+``dataflow_objects``, ``access_control``, ``drop_schema``); ``privileges``
+decides first whether the role may make the change, and afterwards what it
+created becomes the role's.
 """
 
 from __future__ import annotations
 
 from catalog.schema import Catalog
-from executor.ddl import privileges, tables
-from executor.ddl.dataflow import DATAFLOW_SPECS, DataflowSpec, apply_dataflow
-from executor.ddl.roles import ROLE_SPECS, RoleSpec, apply_role
-from executor.ddl.schemas import drop_schemas
+from executor.ddl import privileges, relations
+from executor.ddl.access_control import ROLE_SPECS, RoleSpec, apply_role
+from executor.ddl.dataflow_objects import DATAFLOW_SPECS, DataflowSpec, apply_dataflow
+from executor.ddl.drop_schema import drop_schemas
 from storage.sqlite import Database
 
-DdlSpec = tables.DdlSpec | DataflowSpec | RoleSpec
+DdlSpec = relations.DdlSpec | DataflowSpec | RoleSpec
 """Every schema change the compiler produces."""
 
 
 def apply_as(role: str, spec: DdlSpec, catalog: Catalog, database: Database
-             ) -> tables.DdlResult:
+             ) -> relations.DdlResult:
     """Apply ``spec`` to ``catalog`` (and ``database``) inside the running
     transaction, as ``role``."""
     if isinstance(spec, ROLE_SPECS):
@@ -27,9 +28,9 @@ def apply_as(role: str, spec: DdlSpec, catalog: Catalog, database: Database
     privileges.check(spec, catalog, role)
     if isinstance(spec, DATAFLOW_SPECS):
         result = apply_dataflow(spec, catalog, database)
-    elif isinstance(spec, tables.Drop) and spec.kind == "schema":
+    elif isinstance(spec, relations.Drop) and spec.kind == "schema":
         result = drop_schemas(spec, catalog, database)
     else:
-        result = tables.apply(spec, catalog, database)
+        result = relations.apply(spec, catalog, database)
     result.catalog = privileges.owned_by_creator(catalog, result.catalog, role)
     return result

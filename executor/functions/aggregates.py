@@ -13,7 +13,7 @@ from typing import Any
 from catalog import types as t
 from catalog.sqltypes import BOOL, FLOAT8, INT4, INT8, INTERVAL, NUMERIC, TEXT, SqlType
 from executor.functions.declare import Declarations, first_known
-from executor.functions.numbers import float_or_numeric
+from executor.functions.math_functions import float_or_numeric
 
 FUNCTIONS = Declarations()
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from executor.functions.declare import Declarations, common, first_known
-from executor.functions.numbers import is_nan
+from executor.functions.math_functions import is_nan
 
 FUNCTIONS = Declarations()
 

@@ -20,25 +20,26 @@ from catalog import errors
 from executor.core import Executor
 from executor.functions import (
     aggregates,
-    arrays,
+    array_functions,
     catalog_info,
     conditionals,
-    json_documents,
+    json_functions,
     listen_notify,
-    numbers,
+    math_functions,
     rewrites,
     sequences,
     session_info,
     session_signals,
     streams,
-    strings,
+    string_functions,
 )
 from executor.functions.declare import Declarations, FunctionDef, Implementation, Runtime
 from storage.sqlite import Database
 
 FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in (
-    session_info, strings, numbers, conditionals, aggregates, arrays, json_documents,
-    sequences, listen_notify, streams, session_signals, catalog_info, rewrites))
+    session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
+    json_functions, sequences, listen_notify, streams, session_signals, catalog_info,
+    rewrites))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -13,7 +13,7 @@ from catalog import errors
 from catalog import types as t
 from executor import codecs
 from executor.functions.declare import Declarations, Function, Runtime
-from executor.functions.numbers import is_nan
+from executor.functions.math_functions import is_nan
 from executor.values import conversions
 
 FUNCTIONS = Declarations()

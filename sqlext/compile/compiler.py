@@ -21,9 +21,7 @@ from catalog.dataflow import Parameter, Procedure
 from catalog.schema import PG_CATALOG, Catalog
 from catalog.sqltypes import SqlType
 from executor import codecs
-from executor.ddl import dataflow as dataflow_specs
-from executor.ddl import tables as ddl
-from executor.ddl.roles import RoleSpec
+from executor.ddl.dispatch import DdlSpec
 from executor.functions.registry import FUNCTIONS
 from executor.plans import AfterInsert, OutputColumn, ParamType, SqlPlan
 from sqlext.compile.dataflow_ddl import DataflowCompiler
@@ -49,7 +47,7 @@ class Compiled:
     params: tuple[ParamType, ...]
     columns: tuple[OutputColumn, ...] | None
     plan: SqlPlan | None = None
-    ddl: ddl.DdlSpec | dataflow_specs.DataflowSpec | RoleSpec | None = None
+    ddl: DdlSpec | None = None
     utility: x.UtilityStatement | None = None
     call: CallPlan | None = None
     """CALL (a utility): the procedure and how its arguments are computed."""

@@ -1,5 +1,5 @@
 """CREATE STREAM / PROCEDURE / TRIGGER and DROP STREAM / PROCEDURE / TRIGGER
-trees to the executor's specs.
+trees to the executor's dataflow_objects.
 
 Procedure and EE-trigger bodies are checked when they are created, as
 PostgreSQL checks SQL function bodies: every statement must parse, be one
@@ -19,8 +19,7 @@ from catalog import types as t
 from catalog.dataflow import DEFAULT_KEEP_BATCHES, Parameter, StreamOptions, WindowSpec
 from catalog.schema import Catalog
 from executor import codecs
-from executor.ddl import dataflow as specs
-from executor.ddl import tables as ddl
+from executor.ddl import dataflow_objects, relations
 from executor.notifications import check_channel
 from executor.values import conversions
 from sqlext.compile import python_procedures
@@ -99,7 +98,7 @@ class DataflowCompiler:
         self.search_path = tables.search_path
         self.check_body = check_body
 
-    def compile(self, node: x.DataflowDdl) -> ddl.DdlSpec | specs.DataflowSpec:
+    def compile(self, node: x.DataflowDdl) -> relations.DdlSpec | dataflow_objects.DataflowSpec:
         if isinstance(node, x.CreateStream):
             return self._create_stream(node)
         if isinstance(node, x.CreateProcedure):
@@ -112,7 +111,7 @@ class DataflowCompiler:
             return self._create_window(node)
         raise errors.FeatureNotSupported(f"{node.key.upper()} is not supported yet")
 
-    def _create_window(self, node: x.CreateWindow) -> specs.CreateWindow:
+    def _create_window(self, node: x.CreateWindow) -> dataflow_objects.CreateWindow:
         target = node.this
         stream_node = node.args["stream"]
         stream = self.catalog.relation(stream_node.name, stream_node.db or None,
@@ -141,17 +140,17 @@ class DataflowCompiler:
         spec = WindowSpec((stream.schema, stream.name), rows, size, slide,
                           str(column_name) if column_name else None, column_type,
                           str(partition) if partition else None)
-        return specs.CreateWindow(creation_schema(target, self.catalog, self.search_path),
-                                  target.name, spec)
+        return dataflow_objects.CreateWindow(
+            creation_schema(target, self.catalog, self.search_path), target.name, spec)
 
-    def _create_stream(self, node: x.CreateStream) -> ddl.CreateTable:
+    def _create_stream(self, node: x.CreateStream) -> relations.CreateTable:
         options = dict(node.args.get("options") or {})
         for name in options:
             if name not in _STREAM_OPTIONS:
                 raise errors.InvalidParameterValue(f'unrecognized stream option "{name}"')
         table = exp.Create(kind="TABLE", this=node.this.copy(), exists=node.args.get("exists"))
         spec = self.tables.compile(table)
-        assert isinstance(spec, ddl.CreateTable)
+        assert isinstance(spec, relations.CreateTable)
         batch_column = options.get("batch_column")
         notify = options.get("notify")
         return replace(spec, stream=StreamOptions(
@@ -159,7 +158,7 @@ class DataflowCompiler:
             None if notify is None else check_channel(str(notify)),
             _keep_batches(options.get("keep_batches"), notify is not None)))
 
-    def _create_procedure(self, node: x.CreateProcedure) -> specs.CreateProcedure:
+    def _create_procedure(self, node: x.CreateProcedure) -> dataflow_objects.CreateProcedure:
         target = node.this
         schema = creation_schema(target, self.catalog, self.search_path)
         params = tuple(self._parameter(p) for p in node.expressions)
@@ -174,7 +173,7 @@ class DataflowCompiler:
         else:
             raise errors.UndefinedObject(f'language "{language}" does not exist',
                                          hint="Procedures are written in sql or python.")
-        return specs.CreateProcedure(schema, target.name, params, language, body,
+        return dataflow_objects.CreateProcedure(schema, target.name, params, language, body,
                                      bool(node.args.get("replace")))
 
     def _parameter(self, node: x.ProcedureParam) -> Parameter:
@@ -183,7 +182,7 @@ class DataflowCompiler:
         return Parameter(node.name or None, sql_type.oid, sql_type.typmod,
                          pg_sql(default) if default is not None else None)
 
-    def _create_trigger(self, node: x.CreateTrigger) -> specs.CreateTrigger:
+    def _create_trigger(self, node: x.CreateTrigger) -> dataflow_objects.CreateTrigger:
         target_node = node.args["target"]
         target = self.catalog.relation(target_node.name, target_node.db or None,
                                        self.search_path)
@@ -222,14 +221,14 @@ class DataflowCompiler:
             for statement in body_statements(str(body), "a trigger"):
                 self.check_body(statement, ())
         schema = target.schema
-        return specs.CreateTrigger(schema, str(node.name), event,
+        return dataflow_objects.CreateTrigger(schema, str(node.name), event,
                                    (target.schema, target.name), procedure_key,
                                    None if body is None else str(body))
 
-    def _drop(self, node: x.DropDataflow) -> specs.DropDataflow:
+    def _drop(self, node: x.DropDataflow) -> dataflow_objects.DropDataflow:
         kind = str(node.args["kind"])
         names = tuple(self._drop_target(kind, table) for table in node.expressions)
-        return specs.DropDataflow(kind, names, bool(node.args.get("exists")),
+        return dataflow_objects.DropDataflow(kind, names, bool(node.args.get("exists")),
                                   bool(node.args.get("cascade")))
 
     def _drop_target(self, kind: str, table: exp.Table) -> tuple[str, str]:

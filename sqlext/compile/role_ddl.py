@@ -1,4 +1,4 @@
-"""Role and privilege statements: parse trees to ``executor.ddl.roles`` specs.
+"""Role and privilege statements: parse trees to ``executor.ddl.access_control`` specs.
 
 Passwords never reach the catalog or the command log: the session turns
 them into verifiers (``password_stored``) before the change is applied, and
@@ -15,7 +15,7 @@ from dataclasses import replace
 from catalog import errors
 from catalog.roles import PROCEDURE_PRIVILEGES, TABLE_PRIVILEGES
 from catalog.schema import Catalog
-from executor.ddl.roles import (
+from executor.ddl.access_control import (
     AlterRole,
     CreateRole,
     DropRoles,

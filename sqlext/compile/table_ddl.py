@@ -14,7 +14,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
-from executor.ddl import tables as ddl
+from executor.ddl import relations
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -86,10 +86,10 @@ class DdlCompiler:
         self.catalog = translator.catalog
         self.search_path = translator.search_path
 
-    def compile(self, node: exp.Expression) -> ddl.DdlSpec:
+    def compile(self, node: exp.Expression) -> relations.DdlSpec:
         if isinstance(node, x.RefreshMatview):
             schema, name = self._resolved(node.this)
-            return ddl.RefreshMatview(schema, name)
+            return relations.RefreshMatview(schema, name)
         if isinstance(node, exp.Create):
             return self._create(node)
         if isinstance(node, exp.Drop):
@@ -97,14 +97,14 @@ class DdlCompiler:
         if isinstance(node, exp.TruncateTable):
             for item in node.expressions:
                 _must_be_table(item)
-            return ddl.Truncate(tuple(self._resolved(t) for t in node.expressions))
+            return relations.Truncate(tuple(self._resolved(t) for t in node.expressions))
         if isinstance(node, exp.Alter):
             return self._alter(node)
         raise errors.FeatureNotSupported(f"{node.key.upper()} is not supported")
 
     # --- CREATE ----------------------------------------------------------------
 
-    def _create(self, node: exp.Create) -> ddl.DdlSpec:
+    def _create(self, node: exp.Create) -> relations.DdlSpec:
         kind = str(node.args.get("kind") or "").upper()
         properties = node.args.get("properties")
         if properties is not None and any(
@@ -125,31 +125,31 @@ class DdlCompiler:
         if kind == "VIEW":
             return self._create_view(node)
         if kind == "SCHEMA":
-            return ddl.CreateSchema(node.this.db or node.this.name,
+            return relations.CreateSchema(node.this.db or node.this.name,
                                     bool(node.args.get("exists")))
         if kind == "SEQUENCE":
             return self._create_sequence(node)
         raise errors.FeatureNotSupported(f"CREATE {kind} is not supported")
 
-    def _create_table(self, node: exp.Create) -> ddl.CreateTable:
+    def _create_table(self, node: exp.Create) -> relations.CreateTable:
         schema_node = node.this
         if not isinstance(schema_node, exp.Schema):
             raise errors.SqlSyntaxError("CREATE TABLE needs a column list")
         table = schema_node.this
         schema = creation_schema(table, self.catalog, self.search_path)
-        columns: list[ddl.ColumnSpec] = []
-        constraints: list[ddl.ConstraintSpec] = []
+        columns: list[relations.ColumnSpec] = []
+        constraints: list[relations.ConstraintSpec] = []
         for item in schema_node.expressions:
             if isinstance(item, exp.ColumnDef):
                 columns.append(self._column(item, table.name, constraints))
             else:
                 constraints.append(self._table_constraint(item, columns, table.name))
-        return self._finish_checks(ddl.CreateTable(
+        return self._finish_checks(relations.CreateTable(
             schema, table.name, tuple(columns), tuple(constraints),
             bool(node.args.get("exists"))))
 
     def _column(self, item: exp.ColumnDef, table: str,
-                constraints: list[ddl.ConstraintSpec]) -> ddl.ColumnSpec:
+                constraints: list[relations.ConstraintSpec]) -> relations.ColumnSpec:
         name = item.name
         kind = item.args.get("kind")
         if kind is None:
@@ -166,16 +166,16 @@ class DdlCompiler:
             elif isinstance(spec, exp.DefaultColumnConstraint):
                 default = self._default(spec.this, sql_type, name)
             elif isinstance(spec, exp.PrimaryKeyColumnConstraint):
-                constraints.append(ddl.ConstraintSpec("p", (name,), constraint_name))
+                constraints.append(relations.ConstraintSpec("p", (name,), constraint_name))
             elif isinstance(spec, exp.UniqueColumnConstraint):
-                constraints.append(ddl.ConstraintSpec("u", (name,), constraint_name))
+                constraints.append(relations.ConstraintSpec("u", (name,), constraint_name))
             elif isinstance(spec, exp.CheckColumnConstraint):
                 constraints.append(_check(spec.this, constraint_name
                                           or f"{table}_{name}_check"))
             elif isinstance(spec, exp.Reference):
                 target, ref_columns = _reference(spec, self.search_path, self.catalog)
                 on_delete, on_update = _referential_actions(spec)
-                constraints.append(ddl.ConstraintSpec(
+                constraints.append(relations.ConstraintSpec(
                     "f", (name,), constraint_name, ref_table=target, ref_columns=ref_columns,
                     on_delete=on_delete, on_update=on_update))
             elif isinstance(spec, exp.GeneratedAsIdentityColumnConstraint):
@@ -183,7 +183,7 @@ class DdlCompiler:
             else:
                 raise errors.FeatureNotSupported(
                     f"column constraint {pg_sql(constraint)} is not supported")
-        return ddl.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial)
+        return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial)
 
     def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
         """Check the default translates, and keep it as PostgreSQL text."""
@@ -197,8 +197,8 @@ class DdlCompiler:
         _, found = probe.expr(holder.this, Scope())
         return to_sqlite(probe.assign(holder.this, found, target, column))
 
-    def _table_constraint(self, item: exp.Expression, columns: list[ddl.ColumnSpec],
-                          table: str) -> ddl.ConstraintSpec:
+    def _table_constraint(self, item: exp.Expression, columns: list[relations.ColumnSpec],
+                          table: str) -> relations.ConstraintSpec:
         name: str | None = None
         if isinstance(item, exp.Constraint):
             name = item.name
@@ -206,26 +206,26 @@ class DdlCompiler:
                 raise errors.FeatureNotSupported("multiple constraints in one clause")
             item = item.expressions[0]
         if isinstance(item, exp.PrimaryKey):
-            return ddl.ConstraintSpec("p", _names(item.expressions), name)
+            return relations.ConstraintSpec("p", _names(item.expressions), name)
         if isinstance(item, exp.PrimaryKeyColumnConstraint):
-            return ddl.ConstraintSpec("p", _names(item.this.expressions), name)
+            return relations.ConstraintSpec("p", _names(item.this.expressions), name)
         if isinstance(item, exp.UniqueColumnConstraint):
             target = item.this
             if not isinstance(target, exp.Schema):
                 raise errors.SqlSyntaxError("UNIQUE needs a column list")
-            return ddl.ConstraintSpec("u", _names(target.expressions), name)
+            return relations.ConstraintSpec("u", _names(target.expressions), name)
         if isinstance(item, exp.CheckColumnConstraint):
             return _check(item.this, name)
         if isinstance(item, exp.ForeignKey):
             reference = item.args["reference"]
             target, ref_columns = _reference(reference, self.search_path, self.catalog)
             on_delete, on_update = _referential_actions(reference)
-            return ddl.ConstraintSpec("f", _names(item.expressions), name, ref_table=target,
+            return relations.ConstraintSpec("f", _names(item.expressions), name, ref_table=target,
                                       ref_columns=ref_columns, on_delete=on_delete,
                                       on_update=on_update)
         raise errors.FeatureNotSupported(f"table constraint {pg_sql(item)} is not supported")
 
-    def _finish_checks(self, spec: ddl.CreateTable) -> ddl.CreateTable:
+    def _finish_checks(self, spec: relations.CreateTable) -> relations.CreateTable:
         """Translate CHECK conditions now that all column types are known."""
         source = Source(spec.name, [ColumnInfo(c.name, SqlType(c.type_oid, c.typmod))
                                     for c in spec.columns])
@@ -239,14 +239,14 @@ class DdlCompiler:
                 for column in tree.find_all(exp.Column):
                     column.set("table", None)
                 used = tuple(dict.fromkeys(c.name for c in tree.find_all(exp.Column)))
-                constraint = ddl.ConstraintSpec(
+                constraint = relations.ConstraintSpec(
                     "c", used, constraint.name or f"{spec.name}_check",
                     check_sql=constraint.check_sql, check_sqlite=to_sqlite(tree.this))
             constraints.append(constraint)
-        return ddl.CreateTable(spec.schema, spec.name, spec.columns, tuple(constraints),
+        return relations.CreateTable(spec.schema, spec.name, spec.columns, tuple(constraints),
                                spec.if_not_exists)
 
-    def _create_index(self, node: exp.Create) -> ddl.CreateIndex:
+    def _create_index(self, node: exp.Create) -> relations.CreateIndex:
         index = node.this
         table = index.args["table"]
         params = index.args.get("params")
@@ -258,14 +258,14 @@ class DdlCompiler:
             columns.append((target.name, bool(ordered.args.get("desc"))))
         schema = creation_schema(table, self.catalog, self.search_path)
         relation = self.catalog.relation(table.name, table.db or None, self.search_path)
-        return ddl.CreateIndex(relation.schema if not table.db else schema,
+        return relations.CreateIndex(relation.schema if not table.db else schema,
                                index.name or None, relation.name, tuple(columns),
                                bool(node.args.get("unique")), bool(node.args.get("exists")))
 
-    def _create_view(self, node: exp.Create) -> ddl.CreateView:
+    def _create_view(self, node: exp.Create) -> relations.CreateView:
         query = self.view_query(node, "views")
         reads = tuple((r.schema, r.name) for r in self.translator.read_relations.values())
-        return ddl.CreateView(query.schema, query.name, query.definition,
+        return relations.CreateView(query.schema, query.name, query.definition,
                               to_sqlite(query.translated), query.columns,
                               bool(node.args.get("replace")), reads)
 
@@ -295,7 +295,7 @@ class DdlCompiler:
         schema = creation_schema(table, self.catalog, self.search_path)
         return ViewQuery(schema, table.name, definition, translated, columns)
 
-    def _create_sequence(self, node: exp.Create) -> ddl.CreateSequence:
+    def _create_sequence(self, node: exp.Create) -> relations.CreateSequence:
         start, increment = 1, 1
         properties = node.args.get("properties")
         for prop in properties.expressions if properties is not None else []:
@@ -306,12 +306,12 @@ class DdlCompiler:
                     increment = _sequence_number(prop.args["increment"])
         table = node.this
         schema = creation_schema(table, self.catalog, self.search_path)
-        return ddl.CreateSequence(schema, table.name, start,
+        return relations.CreateSequence(schema, table.name, start,
                                   increment, bool(node.args.get("exists")))
 
     # --- DROP / ALTER ----------------------------------------------------------
 
-    def _drop(self, node: exp.Drop) -> ddl.Drop:
+    def _drop(self, node: exp.Drop) -> relations.Drop:
         kind = str(node.args.get("kind") or "").lower()
         if kind == "view" and node.args.get("materialized"):
             kind = "materialized view"
@@ -323,7 +323,7 @@ class DdlCompiler:
                 names.append((None, table.db or table.name))
             else:
                 names.append(self._resolved(table))
-        return ddl.Drop(kind, tuple(names), bool(node.args.get("exists")),
+        return relations.Drop(kind, tuple(names), bool(node.args.get("exists")),
                         bool(node.args.get("cascade")))
 
     def _resolved(self, table: exp.Table) -> tuple[str | None, str]:
@@ -338,11 +338,11 @@ class DdlCompiler:
         sequence = self.catalog.find_sequence(table.name, None, self.search_path)
         return (sequence.schema if sequence else None), table.name
 
-    def _alter(self, node: exp.Alter) -> ddl.AlterTable:
+    def _alter(self, node: exp.Alter) -> relations.AlterTable:
         if str(node.args.get("kind") or "").upper() != "TABLE":
             raise errors.FeatureNotSupported("only ALTER TABLE is supported")
         table = _must_be_table(node.this)
-        add: list[ddl.ColumnSpec] = []
+        add: list[relations.ColumnSpec] = []
         drop: list[str] = []
         rename_to: str | None = None
         rename_column: tuple[str, str] | None = None
@@ -367,7 +367,7 @@ class DdlCompiler:
                 raise errors.FeatureNotSupported(
                     f"ALTER TABLE {pg_sql(action)} is not supported")
         schema, name = self._resolved(table)
-        return ddl.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
+        return relations.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
                               rename_column, bool(node.args.get("exists")))
 
 
@@ -380,7 +380,7 @@ def _sequence_number(node: exp.Expression) -> int:
     return -int(number.name) if negative else int(number.name)
 
 
-def _check(condition: exp.Expression, name: str | None) -> ddl.ConstraintSpec:
+def _check(condition: exp.Expression, name: str | None) -> relations.ConstraintSpec:
     """A CHECK constraint, translated for SQLite once the table is complete."""
-    return ddl.ConstraintSpec("c", (), name, check_sql=pg_sql(condition))
+    return relations.ConstraintSpec("c", (), name, check_sql=pg_sql(condition))
 

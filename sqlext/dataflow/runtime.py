@@ -27,12 +27,12 @@ from executor.notifications import notification
 from executor.plans import SqlPlan
 from executor.streaming.scheduler import Task
 from executor.streaming.windows import Windows
-from sqlext.compile import python_procedures as python
+from sqlext.compile import python_procedures
 from sqlext.compile.compiler import CompileContext, compile_statement, procedure_context
 from sqlext.compile.dataflow_ddl import BODY_STATEMENTS
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
-from storage import sqlite as engine
+from storage import sqlite
 
 MAX_DEPTH: Final = 32
 """Nested CALLs and triggers firing triggers stop here (runaway recursion)."""
@@ -173,7 +173,7 @@ class DataflowRuntime:
         try:
             cursor = executor.run_plan(plan, args)
             rows = cursor.fetchall() if plan.columns is not None else []
-        except engine.Error as exc:
+        except sqlite.Error as exc:
             raise executor.translate_error(exc, token, plan.target, plan.tag) from exc
         self.after_insert(plan, len(rows) if plan.columns is not None else cursor.rowcount,
                           context, token)
@@ -192,7 +192,7 @@ class DataflowRuntime:
         def notice(message: object) -> None:
             self.executor.context.notices.append(str(message))
 
-        python.run(procedure, args, sql, notice)
+        python_procedures.run(procedure, args, sql, notice)
 
     def arguments(self, plan: SqlPlan | None, args: Sequence[Any], token: Token) -> list[Any]:
         """The values of a CALL's arguments (``args``: the values of the
@@ -202,6 +202,6 @@ class DataflowRuntime:
         executor = self.executor
         try:
             row = executor.run_plan(plan, args).fetchone()
-        except engine.Error as exc:
+        except sqlite.Error as exc:
             raise executor.translate_error(exc, token) from exc
         return list(row)

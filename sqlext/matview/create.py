@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Column, Relation
-from executor.ddl import tables as ddl
+from executor.ddl.relations import CreateMatview, storage_name
 from sqlext.matview.programs import IncrementalProgram, Program, recomputed_program
 from sqlext.matview.shape import NotIncremental, analyse
 from sqlext.sql.sqlite_dialect import to_sqlite
@@ -30,7 +30,7 @@ class ViewQuery:
 
 
 def compile_matview(query: ViewQuery, translator: Translator, if_not_exists: bool
-                    ) -> ddl.CreateMatview:
+                    ) -> CreateMatview:
     """CREATE MATERIALIZED VIEW, its ``query`` translated by ``translator``."""
     if translator.highest_param:
         raise errors.FeatureNotSupported(
@@ -44,7 +44,7 @@ def compile_matview(query: ViewQuery, translator: Translator, if_not_exists: boo
     for relation in relations:
         _check_source(relation)
     sources = tuple((r.schema, r.name) for r in relations)
-    physical = ddl.storage_name(query.schema, query.name)
+    physical = storage_name(query.schema, query.name)
     shown_name = f"{query.schema}.{query.name}"
     notice = None
     try:
@@ -57,7 +57,7 @@ def compile_matview(query: ViewQuery, translator: Translator, if_not_exists: boo
         notice = (f'materialized view "{query.name}" cannot be maintained incrementally '
                   f"because {exc}: it will be recomputed in full when read after its "
                   "tables change")
-    return ddl.CreateMatview(query.schema, query.name, physical, query.definition,
+    return CreateMatview(query.schema, query.name, physical, query.definition,
                              query.columns, program.create, program.matview, notice,
                              if_not_exists)
 

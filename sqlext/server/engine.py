@@ -26,7 +26,7 @@ from executor.streaming.notify_streams import StreamNotifier
 from executor.streaming.scheduler import Scheduler
 from sqlext.dataflow.graph import dataflow_graph, edge_rows
 from sqlext.dataflow.runtime import DataflowRuntime
-from sqlext.durability import views as storage_views
+from sqlext.durability import storage_views
 from sqlext.durability.checkpoint import Checkpointer
 from sqlext.durability.journal import Journal
 from sqlext.durability.service import Durability, DurabilityConfig

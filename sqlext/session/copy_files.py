@@ -20,7 +20,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from catalog import errors
-from executor.values import arrow as arrow_values
+from executor.values import arrow
 from sqlext.session.copy_stdio import (
     BATCH_ROWS,
     copy_format,
@@ -125,9 +125,9 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
                 path: Path) -> int:
     portal = query_portal(session, source, columns)
     described = portal.columns or ()
-    schema = pa.schema([pa.field(c.name, arrow_values.arrow_type(c.type_oid, c.typmod))
+    schema = pa.schema([pa.field(c.name, arrow.arrow_type(c.type_oid, c.typmod))
                         for c in described])
-    builders = [arrow_values.arrow_column(c.type_oid, c.typmod) for c in described]
+    builders = [arrow.arrow_column(c.type_oid, c.typmod) for c in described]
 
     def batches() -> Iterator[pa.RecordBatch]:
         while True:
@@ -159,7 +159,7 @@ def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[s
                 f'Parquet file "{name}"',
                 hint="Columns are matched by name; list the columns to load, or rename "
                      "them in the file.")
-    converters = [arrow_values.storage_column(c.type_oid, c.typmod, session.codec_settings)
+    converters = [arrow.storage_column(c.type_oid, c.typmod, session.codec_settings)
                   for c in target.types]
     count = 0
     for batch in datafiles.read_parquet(path, target.columns, BATCH_ROWS):

@@ -23,7 +23,7 @@ from executor import codecs
 from sqlext.session.portals import Portal, Prepared, column_encoders
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
-from storage import sqlite as engine
+from storage import sqlite
 from wire.backend import CopyIn, CopyOut, Outcome
 
 if TYPE_CHECKING:
@@ -293,7 +293,7 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
         session.host.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
                                              session.token)
         session.note(prepared, rows, many=True)
-    except engine.Error as exc:
+    except sqlite.Error as exc:
         raise executor.translate_error(exc, session.token, compiled.plan.target,
                                        "INSERT") from exc
     finally:

@@ -36,8 +36,8 @@ from catalog.schema import PUBLIC
 from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor, LiveCursor, SequenceKey, Token, WouldBlock
+from executor.ddl.access_control import ROLE_SPECS
 from executor.ddl.dispatch import DdlSpec, apply_as
-from executor.ddl.roles import ROLE_SPECS
 from executor.notifications import PendingMark
 from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.scheduler import Scheduler
@@ -56,7 +56,7 @@ from sqlext.session.portals import (
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
 from sqlext.sql.parse import parse
-from storage import sqlite as engine
+from storage import sqlite
 from wire.backend import (
     BackendError,
     Busy,
@@ -701,7 +701,7 @@ class EngineSession:
                                                       self.token)
                 if plan.writes or executor.sequence_origins():
                     self.note(portal.prepared, portal.params)
-        except engine.Error as exc:
+        except sqlite.Error as exc:
             raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc
         finally:
             executor.end_statement()
@@ -754,7 +754,7 @@ class EngineSession:
         executor.begin_statement(token, context, remaining_ms)
         try:
             rows, exhausted = cursor.fetch(STREAM_CHUNK)
-        except engine.Error as exc:
+        except sqlite.Error as exc:
             raise executor.translate_error(exc, self.token) from exc
         finally:
             executor.end_statement()
@@ -823,7 +823,7 @@ class EngineSession:
             if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
                 self.host.catalog_tables.refresh(executor.database, result.catalog)
             self.note(*logged)
-        except engine.Error as exc:
+        except sqlite.Error as exc:
             raise executor.translate_error(exc, self.token) from exc
         finally:
             executor.end_statement()

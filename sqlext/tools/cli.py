@@ -17,15 +17,17 @@ from sqlext.durability.recovery import RecoveryError
 from sqlext.server.hba import HbaError
 from sqlext.server.serve import ServerOptions, StartupRefused, serve
 from sqlext.tools import graph_command, logs, status_command
-from sqlext.tools.bench import chains as chains_bench
-from sqlext.tools.bench import durability as durability_bench
-from sqlext.tools.bench import leaderboard as leaderboard_bench
-from sqlext.tools.bench import matviews as matview_bench
-from sqlext.tools.bench import spark as spark_bench
-from sqlext.tools.bench import wire as wire_bench
+from sqlext.tools.bench import (
+    chains_bench,
+    durability_bench,
+    leaderboard_bench,
+    matview_bench,
+    spark_bench,
+    wire_bench,
+)
 from sqlext.tools.bench.baseline import BaselineUnavailable, baseline
 from sqlext.tools.bench.harness import BenchmarkFailed, Output, Variant, run_variants
-from sqlext.tools.bench.spark import SparkUnavailable
+from sqlext.tools.bench.spark_bench import SparkUnavailable
 from sqlext.tools.client_options import client_parser, connect
 from sqlext.tools.peer import PeerUnavailable
 from sqlext.tools.processes import start_sqlext

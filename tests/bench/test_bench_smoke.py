@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from sqlext.tools.bench import chains, durability, leaderboard, matviews, wire
+from sqlext.tools.bench import (
+    chains_bench,
+    durability_bench,
+    leaderboard_bench,
+    matview_bench,
+    wire_bench,
+)
 from sqlext.tools.bench.baseline import baseline
 from sqlext.tools.bench.harness import BenchmarkFailed, Measured, Output, Variant, run_variants
 from sqlext.tools.cli import main
@@ -23,7 +29,7 @@ def _rows(output: Output) -> dict[tuple[str, str], dict[str, object]]:
 
 def test_leaderboard_variants_agree_with_each_other_and_postgres() -> None:
     output = Output("leaderboard", rounds=1)
-    results = run_variants("smoke", leaderboard.variants(count=300, fsync_seconds=0.2),
+    results = run_variants("smoke", leaderboard_bench.variants(count=300, fsync_seconds=0.2),
                            output)
     assert {r.variant.target for r in results} == {"sqlext", "postgres", "local"}
     rows = _rows(output)
@@ -34,7 +40,7 @@ def test_leaderboard_variants_agree_with_each_other_and_postgres() -> None:
 
 def test_leaderboard_states_are_really_compared() -> None:
     """A variant that ends elsewhere fails the benchmark."""
-    honest = leaderboard.variants(count=120)[3]  # client-driven, on sqlext
+    honest = leaderboard_bench.variants(count=120)[3]  # client-driven, on sqlext
     cheat = Variant("cheat", "sqlext", lambda dsn: Measured(1.0, ("other",)),
                     agrees_with="leaderboard")
     honest.server = cheat.server
@@ -45,7 +51,7 @@ def test_leaderboard_states_are_really_compared() -> None:
 
 def test_matviews_maintained_against_recomputed_and_postgres() -> None:
     output = Output("matview", rounds=1)
-    points = matviews.run_matviews(output, sizes=(300,), changes=6, refreshes=2)
+    points = matview_bench.run_matviews(output, sizes=(300,), changes=6, refreshes=2)
     assert [p.shape for p in points] == ["GROUP BY aggregate", "2-way join aggregate"]
     rows = output.tables[0].as_json()["rows"]
     assert all(isinstance(row["postgres / maintained"], float)  # type: ignore[index]
@@ -54,8 +60,8 @@ def test_matviews_maintained_against_recomputed_and_postgres() -> None:
 
 def test_chains_compare_triggers_with_client_driven() -> None:
     output = Output("pe-chain", rounds=1)
-    run_variants("smoke", chains.pe_variants((1, 3), batches=20)
-                 + chains.ee_variants((2,), batches=20), output)
+    run_variants("smoke", chains_bench.pe_variants((1, 3), batches=20)
+                 + chains_bench.ee_variants((2,), batches=20), output)
     rows = _rows(output)
     assert rows[("chain of 3, PE triggers", "sqlext")]["compared with"] == (
         "sqlext: chain of 3, client-driven")
@@ -65,7 +71,7 @@ def test_chains_compare_triggers_with_client_driven() -> None:
 
 def test_wire_against_postgres() -> None:
     output = Output("wire", rounds=1)
-    run_variants("smoke", wire.variants(round_trips=50, fetch_rows=500), output)
+    run_variants("smoke", wire_bench.variants(round_trips=50, fetch_rows=500), output)
     rows = _rows(output)
     assert len(rows) == 8
     assert all(row["ratio (x)"] for (_, server), row in rows.items() if server == "sqlext")
@@ -73,11 +79,11 @@ def test_wire_against_postgres() -> None:
 
 def test_recovery_and_checkpoint(tmp_path: Path) -> None:
     output = Output("recovery", rounds=1)
-    results = durability.run_recovery(output, lengths=(1, 2), logging_batches=20, batches=50)
+    results = durability_bench.run_recovery(output, lengths=(1, 2), logging_batches=20, batches=50)
     assert {(r.length, r.mode) for r in results} == {(1, "strong"), (1, "weak"), (2, "strong"),
                                                      (2, "weak")}
     assert all(r.records > 0 for r in results)
-    stalls = durability.run_checkpoint(1, Output("checkpoint", rounds=1))
+    stalls = durability_bench.run_checkpoint(1, Output("checkpoint", rounds=1))
     assert len(stalls) == 1 and stalls[0] >= 0
 
 
@@ -89,7 +95,7 @@ def test_cli_writes_the_report_and_json(tmp_path: Path) -> None:
     document = json.loads(results.read_text())
     assert document["benchmark"] == "ee-chain" and document["rounds"] == 1
     [table] = document["tables"]
-    assert len(table["rows"]) == 2 * len(chains.EE_LENGTHS)
+    assert len(table["rows"]) == 2 * len(chains_bench.EE_LENGTHS)
     assert all(row["median/s"] > 0 for row in table["rows"])
     text = report.read_text()
     assert "EE chain (Figure 6)" in text and "sqlext bench ee-chain --rounds 1" in text
@@ -102,7 +108,7 @@ def test_wire_against_a_baseline_revision() -> None:
     with it; the baseline's rows with PostgreSQL."""
     output = Output("wire", rounds=1)
     with baseline("HEAD") as base:
-        results = run_variants("smoke", wire.variants(round_trips=50, fetch_rows=500), output,
+        results = run_variants("smoke", wire_bench.variants(round_trips=50, fetch_rows=500), output,
                                baseline=base)
         assert (base.source / "sqlext" / "cli.py").is_file()
         assert {r.variant.source for r in results} == {None, base.source}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlext.tools.bench.leaderboard import generate_votes, load, send_pipelined
+from sqlext.tools.bench.leaderboard_bench import generate_votes, load, send_pipelined
 from tests.fixtures.crash_loop import CrashLoop
 from tests.fixtures.leaderboard_oracle import Oracle, assert_matches
 from tests.fixtures.servers import start_server

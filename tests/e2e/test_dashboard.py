@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlext.tools.bench.leaderboard import generate_votes, load, send_pipelined
+from sqlext.tools.bench.leaderboard_bench import generate_votes, load, send_pipelined
 from tests.fixtures.servers import ROOT, ServerProcess
 
 ARTIFACTS = ROOT / "test-artifacts"

@@ -13,7 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from sqlext.tools.bench.leaderboard import SCHEMA_FILE, generate_votes, send_waiting
+from sqlext.tools.bench.leaderboard_bench import SCHEMA_FILE, generate_votes, send_waiting
 from tests.fixtures.servers import ROOT, ServerProcess, own_schema, sqlstate_of
 
 CHAIN = """

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlext.tools.bench.leaderboard import generate_votes, load, send_pipelined
+from sqlext.tools.bench.leaderboard_bench import generate_votes, load, send_pipelined
 from tests.fixtures.leaderboard_oracle import THRESHOLD, Oracle, assert_matches
 from tests.fixtures.servers import ServerProcess
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 
 from sqlext.tools.bench.harness import Output
-from sqlext.tools.bench.spark import run_spark
+from sqlext.tools.bench.spark_bench import run_spark
 
 
 def test_spark_benchmark_runs(spark: SparkSession) -> None:

@@ -12,7 +12,9 @@ Every import counts: at module level, inside functions and under
 * only ``storage.sqlite`` imports sqlite3, ``catalog`` does no I/O, and
   ``wire`` and ``catalog`` know nothing of sqlglot;
 * every package says in its ``__init__`` what it is for and what it may
-  import.
+  import;
+* no two modules share a file name, so a name found in a traceback or an
+  import means one thing.
 """
 
 from __future__ import annotations
@@ -216,6 +218,14 @@ def test_every_package_says_what_it_is_for() -> None:
         assert docstring, f"{name} has no docstring"
         if name in PACKAGES or layer(name) is not None:
             assert "import" in docstring.lower(), f"{name} does not say what it may import"
+
+
+def test_no_two_modules_share_a_name() -> None:
+    by_name: dict[str, list[str]] = {}
+    for name, module in modules().items():
+        if module.path.name != "__init__.py":
+            by_name.setdefault(module.path.name, []).append(name)
+    assert {file: names for file, names in by_name.items() if len(names) > 1} == {}
 
 
 def test_the_rules_see_every_kind_of_import() -> None:

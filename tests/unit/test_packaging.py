@@ -18,7 +18,7 @@ PACKAGES: Final = ("sqlext", "wire", "executor", "catalog", "storage")
 IMPORT_NAMES: Final = {"psycopg": "psycopg", "sqlglot": "sqlglot", "pyarrow": "pyarrow",
                        "uvloop": "uvloop", "pyspark": "pyspark"}
 """Distribution -> the module it is imported as."""
-OPTIONAL_IN: Final = {"pyspark": ("sqlext.tools.bench.spark",)}
+OPTIONAL_IN: Final = {"pyspark": ("sqlext.tools.bench.spark_bench",)}
 """Modules of an extra -> the only modules that may import them, lazily."""
 
 

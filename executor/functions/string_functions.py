@@ -15,7 +15,7 @@ from catalog import types as t
 from catalog.sqltypes import BOOL, BYTEA, INT4, TEXT
 from executor import codecs
 from executor.functions.declare import Declarations
-from executor.functions.numbers import is_nan
+from executor.functions.math_functions import is_nan
 
 FUNCTIONS = Declarations()
 

@@ -23,7 +23,7 @@ from catalog.roles import (
     revoked,
 )
 from catalog.schema import Catalog, Relation
-from executor.ddl.tables import DdlResult
+from executor.ddl.relations import DdlResult
 
 _SYSTEM_ROLE_NAMES = frozenset(r.name for r in SYSTEM_ROLES)
 

@@ -23,7 +23,7 @@ from catalog.schema import (
     Relation,
     Sequence,
 )
-from executor import matview_maintenance as matviews
+from executor import matview_maintenance
 from storage.sqlite import Database, quoted
 
 
@@ -218,7 +218,8 @@ def apply(spec: DdlSpec, catalog: Catalog, database: Database) -> DdlResult:
     if isinstance(spec, CreateMatview):
         return _create_matview(spec, catalog, database)
     if isinstance(spec, RefreshMatview):
-        matviews.refresh(matviews.matview(catalog, spec.schema, spec.name), database)
+        matview = matview_maintenance.matview(catalog, spec.schema, spec.name)
+        matview_maintenance.refresh(matview, database)
         return DdlResult(catalog, "REFRESH MATERIALIZED VIEW")
     if isinstance(spec, CreateSchema):
         return _create_schema(spec, catalog)
@@ -410,10 +411,10 @@ def _create_matview(spec: CreateMatview, catalog: Catalog, database: Database) -
                              [_exists_notice("relation", spec.name)])
         raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
     catalog, oid = catalog.allocate_oids()
-    matviews.run(database, spec.create)
+    matview_maintenance.run(database, spec.create)
     view = Relation(oid, spec.schema, spec.name, "m", spec.physical, spec.columns,
                     definition=spec.definition, matview=spec.matview)
-    matviews.refresh(view, database)
+    matview_maintenance.refresh(view, database)
     rows = database.execute(f"SELECT count(*) FROM {quoted(view.physical)}").fetchone()[0]
     return DdlResult(catalog.with_relation(view), f"SELECT {rows}",
                      [spec.notice] if spec.notice else [])
@@ -498,8 +499,8 @@ def _kind_word(relkind: str) -> str:
 def drop_relation(relation: Relation, catalog: Catalog, database: Database, cascade: bool,
                    notices: list[str]) -> Catalog:
     if relation.kind == "m":
-        return matviews.drop(relation, catalog, database, cascade, notices)
-    catalog = matviews.drop_dependents(relation, catalog, database, cascade, notices)
+        return matview_maintenance.drop(relation, catalog, database, cascade, notices)
+    catalog = matview_maintenance.drop_dependents(relation, catalog, database, cascade, notices)
     if relation.kind == "r":
         dependents = _dependents(catalog, relation)
         if dependents and not cascade:
@@ -646,9 +647,11 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
             f'cannot alter {relation.kind_name} "{spec.name}"',
             hint=f"Drop the {relation.kind_name} and create it again.")
     for name in spec.drop_columns:
-        matviews.check_alterable(relation, catalog, f"drop column {name} of table {spec.name}")
+        matview_maintenance.check_alterable(relation, catalog,
+                                            f"drop column {name} of table {spec.name}")
     if spec.rename_column or spec.rename_to:
-        matviews.check_alterable(relation, catalog, f"rename table {spec.name} or its columns")
+        matview_maintenance.check_alterable(relation, catalog,
+                                            f"rename table {spec.name} or its columns")
     for column in spec.add_columns:
         if any(c.name == column.name for c in relation.columns):
             raise errors.DuplicateColumn(

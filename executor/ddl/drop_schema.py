@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from catalog import errors
 from catalog.schema import PUBLIC, Catalog, Relation
-from executor.ddl.dataflow import drop_procedure, drop_stream, drop_window
-from executor.ddl.tables import DdlResult, Drop, drop_relation
+from executor.ddl.dataflow_objects import drop_procedure, drop_stream, drop_window
+from executor.ddl.relations import DdlResult, Drop, drop_relation
 from storage.sqlite import Database
 
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", PUBLIC)

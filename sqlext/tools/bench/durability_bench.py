@@ -23,7 +23,7 @@ from typing import Final
 
 import psycopg
 
-from sqlext.tools.bench.chains import chain_script, feed_chain
+from sqlext.tools.bench.chains_bench import chain_script, feed_chain
 from sqlext.tools.bench.harness import (
     BenchmarkFailed,
     Column,

@@ -1,7 +1,7 @@
 """Schema changes of dataflows: procedures, triggers, and the DROP of
 streams, procedures and triggers with their dependency rules.
 
-Streams themselves are created by ``executor.ddl.tables`` (a stream is stored like
+Streams themselves are created by ``executor.ddl.relations`` (a stream is stored like
 a table). What depends on what:
 
 * a trigger belongs to the relation it fires on and goes with it;
@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from catalog import errors
 from catalog.dataflow import Parameter, Procedure, Trigger, WindowSpec
 from catalog.schema import Catalog, Relation
-from executor import matview_maintenance as matviews
-from executor.ddl.tables import DdlResult, drop_relation, storage_name
+from executor import matview_maintenance
+from executor.ddl.relations import DdlResult, drop_relation, storage_name
 from executor.streaming import windows
 from storage.sqlite import Database
 
@@ -182,7 +182,7 @@ def drop_window(window: Relation, catalog: Catalog, database: Database, cascade:
                  notices: list[str]) -> Catalog:
     """The window's storage, the trigger that feeds it and the AFTER SLIDE
     triggers on it go with it."""
-    catalog = matviews.drop_dependents(window, catalog, database, cascade, notices)
+    catalog = matview_maintenance.drop_dependents(window, catalog, database, cascade, notices)
     windows.drop_storage(database, window)
     return catalog.without_triggers_on(window).without_relation(window.schema, window.name)
 

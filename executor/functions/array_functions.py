@@ -14,8 +14,8 @@ from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import INT4, TEXT, SqlType
 from executor.functions.declare import Declarations, first_known
-from executor.functions.json_documents import load
-from executor.functions.numbers import is_nan
+from executor.functions.json_functions import load
+from executor.functions.math_functions import is_nan
 
 FUNCTIONS = Declarations()
 
