@@ -110,7 +110,7 @@ def test_wire_against_a_baseline_revision() -> None:
     with baseline("HEAD") as base:
         results = run_variants("smoke", wire_bench.variants(round_trips=50, fetch_rows=500), output,
                                baseline=base)
-        assert (base.source / "sqlext" / "cli.py").is_file()
+        assert (base.source / "sqlext" / "__main__.py").is_file()
         assert {r.variant.source for r in results} == {None, base.source}
     assert not base.source.exists()
     rows = _rows(output)
