@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from executor.streaming.observe import Observed
 from sqlext.dataflow.graph import FLOW_EDGES, READS, Graph, Node
-from sqlext.sql.dialect import quote_name
+from sqlext.sql.generator import quote_name
 
 Document = dict[str, Any]
 NodeDoc = dict[str, Any]

@@ -20,7 +20,9 @@ from sqlglot.tokens import Token, TokenType
 
 from catalog import errors
 from sqlext.sql import nodes as x
-from sqlext.sql.dialect import SqlExt, SqlExtParser, atomic_body_end
+from sqlext.sql.dialect import SqlExt
+from sqlext.sql.parser import SqlExtParser
+from sqlext.sql.tokenizer import atomic_body_end
 
 # sqlglot logs a warning for every Command fallback; we raise instead.
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
