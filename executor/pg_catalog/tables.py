@@ -33,6 +33,7 @@ from catalog.system import (
     INFORMATION_SCHEMA_TABLES,
     KNOWN_OIDS,
     SYSTEM_TABLES,
+    columns_of,
     schema_owner,
 )
 from executor.functions.catalog_info import (
@@ -81,7 +82,7 @@ _SESSION_VIEWS = {
 
 
 def _create_statement(schema: str, name: str, spec: str) -> str:
-    columns = [part.split() for part in spec.split(",")]
+    columns = columns_of(spec)
     if schema == PG_CATALOG and name in _SESSION_VIEWS:
         names = ", ".join(f'"{column}"' for column, _ in columns)
         return f'CREATE VIEW {schema}."{name}" ({names}) AS {_SESSION_VIEWS[name]}'
