@@ -266,12 +266,14 @@ DESCRIPTIONS: Final[dict[tuple[int, int, int], str]] = {
 """pg_description: (objoid, classoid, objsubid) -> comment."""
 
 
+def columns_of(spec: str) -> list[tuple[str, str]]:
+    """(column name, type name) of each column a table's spec declares, in order."""
+    return [(name, type_name) for name, type_name in (part.split() for part in spec.split(","))]
+
+
 def _columns(spec: str) -> tuple[Column, ...]:
-    columns = []
-    for part in spec.split(","):
-        name, type_name = part.split()
-        columns.append(Column(name, types.BY_NAME[type_name].oid))
-    return tuple(columns)
+    return tuple(Column(name, types.BY_NAME[type_name].oid)
+                 for name, type_name in columns_of(spec))
 
 
 # information_schema, with its domains shown as their base types

@@ -7,14 +7,13 @@ views in one attached database cannot read another's tables).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from catalog import types as t
 from catalog.schema import Catalog, Relation
 from catalog.system import schema_owner
 from executor.functions.catalog_info import sequence_type, view_definition
+from executor.pg_catalog.rows import Row, row
 
-Row = tuple[Any, ...]
 CATALOG_NAME = "postgres"
 _CONSTRAINT_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "c": "CHECK", "f": "FOREIGN KEY"}
 _TABLE_TYPES = {"r": "BASE TABLE", "v": "VIEW"}
@@ -43,39 +42,61 @@ def _column_rows(relation: Relation) -> Iterator[Row]:
         datetime_precision = 6 if column.type_oid in (t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ,
                                                       t.INTERVAL) else (
             0 if column.type_oid == t.DATE else None)
-        yield (
-            CATALOG_NAME, relation.schema, relation.name, column.name, position,
-            column.default, _yes(not column.not_null), _data_type(column.type_oid),
-            t.char_length(column.typmod) if column.type_oid in (t.VARCHAR, t.BPCHAR) else None,
-            numeric_precision, numeric_scale, datetime_precision, CATALOG_NAME, "pg_catalog",
-            t.TYPES[column.type_oid].name, "NO", "NEVER", _yes(relation.kind == "r"),
+        yield row(
+            "columns", table_catalog=CATALOG_NAME, table_schema=relation.schema,
+            table_name=relation.name, column_name=column.name, ordinal_position=position,
+            column_default=column.default, is_nullable=_yes(not column.not_null),
+            data_type=_data_type(column.type_oid),
+            character_maximum_length=t.char_length(column.typmod) if column.type_oid in (
+                t.VARCHAR, t.BPCHAR) else None,
+            numeric_precision=numeric_precision, numeric_scale=numeric_scale,
+            datetime_precision=datetime_precision, udt_catalog=CATALOG_NAME,
+            udt_schema="pg_catalog", udt_name=t.TYPES[column.type_oid].name, is_identity="NO",
+            is_generated="NEVER", is_updatable=_yes(relation.kind == "r"),
         )
 
 
 def information_schema_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     """(table name, rows) for every information_schema table."""
     relations = [r for r in catalog.relations.values() if r.kind in ("r", "v")]
-    yield "schemata", [(CATALOG_NAME, name, schema_owner(name))
-                       for name in catalog.schemas]
-    yield "tables", [(CATALOG_NAME, r.schema, r.name, _TABLE_TYPES[r.kind],
-                      _yes(r.kind == "r"), "NO") for r in relations]
-    yield "columns", [row for r in relations for row in _column_rows(r)]
-    yield "views", [(CATALOG_NAME, r.schema, r.name, view_definition(r), "NO")
-                    for r in relations if r.kind == "v"]
+    yield "schemata", [
+        row("schemata", catalog_name=CATALOG_NAME, schema_name=name,
+            schema_owner=schema_owner(name))
+        for name in catalog.schemas]
+    yield "tables", [
+        row("tables", table_catalog=CATALOG_NAME, table_schema=r.schema, table_name=r.name,
+            table_type=_TABLE_TYPES[r.kind], is_insertable_into=_yes(r.kind == "r"),
+            is_typed="NO")
+        for r in relations]
+    yield "columns", [column for r in relations for column in _column_rows(r)]
+    yield "views", [
+        row("views", table_catalog=CATALOG_NAME, table_schema=r.schema, table_name=r.name,
+            view_definition=view_definition(r), is_updatable="NO")
+        for r in relations if r.kind == "v"]
     yield "table_constraints", [
-        (CATALOG_NAME, r.schema, c.name, CATALOG_NAME, r.schema, r.name,
-         _CONSTRAINT_TYPES[c.kind], "NO", "NO")
+        _table_constraint(r, c.name, _CONSTRAINT_TYPES[c.kind])
         for r in relations for c in r.constraints] + [
         # PostgreSQL lists each NOT NULL column as a CHECK constraint here.
-        (CATALOG_NAME, r.schema,
-         f"{catalog.schemas.get(r.schema, 0)}_{r.oid}_{number}_not_null", CATALOG_NAME,
-         r.schema, r.name, "CHECK", "NO", "NO")
+        _table_constraint(
+            r, f"{catalog.schemas.get(r.schema, 0)}_{r.oid}_{number}_not_null", "CHECK")
         for r in relations if r.kind == "r"
         for number, column in enumerate(r.columns, start=1) if column.not_null]
     yield "key_column_usage", [
-        (CATALOG_NAME, r.schema, c.name, CATALOG_NAME, r.schema, r.name, column, position)
+        row("key_column_usage", constraint_catalog=CATALOG_NAME, constraint_schema=r.schema,
+            constraint_name=c.name, table_catalog=CATALOG_NAME, table_schema=r.schema,
+            table_name=r.name, column_name=column, ordinal_position=position)
         for r in relations for c in r.constraints if c.kind in ("p", "u", "f")
         for position, column in enumerate(c.columns, start=1)]
-    yield "sequences", [(CATALOG_NAME, s.schema, s.name,
-                         t.TYPES[sequence_type(s, catalog)].sql_name, str(s.start),
-                         str(s.increment)) for s in catalog.sequences.values()]
+    yield "sequences", [
+        row("sequences", sequence_catalog=CATALOG_NAME, sequence_schema=s.schema,
+            sequence_name=s.name, data_type=t.TYPES[sequence_type(s, catalog)].sql_name,
+            start_value=str(s.start), increment=str(s.increment))
+        for s in catalog.sequences.values()]
+
+
+def _table_constraint(relation: Relation, name: str, kind: str) -> Row:
+    return row("table_constraints", constraint_catalog=CATALOG_NAME,
+               constraint_schema=relation.schema, constraint_name=name,
+               table_catalog=CATALOG_NAME, table_schema=relation.schema,
+               table_name=relation.name, constraint_type=kind, is_deferrable="NO",
+               initially_deferred="NO")

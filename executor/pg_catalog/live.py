@@ -13,20 +13,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from catalog.dataflow import WindowSpec
 from catalog.schema import PG_CATALOG, Relation
 from catalog.types import INT2, INT4, INT8
 from executor.codecs.intervals import format_interval
 from executor.core import Executor
+from executor.pg_catalog.rows import Row, row
 from executor.pg_catalog.tables import replace_rows
 from executor.streaming import windows
 from executor.streaming.observe import StreamState, observe
 from executor.streaming.scheduler import ProcedureStats, Scheduler
 from executor.values.conversions import epoch_timestamp
-
-Row = tuple[Any, ...]
 
 
 class LiveTables:
@@ -65,11 +63,14 @@ class LiveTables:
         rows = []
         for key, procedure in procedures:
             state = observed.procedures[key]
-            rows.append((
-                procedure.schema, procedure.name, procedure.language, state.state,
-                state.waiting_batches, state.batches_run, state.batches_failed,
-                state.stopped_at_batch, state.stopped_on_stream, state.error_code, state.error,
-                key == current, *_latency(scheduler.stats.get(key) or ProcedureStats())))
+            rows.append(row(
+                "sqlext_procedures", schema=procedure.schema, name=procedure.name,
+                language=procedure.language, state=state.state,
+                waiting_batches=state.waiting_batches, batches_run=state.batches_run,
+                batches_failed=state.batches_failed, stopped_at_batch=state.stopped_at_batch,
+                stopped_on_stream=state.stopped_on_stream, error_code=state.error_code,
+                error=state.error, running=key == current,
+                **_latency(scheduler.stats.get(key) or ProcedureStats())))
         return rows
 
     def _streams(self) -> list[Row]:
@@ -84,11 +85,13 @@ class LiveTables:
             consumers = [f"procedure {t.procedure[1]}" for t in triggers if t.procedure] + [
                 f"window {w.name}" for w in catalog.windows_on(relation)] + [
                 f"trigger {t.name}" for t in triggers if t.body]
-            rows.append((relation.schema, relation.name, relation.stream.batch_column,
-                         state.last_batch, state.tuples,
-                         self.executor.batches.counters(relation.oid).skipped,
-                         ", ".join(consumers) or None, state.pending_batches,
-                         state.pending_tuples))
+            rows.append(row(
+                "sqlext_streams", schema=relation.schema, name=relation.name,
+                batch_column=relation.stream.batch_column, last_batch=state.last_batch,
+                tuples=state.tuples,
+                skipped_batches=self.executor.batches.counters(relation.oid).skipped,
+                consumers=", ".join(consumers) or None, pending_batches=state.pending_batches,
+                pending_tuples=state.pending_tuples))
         return rows
 
     def _windows(self) -> list[Row]:
@@ -98,10 +101,12 @@ class LiveTables:
             if spec is None:
                 continue
             visible, staged, slides = windows.counts(self.executor.database, relation)
-            rows.append((relation.schema, relation.name, spec.stream[1],
-                         "rows" if spec.rows else "range", _extent(spec, spec.size),
-                         _extent(spec, spec.slide), spec.column, spec.partition, visible,
-                         staged, slides))
+            rows.append(row(
+                "sqlext_windows", schema=relation.schema, name=relation.name,
+                stream=spec.stream[1], kind="rows" if spec.rows else "range",
+                size=_extent(spec, spec.size), slide=_extent(spec, spec.slide),
+                range_column=spec.column, partition_column=spec.partition,
+                visible_tuples=visible, staged_tuples=staged, slides=slides))
         return rows
 
     def _triggers(self) -> list[Row]:
@@ -114,9 +119,11 @@ class LiveTables:
             else:
                 kind = "slide" if trigger.event == "slide" else "EE"
                 fired = self.inline_fired.get(trigger.oid, 0)
-            rows.append((trigger.schema, trigger.name, kind, trigger.target[1],
-                         relation.kind_name if relation is not None else None,
-                         trigger.procedure[1] if trigger.procedure else None, fired))
+            rows.append(row(
+                "sqlext_triggers", schema=trigger.schema, name=trigger.name, kind=kind,
+                relation=trigger.target[1],
+                relation_kind=relation.kind_name if relation is not None else None,
+                procedure=trigger.procedure[1] if trigger.procedure else None, fired=fired))
         return rows
 
 
@@ -124,15 +131,17 @@ def _sorted(relations: Iterable[Relation]) -> list[Relation]:
     return sorted(relations, key=lambda r: (r.schema, r.name))
 
 
-def _latency(stats: ProcedureStats) -> tuple[float | None, float | None, str | None]:
-    """avg_ms, p99_ms (nearest rank) and last_run of a procedure's TEs."""
+def _latency(stats: ProcedureStats) -> dict[str, float | str | None]:
+    """avg_ms, p99_ms (nearest rank) and last_run of a procedure's TEs (none
+    before its first)."""
     durations = sorted(stats.durations)
     if not durations or stats.last_end is None:
-        return None, None, None
+        return {}
     average = sum(durations) / len(durations)
     p99 = durations[math.ceil(0.99 * len(durations)) - 1]
     ended = time.time() - (time.perf_counter() - stats.last_end)
-    return round(average * 1000, 3), round(p99 * 1000, 3), epoch_timestamp(ended)
+    return {"avg_ms": round(average * 1000, 3), "p99_ms": round(p99 * 1000, 3),
+            "last_run": epoch_timestamp(ended)}
 
 
 def _extent(spec: WindowSpec, value: int) -> str:

@@ -33,6 +33,7 @@ from catalog.system import (
     INFORMATION_SCHEMA_TABLES,
     KNOWN_OIDS,
     SYSTEM_TABLES,
+    columns_of,
     schema_owner,
 )
 from executor.functions.catalog_info import (
@@ -43,9 +44,8 @@ from executor.functions.catalog_info import (
     view_definition,
 )
 from executor.pg_catalog.information_schema import information_schema_rows
+from executor.pg_catalog.rows import NO_FUNCTION, Row, row, select_list
 from storage.sqlite import Database
-
-Row = tuple[Any, ...]
 
 HEAP_AM = 2
 BTREE_AM = 403
@@ -57,8 +57,6 @@ PYTHON_LANGUAGE_OID = 16383 - 2
 """pg_language has no python row in PostgreSQL; this one sits below user OIDs."""
 UTF8 = 6
 PG_NODE_TREE = 194
-NO_FUNCTION = "-"
-"""How a regproc column shows "no function" (stored as function names)."""
 
 _FK_ACTIONS = {None: "a", "NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c",
                "SET NULL": "n", "SET DEFAULT": "d"}
@@ -67,21 +65,21 @@ _INDOPTION_DESC = 3
 _SEQUENCE_COLUMNS = (("last_value", t.INT8), ("log_cnt", t.INT8), ("is_called", t.BOOL))
 
 _SESSION_VIEWS = {
-    "pg_database": (
-        f"SELECT {DATABASE_OID}, sqlext_current_database(), {BOOTSTRAP_SUPERUSER_OID}, "
-        f"{UTF8}, 'c', 0, 1, -1, 0, 0, {DEFAULT_TABLESPACE}, 'C.UTF-8', 'C.UTF-8', NULL, "
-        "NULL, NULL"
-    ),
-    "pg_settings": (
-        "SELECT key, value, NULL, 'Ungrouped', '', NULL, 'user', 'string', 'default', "
-        "NULL, NULL, NULL, value, value, NULL, NULL, 0 "
-        "FROM json_each(sqlext_settings()) ORDER BY key"
-    ),
+    "pg_database": "SELECT " + select_list(
+        "pg_database", oid=str(DATABASE_OID), datname="sqlext_current_database()",
+        datdba=str(BOOTSTRAP_SUPERUSER_OID), encoding=str(UTF8), datlocprovider="'c'",
+        datallowconn="1", datconnlimit="-1", dattablespace=str(DEFAULT_TABLESPACE),
+        datcollate="'C.UTF-8'", datctype="'C.UTF-8'"),
+    "pg_settings": "SELECT " + select_list(
+        "pg_settings", name="key", setting="value", category="'Ungrouped'", short_desc="''",
+        context="'user'", vartype="'string'", source="'default'", boot_val="value",
+        reset_val="value", pending_restart="0",
+    ) + " FROM json_each(sqlext_settings()) ORDER BY key",
 }
 
 
 def _create_statement(schema: str, name: str, spec: str) -> str:
-    columns = [part.split() for part in spec.split(",")]
+    columns = columns_of(spec)
     if schema == PG_CATALOG and name in _SESSION_VIEWS:
         names = ", ".join(f'"{column}"' for column, _ in columns)
         return f'CREATE VIEW {schema}."{name}" ({names}) AS {_SESSION_VIEWS[name]}'
@@ -133,23 +131,32 @@ def _insert(database: Database, schema: str, name: str, rows: list[Row]) -> None
 
 def _static_rows() -> Iterator[tuple[str, list[Row]]]:
     yield "pg_type", [_type_row(t.TYPES[oid]) for oid in sorted(t.TYPES)]
-    yield "pg_am", [(HEAP_AM, "heap", "heap_tableam_handler", "t"),
-                    (BTREE_AM, "btree", "bthandler", "i"), (405, "hash", "hashhandler", "i"),
-                    (783, "gist", "gisthandler", "i"), (2742, "gin", "ginhandler", "i"),
-                    (3580, "brin", "brinhandler", "i"), (4000, "spgist", "spghandler", "i")]
+    yield "pg_am", [
+        row("pg_am", oid=oid, amname=name, amhandler=handler, amtype=kind)
+        for oid, name, handler, kind in (
+            (HEAP_AM, "heap", "heap_tableam_handler", "t"), (BTREE_AM, "btree", "bthandler", "i"),
+            (405, "hash", "hashhandler", "i"), (783, "gist", "gisthandler", "i"),
+            (2742, "gin", "ginhandler", "i"), (3580, "brin", "brinhandler", "i"),
+            (4000, "spgist", "spghandler", "i"))]
     yield "pg_collation", [
-        (DEFAULT_COLLATION, "default", 11, BOOTSTRAP_SUPERUSER_OID, "d", 1, -1, None, None,
-         None, None),
-        (C_COLLATION, "C", 11, BOOTSTRAP_SUPERUSER_OID, "c", 1, -1, "C", "C", None, None)]
-    yield "pg_tablespace", [(DEFAULT_TABLESPACE, "pg_default", BOOTSTRAP_SUPERUSER_OID, None,
-                             None),
-                            (1664, "pg_global", BOOTSTRAP_SUPERUSER_OID, None, None)]
+        row("pg_collation", oid=oid, collname=name, collnamespace=11,
+            collowner=BOOTSTRAP_SUPERUSER_OID, collprovider=provider, collisdeterministic=True,
+            collencoding=-1, collcollate=locale, collctype=locale)
+        for oid, name, provider, locale in ((DEFAULT_COLLATION, "default", "d", None),
+                                            (C_COLLATION, "C", "c", "C"))]
+    yield "pg_tablespace", [
+        row("pg_tablespace", oid=oid, spcname=name, spcowner=BOOTSTRAP_SUPERUSER_OID)
+        for oid, name in ((DEFAULT_TABLESPACE, "pg_default"), (1664, "pg_global"))]
     yield "pg_language", [
-        (12, "internal", BOOTSTRAP_SUPERUSER_OID, False, False, 0, 0, 2246, None),
-        (13, "c", BOOTSTRAP_SUPERUSER_OID, False, False, 0, 0, 2247, None),
-        (14, "sql", BOOTSTRAP_SUPERUSER_OID, False, True, 0, 0, 2248, None),
-        (PYTHON_LANGUAGE_OID, "python", BOOTSTRAP_SUPERUSER_OID, True, False, 0, 0, 0, None)]
-    yield "pg_description", [(*key, text) for key, text in DESCRIPTIONS.items()]
+        row("pg_language", oid=oid, lanname=name, lanowner=BOOTSTRAP_SUPERUSER_OID,
+            lanispl=procedural, lanpltrusted=trusted, lanvalidator=validator)
+        for oid, name, procedural, trusted, validator in (
+            (12, "internal", False, False, 2246), (13, "c", False, False, 2247),
+            (14, "sql", False, True, 2248), (PYTHON_LANGUAGE_OID, "python", True, False, 0))]
+    yield "pg_description", [
+        row("pg_description", objoid=objoid, classoid=classoid, objsubid=objsubid,
+            description=text)
+        for (objoid, classoid, objsubid), text in DESCRIPTIONS.items()]
 
 
 _UNDERSCORE_IO = frozenset({"date", "time", "timestamp", "timestamptz", "interval", "numeric",
@@ -209,16 +216,19 @@ def _type_row(pg_type: t.PgType) -> Row:
     typmod = typmod_type in _TYPMOD_TYPES
     subscript = "array_subscript_handler" if pg_type.element_oid else (
         _SUBSCRIPT_HANDLERS.get(pg_type.oid, NO_FUNCTION))
-    return (
-        pg_type.oid, pg_type.name, 11, BOOTSTRAP_SUPERUSER_OID, pg_type.length,
-        _by_value(pg_type), "p" if pg_type.category in ("P", "X") else "b",
-        pg_type.category, pg_type.preferred, True, ",", 0, subscript, pg_type.element_oid,
-        pg_type.array_oid, f"{prefix}in", f"{prefix}out",
-        f"{prefix}recv" if binary else NO_FUNCTION, f"{prefix}send" if binary else NO_FUNCTION,
-        f"{typmod_name}typmodin" if typmod else NO_FUNCTION,
-        f"{typmod_name}typmodout" if typmod else NO_FUNCTION, NO_FUNCTION,
-        _alignment(pg_type), _storage(pg_type), False, 0, -1, 0, _collation(pg_type.oid),
-        None, None, None,
+    return row(
+        "pg_type", oid=pg_type.oid, typname=pg_type.name, typnamespace=11,
+        typowner=BOOTSTRAP_SUPERUSER_OID, typlen=pg_type.length, typbyval=_by_value(pg_type),
+        typtype="p" if pg_type.category in ("P", "X") else "b", typcategory=pg_type.category,
+        typispreferred=pg_type.preferred, typisdefined=True, typdelim=",",
+        typsubscript=subscript, typelem=pg_type.element_oid, typarray=pg_type.array_oid,
+        typinput=f"{prefix}in", typoutput=f"{prefix}out",
+        typreceive=f"{prefix}recv" if binary else NO_FUNCTION,
+        typsend=f"{prefix}send" if binary else NO_FUNCTION,
+        typmodin=f"{typmod_name}typmodin" if typmod else NO_FUNCTION,
+        typmodout=f"{typmod_name}typmodout" if typmod else NO_FUNCTION,
+        typalign=_alignment(pg_type), typstorage=_storage(pg_type), typtypmod=-1,
+        typcollation=_collation(pg_type.oid),
     )
 
 
@@ -229,43 +239,62 @@ def _dynamic_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     relations = list(catalog.relations.values())
     sequences = list(catalog.sequences.values())
     roles = list(catalog.roles.values())
-    yield "pg_roles", [(r.name, r.superuser, True, r.createrole, r.createdb, r.login,
-                        r.superuser, r.connection_limit, "********", None, r.superuser, None,
-                        r.oid) for r in roles]
-    yield "pg_authid", [(r.oid, r.name, r.superuser, True, r.createrole, r.createdb, r.login,
-                         r.superuser, r.superuser, r.connection_limit, r.password, None)
-                        for r in roles]
-    yield "pg_user", [(r.name, r.oid, r.createdb, r.superuser, r.superuser, r.superuser,
-                       "********", None, None) for r in roles if r.login]
+    yield "pg_roles", [
+        row("pg_roles", rolname=r.name, rolsuper=r.superuser, rolinherit=True,
+            rolcreaterole=r.createrole, rolcreatedb=r.createdb, rolcanlogin=r.login,
+            rolreplication=r.superuser, rolconnlimit=r.connection_limit,
+            rolpassword="********", rolbypassrls=r.superuser, oid=r.oid)
+        for r in roles]
+    yield "pg_authid", [
+        row("pg_authid", oid=r.oid, rolname=r.name, rolsuper=r.superuser, rolinherit=True,
+            rolcreaterole=r.createrole, rolcreatedb=r.createdb, rolcanlogin=r.login,
+            rolreplication=r.superuser, rolbypassrls=r.superuser,
+            rolconnlimit=r.connection_limit, rolpassword=r.password)
+        for r in roles]
+    yield "pg_user", [
+        row("pg_user", usename=r.name, usesysid=r.oid, usecreatedb=r.createdb,
+            usesuper=r.superuser, userepl=r.superuser, usebypassrls=r.superuser,
+            passwd="********")
+        for r in roles if r.login]
     yield "pg_namespace", [_namespace_row(name, oid, catalog)
                            for name, oid in catalog.schemas.items()]
     yield "pg_class", [_class_row(r, catalog) for r in relations] + [
         _sequence_class_row(s, catalog) for s in sequences]
-    yield "pg_attribute", [row for r in relations for row in _attribute_rows(r, catalog)] + [
-        row for s in sequences for row in _sequence_attribute_rows(s)]
+    yield "pg_attribute", [
+        attribute for r in relations for attribute in _attribute_rows(r, catalog)] + [
+        attribute for s in sequences for attribute in _sequence_attribute_rows(s)]
     yield "pg_attrdef", [
-        (r.oid * 1000 + number, r.oid, number, column.default)
+        row("pg_attrdef", oid=r.oid * 1000 + number, adrelid=r.oid, adnum=number,
+            adbin=column.default)
         for r in relations for number, column in enumerate(r.columns, start=1)
         if column.default is not None]
     yield "pg_index", [_index_row(index, catalog) for index in relations
                        if index.kind == "i"]
     yield "pg_constraint", [
         _constraint_row(r, c, catalog) for r in relations for c in r.constraints]
-    yield "pg_depend", [row for s in sequences for row in _sequence_owner(s, catalog)]
+    yield "pg_depend", [dependency for s in sequences for dependency in _sequence_owner(s, catalog)]
     yield "pg_proc", [_procedure_row(p, catalog) for p in catalog.procedures.values()]
     yield "pg_tables", [
-        (r.schema, r.name, r.owner, None, any(True for _ in catalog.indexes_of(r)), False,
-         False, False)
+        row("pg_tables", schemaname=r.schema, tablename=r.name, tableowner=r.owner,
+            hasindexes=any(True for _ in catalog.indexes_of(r)), hasrules=False,
+            hastriggers=False, rowsecurity=False)
         for r in relations if r.kind == "r" and r.schema != INFORMATION_SCHEMA]
-    yield "pg_views", [(r.schema, r.name, r.owner, view_definition(r))
-                       for r in relations if r.kind == "v"]
-    yield "pg_matviews", [(r.schema, r.name, r.owner, None, False, True, view_definition(r))
-                          for r in relations if r.kind == "m"]
-    yield "pg_indexes", [(r.schema, r.index_table, r.name, None, r.definition)
-                         for r in relations if r.kind == "i"]
-    yield "pg_sequence", [(s.oid, type_oid, s.start, s.increment, SEQUENCE_MAX[type_oid], 1,
-                           1, False)
-                          for s in sequences for type_oid in (sequence_type(s, catalog),)]
+    yield "pg_views", [
+        row("pg_views", schemaname=r.schema, viewname=r.name, viewowner=r.owner,
+            definition=view_definition(r))
+        for r in relations if r.kind == "v"]
+    yield "pg_matviews", [
+        row("pg_matviews", schemaname=r.schema, matviewname=r.name, matviewowner=r.owner,
+            hasindexes=False, ispopulated=True, definition=view_definition(r))
+        for r in relations if r.kind == "m"]
+    yield "pg_indexes", [
+        row("pg_indexes", schemaname=r.schema, tablename=r.index_table, indexname=r.name,
+            indexdef=r.definition)
+        for r in relations if r.kind == "i"]
+    yield "pg_sequence", [
+        row("pg_sequence", seqrelid=s.oid, seqtypid=type_oid, seqstart=s.start,
+            seqincrement=s.increment, seqmax=SEQUENCE_MAX[type_oid], seqmin=1, seqcache=1)
+        for s in sequences for type_oid in (sequence_type(s, catalog),)]
 
 
 def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
@@ -273,12 +302,16 @@ def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
     types = [p.type_oid for p in procedure.params]
     names = [p.name or "" for p in procedure.params]
     language = PYTHON_LANGUAGE_OID if procedure.language == "python" else 14
-    return (procedure.oid, procedure.name, catalog.schemas[procedure.schema],
-            catalog.role_oid(procedure.owner), language, 100.0, 0.0, 0, None, "p", False,
-            False, False, False, "v", "u", len(types),
-            sum(1 for p in procedure.params if p.default), 0, " ".join(map(str, types)), None,
-            None, _json(names) if any(names) else None, procedure.body, None, None,
-            _acl(procedure.acl, procedure.owner))
+    return row(
+        "pg_proc", oid=procedure.oid, proname=procedure.name,
+        pronamespace=catalog.schemas[procedure.schema],
+        proowner=catalog.role_oid(procedure.owner), prolang=language, procost=100.0,
+        prosupport=None, prokind="p", provolatile="v", proparallel="u", pronargs=len(types),
+        pronargdefaults=sum(1 for p in procedure.params if p.default),
+        proargtypes=" ".join(map(str, types)),
+        proargnames=_json(names) if any(names) else None, prosrc=procedure.body,
+        proacl=_acl(procedure.acl, procedure.owner),
+    )
 
 
 def _acl(acl: Acl | None, owner: str) -> str | None:
@@ -289,10 +322,10 @@ def _acl(acl: Acl | None, owner: str) -> str | None:
 def _namespace_row(name: str, oid: int, catalog: Catalog) -> Row:
     """Schemas, owned and granted as in a fresh PostgreSQL 15 database."""
     role = schema_owner(name)
-    owner = catalog.role_oid(role)
-    if name not in (PUBLIC, PG_CATALOG, INFORMATION_SCHEMA):
-        return oid, name, owner, None
-    return oid, name, owner, _json([f"{role}=UC/{role}", f"=U/{role}"])
+    acl = _json([f"{role}=UC/{role}", f"=U/{role}"]) if name in (
+        PUBLIC, PG_CATALOG, INFORMATION_SCHEMA) else None
+    return row("pg_namespace", oid=oid, nspname=name, nspowner=catalog.role_oid(role),
+               nspacl=acl)
 
 
 def _index_keys(index: Relation, catalog: Catalog) -> tuple[int, list[tuple[int, Column]]]:
@@ -315,32 +348,40 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
     has_triggers = any(c.kind == "f" for c in relation.constraints) or any(
         c.kind == "f" and c.ref_table == key
         for other in catalog.relations.values() for c in other.constraints)
-    return (
-        relation.oid, relation.name, catalog.schemas.get(relation.schema, 0), 0, 0,
-        catalog.role_oid(relation.owner), am, relation.oid, 0, int(index),
-        0.0 if index else -1.0, 0, 0, bool(indexes), False, "p", relation.kind,
-        len(relation.index_columns) if index else len(relation.columns), checks,
-        relation.kind in ("v", "m"), has_triggers, False, False, False, True,
-        "d" if relation.kind in ("r", "m") else "n", False, 0, 0, 0,
-        None if relation.schema in (PG_CATALOG, INFORMATION_SCHEMA) else _acl(
-            relation.acl, relation.owner), None, None,
+    return row(
+        "pg_class", oid=relation.oid, relname=relation.name,
+        relnamespace=catalog.schemas.get(relation.schema, 0),
+        relowner=catalog.role_oid(relation.owner), relam=am, relfilenode=relation.oid,
+        relpages=int(index), reltuples=0.0 if index else -1.0, relhasindex=bool(indexes),
+        relpersistence="p", relkind=relation.kind,
+        relnatts=len(relation.index_columns) if index else len(relation.columns),
+        relchecks=checks, relhasrules=relation.kind in ("v", "m"),
+        relhastriggers=has_triggers, relispopulated=True,
+        relreplident="d" if relation.kind in ("r", "m") else "n",
+        relacl=None if relation.schema in (PG_CATALOG, INFORMATION_SCHEMA) else _acl(
+            relation.acl, relation.owner),
     )
 
 
 def _sequence_class_row(sequence: Sequence, catalog: Catalog) -> Row:
-    return (sequence.oid, sequence.name, catalog.schemas[sequence.schema], 0, 0,
-            BOOTSTRAP_SUPERUSER_OID, 0, sequence.oid, 0, 1, 1.0, 0, 0, False, False, "p", "S",
-            len(_SEQUENCE_COLUMNS), 0, False, False, False, False, False, True, "n", False, 0,
-            0, 0, None, None, None)
+    return row(
+        "pg_class", oid=sequence.oid, relname=sequence.name,
+        relnamespace=catalog.schemas[sequence.schema], relowner=BOOTSTRAP_SUPERUSER_OID,
+        relfilenode=sequence.oid, relpages=1, reltuples=1.0, relpersistence="p", relkind="S",
+        relnatts=len(_SEQUENCE_COLUMNS), relispopulated=True, relreplident="n",
+    )
 
 
 def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typmod: int,
                    not_null: bool, has_default: bool) -> Row:
     pg_type = t.TYPES[type_oid]
-    return (
-        relation_oid, name, type_oid, -1, pg_type.length, number, int(_is_array(pg_type)), -1,
-        typmod, _by_value(pg_type), _alignment(pg_type), _storage(pg_type), "", not_null,
-        has_default, False, "", "", False, True, 0, _collation(type_oid), None, None, None,
+    return row(
+        "pg_attribute", attrelid=relation_oid, attname=name, atttypid=type_oid,
+        attstattarget=-1, attlen=pg_type.length, attnum=number,
+        attndims=int(_is_array(pg_type)), attcacheoff=-1, atttypmod=typmod,
+        attbyval=_by_value(pg_type), attalign=_alignment(pg_type),
+        attstorage=_storage(pg_type), attnotnull=not_null, atthasdef=has_default,
+        attislocal=True, attcollation=_collation(type_oid),
     )
 
 
@@ -366,18 +407,20 @@ def _sequence_owner(sequence: Sequence, catalog: Catalog) -> Iterator[Row]:
     owner = owner_column(sequence, catalog)
     if owner is not None:
         pg_class = KNOWN_OIDS["pg_class"]
-        yield pg_class, sequence.oid, 0, pg_class, owner[0].oid, owner[1], "a"
+        yield row("pg_depend", classid=pg_class, objid=sequence.oid, refclassid=pg_class,
+                  refobjid=owner[0].oid, refobjsubid=owner[1], deptype="a")
 
 
 def _index_row(index: Relation, catalog: Catalog) -> Row:
     table_oid, keys = _index_keys(index, catalog)
     options = [_INDOPTION_DESC if descending else 0 for _, descending in index_keys(index)]
-    return (
-        index.oid, table_oid, len(keys), len(keys), index.unique, False, index.primary, False,
-        True, False, True, False, True, True, False,
-        " ".join(str(number) for number, _ in keys),
-        " ".join(str(_collation(column.type_oid)) for _, column in keys),
-        " ".join("0" for _ in keys), " ".join(str(o) for o in options), None, None,
+    return row(
+        "pg_index", indexrelid=index.oid, indrelid=table_oid, indnatts=len(keys),
+        indnkeyatts=len(keys), indisunique=index.unique, indisprimary=index.primary,
+        indimmediate=True, indisvalid=True, indisready=True, indislive=True,
+        indkey=" ".join(str(number) for number, _ in keys),
+        indcollation=" ".join(str(_collation(column.type_oid)) for _, column in keys),
+        indclass=" ".join("0" for _ in keys), indoption=" ".join(str(o) for o in options),
     )
 
 
@@ -423,13 +466,16 @@ def _constraint_row(relation: Relation, constraint: Constraint, catalog: Catalog
             referenced_positions = [referenced.column_number(c)
                                     for c in constraint.ref_columns]
             index_oid = _referenced_index(constraint, referenced, catalog)
-    return (
-        constraint.oid, constraint.name, catalog.schemas.get(relation.schema, 0),
-        constraint.kind, False, False, True, relation.oid, 0, index_oid, 0, referenced_oid,
-        _FK_ACTIONS[constraint.on_update] if foreign else " ",
-        _FK_ACTIONS[constraint.on_delete] if foreign else " ", "s" if foreign else " ", True,
-        0, constraint.kind != "c", _json(positions),
-        _json(referenced_positions) if foreign else None, constraint.check,
+    return row(
+        "pg_constraint", oid=constraint.oid, conname=constraint.name,
+        connamespace=catalog.schemas.get(relation.schema, 0), contype=constraint.kind,
+        convalidated=True, conrelid=relation.oid, conindid=index_oid,
+        confrelid=referenced_oid,
+        confupdtype=_FK_ACTIONS[constraint.on_update] if foreign else " ",
+        confdeltype=_FK_ACTIONS[constraint.on_delete] if foreign else " ",
+        confmatchtype="s" if foreign else " ", conislocal=True,
+        connoinherit=constraint.kind != "c", conkey=_json(positions),
+        confkey=_json(referenced_positions) if foreign else None, conbin=constraint.check,
     )
 
 

@@ -7,30 +7,33 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from executor.pg_catalog.rows import Row, row
 from executor.values.conversions import epoch_timestamp
 from storage import snapshots
 
 if TYPE_CHECKING:
     from sqlext.durability.service import Durability
 
-Row = tuple[Any, ...]
-
 
 def log_rows(durability: Durability | None) -> list[Row]:
     journal = durability.journal if durability is not None else None
     if durability is None or journal is None:
-        return [("in-memory", *[None] * 10)]
+        return [row("sqlext_log", durability="in-memory")]
     config = durability.config
     writer = journal.writer
     fsyncs = writer.fsyncs
     status = _stat(writer.path)
-    return [("fsync each commit" if config.commandlog_timeout_ms < 0 else "group commit",
-             config.commandlog_timeout_ms, config.recovery, journal.last_lsn,
-             journal.durable_lsn, epoch_timestamp(writer.last_fsync), fsyncs,
-             round(writer.records / fsyncs, 3) if fsyncs else None, writer.max_group,
-             str(writer.path.resolve()), status.st_size if status else None)]
+    return [row(
+        "sqlext_log",
+        durability="fsync each commit" if config.commandlog_timeout_ms < 0 else "group commit",
+        commit_timeout_ms=config.commandlog_timeout_ms, recovery=config.recovery,
+        last_lsn=journal.last_lsn, durable_lsn=journal.durable_lsn,
+        last_fsync=epoch_timestamp(writer.last_fsync), fsyncs=fsyncs,
+        avg_group=round(writer.records / fsyncs, 3) if fsyncs else None,
+        max_group=writer.max_group, file=str(writer.path.resolve()),
+        file_bytes=status.st_size if status else None)]
 
 
 def snapshot_rows(durability: Durability | None) -> list[Row]:
@@ -55,12 +58,12 @@ def checkpoint_rows(durability: Durability | None) -> list[Row]:
 
 
 def _snapshot_row(snapshot: snapshots.Snapshot, written: float | None) -> Row:
-    """file, lsn, size_bytes (database and engine state so far), written
-    (None while it is being written), writing."""
+    """size_bytes counts the database and the engine state so far; written is
+    None while it is being written."""
     sizes = [_stat(snapshot.path(suffix)) for suffix in (".db", ".state")]
-    return (str(snapshot.path(".db").resolve()), snapshot.lsn,
-            sum(status.st_size for status in sizes if status), epoch_timestamp(written),
-            written is None)
+    return row("sqlext_snapshots", file=str(snapshot.path(".db").resolve()), lsn=snapshot.lsn,
+               size_bytes=sum(status.st_size for status in sizes if status),
+               written=epoch_timestamp(written), writing=written is None)
 
 
 def _stat(path: Path) -> os.stat_result | None:

@@ -18,11 +18,10 @@ from typing import Any, Final
 
 from catalog import errors
 from executor.core import Executor
+from executor.pg_catalog.rows import Row, row
 from executor.pg_catalog.tables import DATABASE_OID
 from executor.values.conversions import epoch_timestamp, storage_timestamp
 from sqlext.session.engine_session import EngineSession
-
-Row = tuple[Any, ...]
 
 TERMINATED: Final = "terminating connection due to administrator command"
 _NOT_SUPERUSER: Final = {"cancel": "must be a superuser to cancel superuser query",
@@ -100,13 +99,13 @@ class Sessions:
         sees_all = catalog.is_superuser(context.user)
         rows = []
         for process_id, session in sorted(self._by_process_id.items()):
-            who = (DATABASE_OID, session.database, process_id, None,
-                   catalog.role_oid(session.user), session.user,
-                   session.settings.get("application_name"))
+            who = {"datid": DATABASE_OID, "datname": session.database, "pid": process_id,
+                   "usesysid": catalog.role_oid(session.user), "usename": session.user,
+                   "application_name": session.settings.get("application_name")}
             if sees_all or session.user == context.user:
-                rows.append((*who, *_activity(session)))
+                rows.append(row("pg_stat_activity", **who, **_activity(session)))
             else:
-                rows.append((*who, *[None] * 13, "<insufficient privilege>", None))
+                rows.append(row("pg_stat_activity", **who, query="<insufficient privilege>"))
         return rows
 
     # --- pg_cancel_backend(), pg_terminate_backend() -------------------------------------
@@ -152,8 +151,9 @@ class Sessions:
         return session
 
 
-def _activity(session: EngineSession) -> Row:
-    """client_addr ... backend_type of a session the reader may see."""
+def _activity(session: EngineSession) -> dict[str, Any]:
+    """The pg_stat_activity columns of a session the reader may see, from
+    client_addr on."""
     activity = session.activity
     host, port = activity.client
     block = session.block
@@ -170,11 +170,13 @@ def _activity(session: EngineSession) -> Row:
     else:
         transaction_start = epoch_timestamp(activity.query_start) if activity.active else None
     wait_type, wait_event = _wait_event(session)
-    return (host or None, None, port, epoch_timestamp(activity.backend_start),
-            transaction_start, epoch_timestamp(activity.query_start),
-            epoch_timestamp(activity.state_change),
-            wait_type, wait_event, state, None, None, None, session.current_sql,
-            "client backend")
+    return {"client_addr": host or None, "client_port": port,
+            "backend_start": epoch_timestamp(activity.backend_start),
+            "xact_start": transaction_start,
+            "query_start": epoch_timestamp(activity.query_start),
+            "state_change": epoch_timestamp(activity.state_change),
+            "wait_event_type": wait_type, "wait_event": wait_event, "state": state,
+            "query": session.current_sql, "backend_type": "client backend"}
 
 
 def _wait_event(session: EngineSession) -> tuple[str | None, str | None]:
