@@ -3,6 +3,8 @@ the catalog after every schema change (``tables``, ``information_schema``)
 and live views refilled before a statement reads them (``live``), their rows
 written by column name (``rows``).
 
-May import: the executor's core modules, ``executor.values``,
-``executor.streaming``, ``catalog``, ``storage``.
+May import: the executor's core modules, ``executor.codecs``,
+``executor.values``, ``executor.streaming``, ``executor.functions``
+(what catalog information functions and rows both derive), ``catalog``,
+``storage``.
 """

@@ -35,6 +35,7 @@ from catalog import types as t
 from catalog.dataflow import Parameter, WindowSpec
 from catalog.schema import PUBLIC, Catalog, Relation
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
+from executor.pg_catalog.rows import Row, row
 from sqlext.compile.compiler import CompileContext, compile_statement, procedure_context
 from sqlext.compile.dataflow_ddl import body_statements
 
@@ -134,15 +135,17 @@ def dataflow_graph(catalog: Catalog) -> Graph:
     return graph
 
 
-def edge_rows(graph: Graph) -> list[tuple[str | None, ...]]:
-    """The rows of the live view ``sqlext_dataflow``: (from_kind,
-    from_schema, from_name, to_kind, to_schema, to_name, edge_kind,
-    via_trigger); an unknown end is kind 'unknown' with no schema or name."""
+def edge_rows(graph: Graph) -> list[Row]:
+    """The rows of the live view ``sqlext_dataflow``; an unknown end is kind
+    'unknown' with no schema or name."""
 
-    def end(node: Node | None) -> tuple[str | None, ...]:
-        return ("unknown", None, None) if node is None else (node.kind, node.schema, node.name)
+    def end(side: str, node: Node | None) -> dict[str, str | None]:
+        kind, schema, name = (("unknown", None, None) if node is None
+                              else (node.kind, node.schema, node.name))
+        return {f"{side}_kind": kind, f"{side}_schema": schema, f"{side}_name": name}
 
-    return [(*end(e.source), *end(e.target), e.kind, e.via) for e in graph.edges]
+    return [row("sqlext_dataflow", **end("from", e.source), **end("to", e.target),
+                edge_kind=e.kind, via_trigger=e.via) for e in graph.edges]
 
 
 @dataclass

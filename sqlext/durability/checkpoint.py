@@ -28,7 +28,6 @@ from pathlib import Path
 
 from executor.core import Executor, Token, WouldBlock
 from executor.streaming.scheduler import Scheduler
-from executor.values.conversions import storage_timestamp
 from sqlext.durability import engine_state
 from sqlext.durability.journal import Journal
 from storage import commandlog, snapshots
@@ -85,11 +84,6 @@ class Checkpointer:
 
     def close(self) -> None:
         self._timer.cancel()
-
-    def rows(self) -> list[tuple[object, ...]]:
-        """``sqlext_checkpoints``: the latest checkpoints, oldest first."""
-        return [(r.lsn, storage_timestamp(r.finished), round(r.stall_ms, 3), round(r.seconds, 3),
-                 r.size_bytes, r.error) for r in self.history]
 
     # --- taking one ------------------------------------------------------------------
 

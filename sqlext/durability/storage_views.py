@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from executor.pg_catalog.rows import Row, row
-from executor.values.conversions import epoch_timestamp
+from executor.values.conversions import epoch_timestamp, storage_timestamp
 from storage import snapshots
 
 if TYPE_CHECKING:
@@ -53,8 +53,13 @@ def snapshot_rows(durability: Durability | None) -> list[Row]:
 
 
 def checkpoint_rows(durability: Durability | None) -> list[Row]:
+    """The latest checkpoints, oldest first."""
     checkpointer = durability.checkpointer if durability is not None else None
-    return checkpointer.rows() if checkpointer is not None else []
+    if checkpointer is None:
+        return []
+    return [row("sqlext_checkpoints", lsn=run.lsn, finished=storage_timestamp(run.finished),
+                stall_ms=round(run.stall_ms, 3), seconds=round(run.seconds, 3),
+                size_bytes=run.size_bytes, error=run.error) for run in checkpointer.history]
 
 
 def _snapshot_row(snapshot: snapshots.Snapshot, written: float | None) -> Row:
