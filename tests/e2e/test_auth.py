@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ROOT, ServerProcess, start_server
+from tests.fixtures.servers import ServerProcess, run_sqlext, start_server
 
 METHODS = ["password", "md5", "scram-sha-256"]
 
@@ -247,9 +247,7 @@ def test_connection_limit(server_factory: Callable[..., ServerProcess]) -> None:
 
 
 def _refusal(*args: str) -> str:
-    result = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "sqlext", "serve",
-                             "--port", "0", *args], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+    result = run_sqlext("serve", "--port", "0", *args)
     assert result.returncode == 1, result.stdout + result.stderr
     return result.stderr
 

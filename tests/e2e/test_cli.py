@@ -12,13 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tests.fixtures.servers import ROOT, ServerProcess, own_schema, start_server
-
-
-def sqlext(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "sqlext", *args], input=stdin, env=env,
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+from tests.fixtures.servers import ROOT, ServerProcess, own_schema, run_sqlext, start_server
 
 
 def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess,
@@ -37,7 +31,7 @@ def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess
             "\n"
             "INSERT INTO readings VALUES (1 / 0, 'never');\n"
             "INSERT INTO readings VALUES (0, 'not reached');\n")
-        done = sqlext("run", str(script), "--port", str(server.port))
+        done = run_sqlext("run", str(script), "--port", str(server.port))
         assert done.returncode == 1
         assert done.stdout.splitlines() == [
             "SET", "CREATE TABLE", "COPY 5000",
@@ -51,8 +45,8 @@ def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess
 
 def test_run_on_a_data_directory_keeps_the_result(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    done = sqlext("run", "-", "--data-dir", str(data_dir),
-                  stdin="CREATE TABLE kept (a int); INSERT INTO kept VALUES (1), (2);")
+    done = run_sqlext("run", "-", "--data-dir", str(data_dir),
+                      stdin="CREATE TABLE kept (a int); INSERT INTO kept VALUES (1), (2);")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["CREATE TABLE", "INSERT 0 2"]
     server = start_server("--data-dir", str(data_dir))
@@ -64,12 +58,12 @@ def test_run_on_a_data_directory_keeps_the_result(tmp_path: Path) -> None:
 
 
 def test_run_reports_what_it_cannot_do(server: ServerProcess, tmp_path: Path) -> None:
-    refused = sqlext("run", "-", "--port", str(server.port), stdin="SELECT 1;\n\\gset\n")
+    refused = run_sqlext("run", "-", "--port", str(server.port), stdin="SELECT 1;\n\\gset\n")
     assert refused.returncode == 1
     assert "line 2: \\gset is not supported" in refused.stderr
-    missing = sqlext("run", str(tmp_path / "nosuch.sql"), "--port", str(server.port))
+    missing = run_sqlext("run", str(tmp_path / "nosuch.sql"), "--port", str(server.port))
     assert missing.returncode == 1 and "No such file" in missing.stderr
-    unreachable = sqlext("run", "-", "--port", "1", stdin="SELECT 1")
+    unreachable = run_sqlext("run", "-", "--port", "1", stdin="SELECT 1")
     assert unreachable.returncode == 1 and "cannot connect to 127.0.0.1:1" in unreachable.stderr
 
 
@@ -97,7 +91,7 @@ def test_log_level() -> None:
     output, _ = process.communicate(timeout=10)
     assert "WARNING sqlext: in-memory mode" in output
     assert " INFO " not in output
-    refused = sqlext("serve", "--log-level", "chatty")
+    refused = run_sqlext("serve", "--log-level", "chatty")
     assert refused.returncode == 2 and "invalid choice" in refused.stderr
 
 
@@ -116,7 +110,7 @@ def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerPro
             conn.execute(f"INSERT INTO readings VALUES ({value})")
         conn.execute("CHECKPOINT")
         lsn = conn.execute("SELECT last_lsn FROM sqlext_log").fetchone()
-    shown = sqlext("status", "-p", str(server.port))
+    shown = run_sqlext("status", "-p", str(server.port))
     assert shown.returncode == 0, shown.stderr
     sections = dict(_sections(shown.stdout))
     assert sections["Streams"][2] == (
@@ -132,7 +126,7 @@ def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerPro
     assert sections["Snapshots"][2].startswith(f" {lsn[0]:3} |")
     assert sections["Snapshots"][2].endswith("| f")
     assert "| postgres | sqlext status    | 127.0.0.1   | active |" in sections["Sessions"][2]
-    unreachable = sqlext("status", "-p", "1")
+    unreachable = run_sqlext("status", "-p", "1")
     assert unreachable.returncode == 1 and "cannot connect" in unreachable.stderr
 
 
