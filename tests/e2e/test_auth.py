@@ -4,9 +4,7 @@ psycopg, psql, and pgjdbc), and the connection limits."""
 from __future__ import annotations
 
 import re
-import shutil
 import signal
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tests.fixtures.java import compile_java, run_java
 from tests.fixtures.servers import ServerProcess, run_sqlext, start_server
 
 METHODS = ["password", "md5", "scram-sha-256"]
@@ -213,25 +212,6 @@ def test_pgjdbc_scram(server_factory: Callable[..., ServerProcess], tmp_path: Pa
     url = f"jdbc:postgresql://{server.host}:{server.port}/sqlext"
     assert run_java(classes, "Login", url, "alice", "s3cret") == "alice"
     assert run_java(classes, "Login", url, "alice", "wrong") == "28P01"
-
-
-JDBC_JAR = "/usr/share/java/postgresql.jar"
-
-
-def compile_java(directory: Path, name: str, source: str) -> Path:
-    """Compile one Java class against pgjdbc; returns its class directory."""
-    javac = shutil.which("javac")
-    assert javac, "javac is missing: run `make install`"
-    (directory / f"{name}.java").write_text(source)
-    subprocess.run([javac, "-d", str(directory), "-cp", JDBC_JAR,
-                    str(directory / f"{name}.java")], check=True)
-    return directory
-
-
-def run_java(classes: Path, name: str, *args: str) -> str:
-    result = subprocess.run(["java", "-cp", f"{JDBC_JAR}:{classes}", name, *args],
-                            capture_output=True, text=True, timeout=120)
-    return result.stdout.strip()
 
 
 def test_connection_limit(server_factory: Callable[..., ServerProcess]) -> None:

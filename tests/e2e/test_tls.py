@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.e2e.test_auth import compile_java, run_java
+from tests.fixtures.java import compile_java, run_java
 from tests.fixtures.servers import ServerProcess, run_sqlext, start_server
 
 
