@@ -8,11 +8,14 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psycopg
+
+from sqlext.peer import free_port
 from tests.fixtures.servers import ROOT, ServerProcess, own_schema, run_sqlext, start_server
+from tests.fixtures.waiting import wait_until
 
 
 def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess,
@@ -81,12 +84,15 @@ def test_json_log_lines(tmp_path: Path) -> None:
 
 
 def test_log_level() -> None:
+    """At level warning the server does not say where it listens: a port
+    chosen here tells when it is up (it has logged everything up to that)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "sqlext", "serve", "--port", "0", "--in-memory",
+        [sys.executable, "-m", "sqlext", "serve", "--port", str(port), "--in-memory",
          "--log-level", "warning"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
-    time.sleep(3)
+    wait_until(lambda: _answers(port) or process.poll() is not None, "the server to start")
     process.terminate()
     output, _ = process.communicate(timeout=10)
     assert "WARNING sqlext: in-memory mode" in output
@@ -128,6 +134,15 @@ def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerPro
     assert "| postgres | sqlext status    | 127.0.0.1   | active |" in sections["Sessions"][2]
     unreachable = run_sqlext("status", "-p", "1")
     assert unreachable.returncode == 1 and "cannot connect" in unreachable.stderr
+
+
+def _answers(port: int) -> bool:
+    try:
+        with psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=sqlext",
+                             connect_timeout=5) as conn:
+            return conn.execute("SELECT 1").fetchone() == (1,)
+    except psycopg.OperationalError:
+        return False
 
 
 def _sections(screen: str) -> Iterator[tuple[str, list[str]]]:
