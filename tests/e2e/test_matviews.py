@@ -274,8 +274,9 @@ def test_errors(conn: psycopg.Connection) -> None:
     dropped = conn.execute("DROP STREAM s CASCADE")
     assert dropped.statusmessage == "DROP STREAM"
     conn.execute("DROP TABLE t CASCADE")
-    assert conn.execute("SELECT count(*) FROM pg_class WHERE relname IN ('v', 'vw')"
-                        ).fetchone() == (0,)
+    assert conn.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = "
+                        "c.relnamespace WHERE relname IN ('v', 'vw') AND nspname = "
+                        "current_schema()").fetchone() == (0,)
     conn.execute("DROP MATERIALIZED VIEW IF EXISTS v")
     with pytest.raises(psycopg.errors.UndefinedTable):
         conn.execute("DROP MATERIALIZED VIEW v")
