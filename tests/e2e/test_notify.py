@@ -9,7 +9,6 @@ afterwards: the next notification a listener gets must be that one.
 
 from __future__ import annotations
 
-import shutil
 import socket
 import struct
 import subprocess
@@ -20,9 +19,8 @@ import psycopg
 import pytest
 
 from tests.fixtures.notifications import take
+from tests.fixtures.psql import PSQL
 from tests.fixtures.servers import ServerProcess, sqlstate_of
-
-PSQL = shutil.which("psql")
 
 
 def channel() -> str:

@@ -10,41 +10,14 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.psql import output, psql, rows
 from tests.fixtures.servers import ServerProcess
-
-PSQL = shutil.which("psql")
-
-
-def psql(server: ServerProcess, *commands: str, script: str | None = None,
-         check: bool = True) -> subprocess.CompletedProcess[str]:
-    assert PSQL, "psql is missing: run `make install`"
-    arguments = [PSQL, "-X", "-h", server.host, "-p", str(server.port), "-U", "postgres",
-                 "-d", "sqlext", "-v", "ON_ERROR_STOP=0"]
-    for command in commands:
-        arguments += ["-c", command]
-    return subprocess.run(arguments, input=script, capture_output=True, text=True,
-                          timeout=60, check=check)
-
-
-def output(server: ServerProcess, *commands: str) -> str:
-    """psql's output for commands that must all succeed."""
-    result = psql(server, *commands)
-    assert not result.stderr, result.stderr
-    return result.stdout
-
-
-def rows(text: str) -> list[list[str]]:
-    """The cells of an aligned psql table, one list per line."""
-    return [[cell.strip() for cell in line.split("|")] for line in text.splitlines()
-            if "|" in line]
 
 
 @pytest.fixture(scope="module")

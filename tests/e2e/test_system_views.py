@@ -22,7 +22,7 @@ import psycopg
 import pytest
 from psycopg import errors
 
-from tests.e2e.test_psql import output, rows
+from tests.fixtures.psql import output, rows
 from tests.fixtures.servers import ServerProcess
 from tests.fixtures.waiting import wait_for_session
 
