@@ -4,11 +4,11 @@ run --data-dir``), the benchmarks and the tests."""
 from __future__ import annotations
 
 import os
+import queue
 import re
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,22 +59,36 @@ def start_sqlext(*args: str, source: Path | None = None,
         environment["PYTHONPATH"] = str(source)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, cwd=source, env=environment)
-    assert process.stdout is not None
+    output = process.stdout
+    assert output is not None
     log: list[str] = []
-    deadline = None if timeout is None else time.monotonic() + timeout
-    for line in process.stdout:
-        log.append(line)
-        match = _LISTENING.search(line)
-        if match:
-            # keep reading, so that the server never blocks on a full pipe
-            reader = threading.Thread(target=log.extend, args=(process.stdout,), daemon=True)
-            reader.start()
-            return SqlextProcess(process, match.group(1), int(match.group(2)), log, reader)
-        if deadline is not None and time.monotonic() > deadline:
-            break
+    listening: queue.Queue[re.Match[str] | None] = queue.Queue()
+
+    def read() -> None:
+        """The output into ``log`` to its end (so that the server never
+        blocks on a full pipe); the listening line, or None at the end,
+        into ``listening`` (a server may print nothing: the wait for it
+        has a timeout, a read from the pipe has none)."""
+        found = False
+        for line in output:
+            log.append(line)
+            if not found and (match := _LISTENING.search(line)):
+                found = True
+                listening.put(match)
+        listening.put(None)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        match = listening.get(timeout=timeout)
+    except queue.Empty:
+        match = None
+    if match is not None:
+        return SqlextProcess(process, match.group(1), int(match.group(2)), log, reader)
     process.kill()
     process.wait()
-    process.stdout.close()
+    reader.join(timeout=10)
+    output.close()
     raise RuntimeError("sqlext server did not start:\n" + "".join(log))
 
 

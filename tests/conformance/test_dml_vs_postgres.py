@@ -11,7 +11,7 @@ import pytest
 
 from sqlext.tools.peer import PostgresPeer
 from tests.fixtures.differential import outcome
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, own_schema
 
 SCRIPTS: dict[str, list[str]] = {
     "insert forms": [
@@ -184,19 +184,11 @@ def test_script_matches_postgres(name: str, reference: PostgresPeer,
     database = f"script_{abs(hash(name))}"
     with psycopg.connect(reference.dsn, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {database}")
-    theirs = psycopg.connect(reference.dsn.replace("dbname=postgres", f"dbname={database}"),
-                             autocommit=True)
-    ours = server.connect(autocommit=True)
-    schema = f"s_{abs(hash(name))}"
-    ours.execute(f"CREATE SCHEMA {schema}")
-    ours.execute(f"SET search_path TO {schema}")
-    try:
+    with psycopg.connect(reference.dsn.replace("dbname=postgres", f"dbname={database}"),
+                         autocommit=True) as theirs, own_schema(server, "dml") as ours:
         for step, sql in enumerate(SCRIPTS[name]):
             expected = outcome(theirs, sql)
             actual = outcome(ours, sql)
             if sql.startswith("SET search_path") or sql.startswith("SHOW search_path"):
                 continue
             assert actual == expected, f"step {step}: {sql}"
-    finally:
-        theirs.close()
-        ours.close()

@@ -11,6 +11,7 @@ past 64 bits.)
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import psycopg
@@ -177,14 +178,18 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
+    """PostgreSQL and sqlext, each in a schema of the same name (queries
+    show current_schema()), with the same tables."""
+    schema = f"conformance_{uuid.uuid4().hex}"
     with PostgresPeer() as pg, psycopg.connect(pg.dsn, autocommit=True) as reference, \
             server.connect(autocommit=True) as ours:
         for connection in (reference, ours):
-            connection.execute("CREATE SCHEMA conformance")
-            connection.execute("SET search_path TO conformance")
+            connection.execute(f"CREATE SCHEMA {schema}")
+            connection.execute(f"SET search_path TO {schema}")
             for statement in SETUP:
                 connection.execute(statement)
         yield reference, ours
+        ours.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 @pytest.mark.parametrize("sql", QUERIES)

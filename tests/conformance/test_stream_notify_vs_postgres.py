@@ -3,11 +3,13 @@ row_to_json() (with TimeZone UTC), byte for byte, over every type family."""
 
 from __future__ import annotations
 
+import uuid
+
 import psycopg
 
 from sqlext.tools.peer import PostgresPeer
 from tests.fixtures.notifications import take
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, own_schema
 
 COLUMNS = """n int, i2 int2, i4 int4, i8 int8, money numeric(10,2), plain numeric,
     f4 float4, f8 float8, flag bool, t text, v varchar(10), c char(3), b bytea, d date,
@@ -38,12 +40,10 @@ def test_payload_rows_are_row_to_json(server: ServerProcess,
         peer.execute(f"INSERT INTO every_type VALUES {values}")
         expected = [row[0] for row in peer.execute(
             "SELECT row_to_json(e)::text FROM every_type e ORDER BY n")]
-    with server.connect(autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA notify_conformance")
-        conn.execute("SET search_path = notify_conformance")
-        conn.execute(f"CREATE STREAM every_type ({COLUMNS}) "
-                     "WITH (notify = 'notify_conformance')")
-        conn.execute("LISTEN notify_conformance")
+    with own_schema(server, "notify_conformance") as conn:
+        channel = f"c_{uuid.uuid4().hex}"  # channels are server-wide
+        conn.execute(f"CREATE STREAM every_type ({COLUMNS}) WITH (notify = '{channel}')")
+        conn.execute(f"LISTEN {channel}")
         conn.execute(f"INSERT INTO every_type VALUES {values}")
         (note,) = take(conn, 1)
     head = '{"stream":"every_type","batch_id":1,"row_count":3,"rows":['

@@ -4,17 +4,15 @@ psycopg, psql, and pgjdbc), and the connection limits."""
 from __future__ import annotations
 
 import re
-import shutil
 import signal
-import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ROOT, ServerProcess, start_server
+from tests.fixtures.java import compile_java, run_java
+from tests.fixtures.servers import ServerProcess, run_sqlext, start_server
 
 METHODS = ["password", "md5", "scram-sha-256"]
 
@@ -108,20 +106,18 @@ def test_rules_reject_and_reload(server_factory: Callable[..., ServerProcess],
 
     # a malformed file changes nothing, and says where it is wrong
     _rules(hba, "host all all 127.0.0.1/32 letmein")
+    since = len(server.log)
     with server.connect(autocommit=True) as admin:
         assert admin.execute("SELECT pg_reload_conf()").fetchone() == (False,)
-    assert any("line 1: invalid authentication method 'letmein'" in line
-               for line in server.log)
+    server.wait_for_log("line 1: invalid authentication method 'letmein'", since)
     with psycopg.connect(_dsn(server, "carol")) as conn:
         assert conn.execute("SELECT 1").fetchone() == (1,)
 
     # SIGHUP reloads too
     _rules(hba, "host all postgres 127.0.0.1/32 trust", "host all all 127.0.0.1/32 reject")
+    since = len(server.log)
     server.process.send_signal(signal.SIGHUP)
-    deadline = time.monotonic() + 10
-    while not any("authentication rules reloaded" in line for line in server.log[-3:]):
-        assert time.monotonic() < deadline, "SIGHUP did not reload the rules"
-        time.sleep(0.05)
+    server.wait_for_log("authentication rules reloaded", since)
     for user in ("carol", "alice"):
         with pytest.raises(psycopg.OperationalError, match="rejects connection"):
             psycopg.connect(_dsn(server, user))
@@ -215,25 +211,6 @@ def test_pgjdbc_scram(server_factory: Callable[..., ServerProcess], tmp_path: Pa
     assert run_java(classes, "Login", url, "alice", "wrong") == "28P01"
 
 
-JDBC_JAR = "/usr/share/java/postgresql.jar"
-
-
-def compile_java(directory: Path, name: str, source: str) -> Path:
-    """Compile one Java class against pgjdbc; returns its class directory."""
-    javac = shutil.which("javac")
-    assert javac, "javac is missing: run `make install`"
-    (directory / f"{name}.java").write_text(source)
-    subprocess.run([javac, "-d", str(directory), "-cp", JDBC_JAR,
-                    str(directory / f"{name}.java")], check=True)
-    return directory
-
-
-def run_java(classes: Path, name: str, *args: str) -> str:
-    result = subprocess.run(["java", "-cp", f"{JDBC_JAR}:{classes}", name, *args],
-                            capture_output=True, text=True, timeout=120)
-    return result.stdout.strip()
-
-
 def test_connection_limit(server_factory: Callable[..., ServerProcess]) -> None:
     server = server_factory("--in-memory", "--max-connections", "2")
     first = server.connect()
@@ -247,9 +224,7 @@ def test_connection_limit(server_factory: Callable[..., ServerProcess]) -> None:
 
 
 def _refusal(*args: str) -> str:
-    result = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "sqlext", "serve",
-                             "--port", "0", *args], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+    result = run_sqlext("serve", "--port", "0", *args)
     assert result.returncode == 1, result.stdout + result.stderr
     return result.stderr
 

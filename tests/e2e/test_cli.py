@@ -8,17 +8,14 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tests.fixtures.servers import ROOT, ServerProcess, own_schema, start_server
+import psycopg
 
-
-def sqlext(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "sqlext", *args], input=stdin, env=env,
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+from sqlext.tools.peer import free_port
+from tests.fixtures.servers import ROOT, ServerProcess, own_schema, run_sqlext, start_server
+from tests.fixtures.waiting import wait_until
 
 
 def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess,
@@ -37,7 +34,7 @@ def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess
             "\n"
             "INSERT INTO readings VALUES (1 / 0, 'never');\n"
             "INSERT INTO readings VALUES (0, 'not reached');\n")
-        done = sqlext("run", str(script), "--port", str(server.port))
+        done = run_sqlext("run", str(script), "--port", str(server.port))
         assert done.returncode == 1
         assert done.stdout.splitlines() == [
             "SET", "CREATE TABLE", "COPY 5000",
@@ -51,8 +48,8 @@ def test_run_applies_a_script_and_stops_at_the_first_error(server: ServerProcess
 
 def test_run_on_a_data_directory_keeps_the_result(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    done = sqlext("run", "-", "--data-dir", str(data_dir),
-                  stdin="CREATE TABLE kept (a int); INSERT INTO kept VALUES (1), (2);")
+    done = run_sqlext("run", "-", "--data-dir", str(data_dir),
+                      stdin="CREATE TABLE kept (a int); INSERT INTO kept VALUES (1), (2);")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["CREATE TABLE", "INSERT 0 2"]
     server = start_server("--data-dir", str(data_dir))
@@ -64,12 +61,12 @@ def test_run_on_a_data_directory_keeps_the_result(tmp_path: Path) -> None:
 
 
 def test_run_reports_what_it_cannot_do(server: ServerProcess, tmp_path: Path) -> None:
-    refused = sqlext("run", "-", "--port", str(server.port), stdin="SELECT 1;\n\\gset\n")
+    refused = run_sqlext("run", "-", "--port", str(server.port), stdin="SELECT 1;\n\\gset\n")
     assert refused.returncode == 1
     assert "line 2: \\gset is not supported" in refused.stderr
-    missing = sqlext("run", str(tmp_path / "nosuch.sql"), "--port", str(server.port))
+    missing = run_sqlext("run", str(tmp_path / "nosuch.sql"), "--port", str(server.port))
     assert missing.returncode == 1 and "No such file" in missing.stderr
-    unreachable = sqlext("run", "-", "--port", "1", stdin="SELECT 1")
+    unreachable = run_sqlext("run", "-", "--port", "1", stdin="SELECT 1")
     assert unreachable.returncode == 1 and "cannot connect to 127.0.0.1:1" in unreachable.stderr
 
 
@@ -87,17 +84,20 @@ def test_json_log_lines(tmp_path: Path) -> None:
 
 
 def test_log_level() -> None:
+    """At level warning the server does not say where it listens: a port
+    chosen here tells when it is up (it has logged everything up to that)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "sqlext", "serve", "--port", "0", "--in-memory",
+        [sys.executable, "-m", "sqlext", "serve", "--port", str(port), "--in-memory",
          "--log-level", "warning"], env=env, cwd=ROOT, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
-    time.sleep(3)
+    wait_until(lambda: _answers(port) or process.poll() is not None, "the server to start")
     process.terminate()
     output, _ = process.communicate(timeout=10)
     assert "WARNING sqlext: in-memory mode" in output
     assert " INFO " not in output
-    refused = sqlext("serve", "--log-level", "chatty")
+    refused = run_sqlext("serve", "--log-level", "chatty")
     assert refused.returncode == 2 and "invalid choice" in refused.stderr
 
 
@@ -116,7 +116,7 @@ def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerPro
             conn.execute(f"INSERT INTO readings VALUES ({value})")
         conn.execute("CHECKPOINT")
         lsn = conn.execute("SELECT last_lsn FROM sqlext_log").fetchone()
-    shown = sqlext("status", "-p", str(server.port))
+    shown = run_sqlext("status", "-p", str(server.port))
     assert shown.returncode == 0, shown.stderr
     sections = dict(_sections(shown.stdout))
     assert sections["Streams"][2] == (
@@ -132,8 +132,17 @@ def test_status_shows_where_batches_wait(server_factory: Callable[..., ServerPro
     assert sections["Snapshots"][2].startswith(f" {lsn[0]:3} |")
     assert sections["Snapshots"][2].endswith("| f")
     assert "| postgres | sqlext status    | 127.0.0.1   | active |" in sections["Sessions"][2]
-    unreachable = sqlext("status", "-p", "1")
+    unreachable = run_sqlext("status", "-p", "1")
     assert unreachable.returncode == 1 and "cannot connect" in unreachable.stderr
+
+
+def _answers(port: int) -> bool:
+    try:
+        with psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=sqlext",
+                             connect_timeout=5) as conn:
+            return conn.execute("SELECT 1").fetchone() == (1,)
+    except psycopg.OperationalError:
+        return False
 
 
 def _sections(screen: str) -> Iterator[tuple[str, list[str]]]:

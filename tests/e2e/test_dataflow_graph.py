@@ -4,9 +4,7 @@ psycopg, psql and the command line."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,7 +12,7 @@ import psycopg
 import pytest
 
 from sqlext.tools.bench.leaderboard_bench import SCHEMA_FILE, generate_votes, send_waiting
-from tests.fixtures.servers import ROOT, ServerProcess, own_schema, sqlstate_of
+from tests.fixtures.servers import ServerProcess, own_schema, run_sqlext, sqlstate_of
 
 CHAIN = """
 CREATE STREAM readings (v int NOT NULL);
@@ -204,13 +202,10 @@ def test_psql_prints_the_plan(server: ServerProcess) -> None:
                      "CREATE PROCEDURE p() BEGIN ATOMIC INSERT INTO t SELECT v FROM s; END; "
                      "CREATE TRIGGER run_p AFTER INSERT ON s EXECUTE PROCEDURE p()")
         schema = conn.execute("SELECT current_schema()").fetchone()[0]
-        try:
-            out = subprocess.run(
-                ["psql", "-h", server.host, "-p", str(server.port), "-U", "postgres", "-X",
-                 "-d", "sqlext", "-c", f"SET search_path = {schema}", "-c",
-                 "EXPLAIN DATAFLOW s"], capture_output=True, text=True, check=True).stdout
-        finally:
-            conn.execute("DROP PROCEDURE p CASCADE")  # the shared server lists no procedures
+        out = subprocess.run(
+            ["psql", "-h", server.host, "-p", str(server.port), "-U", "postgres", "-X",
+             "-d", "sqlext", "-c", f"SET search_path = {schema}", "-c",
+             "EXPLAIN DATAFLOW s"], capture_output=True, text=True, check=True).stdout
     lines = [line.rstrip() for line in out.splitlines()]
     assert lines[0] == "SET" and lines[1].strip() == "QUERY PLAN"
     assert lines[3:] == [
@@ -297,8 +292,6 @@ def leaderboard(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, str
     with own_schema(server, "lb") as conn:
         conn.execute(SCHEMA_FILE.read_text())
         yield conn, conn.execute("SELECT current_schema()").fetchone()[0]
-        # the shared server lists no procedures (test_psql)
-        conn.execute("DROP PROCEDURE validate, count_votes, remove_lowest CASCADE")
 
 
 def test_leaderboard_graph(leaderboard: tuple[psycopg.Connection, str]) -> None:
@@ -320,22 +313,14 @@ def test_leaderboard_graph(leaderboard: tuple[psycopg.Connection, str]) -> None:
         votes=len(votes), valid=valid).splitlines()
 
 
-def _sqlext(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    if path is not None:
-        env["PATH"] = path
-    return subprocess.run([sys.executable, "-m", "sqlext", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)
-
-
 def test_sqlext_graph_draws_the_leaderboard(server: ServerProcess,
                                             leaderboard: tuple[psycopg.Connection, str],
                                             tmp_path: Path) -> None:
     _, schema = leaderboard
     connection = ["-h", server.host, "-p", str(server.port)]
     svg, dot_file = tmp_path / "leaderboard.svg", tmp_path / "leaderboard.dot"
-    drawn = _sqlext("graph", f"{schema}.votes_in", "--svg", str(svg), "--dot", str(dot_file),
-                    *connection)
+    drawn = run_sqlext("graph", f"{schema}.votes_in", "--svg", str(svg), "--dot",
+                       str(dot_file), *connection)
     assert drawn.returncode == 0, drawn.stderr
     picture = svg.read_text()
     assert picture.startswith("<?xml") and "<svg" in picture
@@ -343,10 +328,10 @@ def test_sqlext_graph_draws_the_leaderboard(server: ServerProcess,
         assert f">{schema}.{procedure}</text>" in picture  # labels qualified: not on the path
     assert dot_file.read_text().startswith("digraph dataflow {")
 
-    missing = _sqlext("graph", f"{schema}.nosuch", "--dot", str(dot_file), *connection)
+    missing = run_sqlext("graph", f"{schema}.nosuch", "--dot", str(dot_file), *connection)
     assert missing.returncode == 1
     assert f'42P01: relation "{schema}.nosuch" does not exist' in missing.stderr
-    no_dot = _sqlext("graph", "--svg", str(tmp_path / "x.svg"), *connection,
-                     path=str(tmp_path))  # a PATH without Graphviz
+    no_dot = run_sqlext("graph", "--svg", str(tmp_path / "x.svg"), *connection,
+                        path=str(tmp_path))  # a PATH without Graphviz
     assert no_dot.returncode == 1 and "apt-get install graphviz" in no_dot.stderr
     assert not (tmp_path / "x.svg").exists()

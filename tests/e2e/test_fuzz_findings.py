@@ -224,7 +224,7 @@ def test_an_endless_result_ends_at_statement_timeout(server: ServerProcess) -> N
             while not stop.is_set():
                 conn.execute("SELECT 1")
                 answered.append(time.monotonic())
-                time.sleep(0.05)
+                time.sleep(0.05)  # a bystander's pace, not a wait for readiness
 
     thread = threading.Thread(target=other_session)
     with server.connect(autocommit=True) as conn:

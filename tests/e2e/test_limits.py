@@ -69,7 +69,9 @@ def test_a_result_the_client_does_not_read_waits_in_the_server_bounded(
         _startup(slow)
         query = f"SELECT repeat('x', {WIDTH}) FROM generate_series(1, {ROWS})".encode()
         slow.sendall(b"Q" + struct.pack("!i", len(query) + 5) + query + b"\0")
-        time.sleep(3)  # the client reads nothing meanwhile
+        # the point of the test, not a wait for readiness: the client reads
+        # nothing for 3 s while the server has 200 MB of rows to send it
+        time.sleep(3)
         with server.connect() as other:
             assert other.execute("SELECT 42").fetchone() == (42,)
         during = rss_kb(server.process.pid) / 1024

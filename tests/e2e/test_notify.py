@@ -9,7 +9,6 @@ afterwards: the next notification a listener gets must be that one.
 
 from __future__ import annotations
 
-import shutil
 import socket
 import struct
 import subprocess
@@ -20,9 +19,8 @@ import psycopg
 import pytest
 
 from tests.fixtures.notifications import take
+from tests.fixtures.psql import PSQL
 from tests.fixtures.servers import ServerProcess, sqlstate_of
-
-PSQL = shutil.which("psql")
 
 
 def channel() -> str:
@@ -239,6 +237,7 @@ def test_a_listener_that_does_not_read_is_dropped(server: ServerProcess) -> None
     """A listener may have 32 MB waiting: one that keeps reading gets every
     notification; one that stays in a block, or never reads, is dropped."""
     name = channel()
+    since = len(server.log)  # the shared server's log: only this test's lines count
     with server.connect(autocommit=True) as reader, server.connect(autocommit=True) as stuck, \
             server.connect(autocommit=True) as notifier, socket.socket() as silent:
         reader.execute(f"LISTEN {name}")
@@ -259,7 +258,7 @@ def test_a_listener_that_does_not_read_is_dropped(server: ServerProcess) -> None
         assert notifier.execute(listening, arguments).fetchone() == (1,)  # the reader
         notifier.execute("SELECT pg_notify(%s, 'after')", (name,))
         assert payloads(reader, 1) == ["after"]
-    assert sum("does not read its notifications" in line for line in server.log) == 2
+    assert len(server.wait_for_log("does not read its notifications", since, count=2)) == 2
 
 
 def _startup(user: str) -> bytes:

@@ -10,44 +10,20 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
-import subprocess
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.psql import output, psql, rows
 from tests.fixtures.servers import ServerProcess
-
-PSQL = shutil.which("psql")
-
-
-def psql(server: ServerProcess, *commands: str, script: str | None = None,
-         check: bool = True) -> subprocess.CompletedProcess[str]:
-    assert PSQL, "psql is missing: run `make install`"
-    arguments = [PSQL, "-X", "-h", server.host, "-p", str(server.port), "-U", "postgres",
-                 "-d", "sqlext", "-v", "ON_ERROR_STOP=0"]
-    for command in commands:
-        arguments += ["-c", command]
-    return subprocess.run(arguments, input=script, capture_output=True, text=True,
-                          timeout=60, check=check)
-
-
-def output(server: ServerProcess, *commands: str) -> str:
-    """psql's output for commands that must all succeed."""
-    result = psql(server, *commands)
-    assert not result.stderr, result.stderr
-    return result.stdout
-
-
-def rows(text: str) -> list[list[str]]:
-    """The cells of an aligned psql table, one list per line."""
-    return [[cell.strip() for cell in line.split("|")] for line in text.splitlines()
-            if "|" in line]
 
 
 @pytest.fixture(scope="module")
-def names(server: ServerProcess) -> dict[str, str]:
+def names(server: ServerProcess) -> Iterator[dict[str, str]]:
+    """The module's objects, in public (where psql looks without a pattern)
+    and in a schema of their own; dropped at the end."""
     suffix = uuid.uuid4().hex[:6]
     tables = {"main": f"t_main_{suffix}", "child": f"t_child_{suffix}",
               "view": f"v_main_{suffix}", "schema": f"s_{suffix}", "index": f"i_{suffix}",
@@ -68,7 +44,13 @@ def names(server: ServerProcess) -> dict[str, str]:
         CREATE SCHEMA {tables['schema']};
         CREATE TABLE {tables['schema']}.{tables['other']} (k text);
     """)
-    return tables
+    yield tables
+    output(server, f"""
+        DROP TABLE {tables['schema']}.{tables['other']};
+        DROP SCHEMA {tables['schema']};
+        DROP VIEW {tables['view']};
+        DROP TABLE {tables['child']}, {tables['main']};
+    """)
 
 
 def test_list_relations(server: ServerProcess, names: dict[str, str]) -> None:
@@ -167,13 +149,17 @@ def test_materialized_views(server: ServerProcess, names: dict[str, str]) -> Non
     view = f"mv_{names['main']}"
     output(server, f"CREATE MATERIALIZED VIEW {view} AS SELECT flag, count(*) AS n "
                    f"FROM {names['main']} GROUP BY flag")
-    assert ["public", view, "materialized view", "postgres"] in rows(output(server, r"\dm"))
-    described = output(server, rf"\d+ {view}")
-    assert f'Materialized view "public.{view}"' in described
-    assert ["n", "bigint", "", "", "", "plain", "", "", ""] in rows(described)
-    assert "View definition:" in described and f"FROM {names['main']} GROUP BY flag" in described
-    plan = output(server, f"EXPLAIN MATERIALIZED VIEW {view}")
-    assert "QUERY PLAN" in plan and "maintained incrementally" in plan
+    try:
+        assert ["public", view, "materialized view", "postgres"] in rows(output(server, r"\dm"))
+        described = output(server, rf"\d+ {view}")
+        assert f'Materialized view "public.{view}"' in described
+        assert ["n", "bigint", "", "", "", "plain", "", "", ""] in rows(described)
+        assert "View definition:" in described and (
+            f"FROM {names['main']} GROUP BY flag" in described)
+        plan = output(server, f"EXPLAIN MATERIALIZED VIEW {view}")
+        assert "QUERY PLAN" in plan and "maintained incrementally" in plan
+    finally:
+        output(server, f"DROP MATERIALIZED VIEW {view}")
 
 
 def test_schemas_databases_roles_functions(server: ServerProcess,
@@ -190,7 +176,7 @@ def test_schemas_databases_roles_functions(server: ServerProcess,
     roles = output(server, r"\du")
     assert "postgres" in roles and "Superuser" in roles
     assert "pg_database_owner" not in roles
-    functions = output(server, r"\df")
+    functions = output(server, rf"\df {names['schema']}.*")  # a schema without any
     assert "List of functions" in functions and "(0 rows)" in functions
 
 
@@ -258,7 +244,7 @@ def test_copy_round_trip(server: ServerProcess, tmp_path: Path) -> None:
                   rf"\copy {table} from '{source}' with (format csv, header true)",
                   f"SELECT count(*), count(name) FROM {table}",
                   rf"\copy (SELECT * FROM {table} ORDER BY id) to '{target}' "
-                  "with (format csv, header true)")
+                  "with (format csv, header true)", f"DROP TABLE {table}")
     assert "COPY 6" in result.stdout, result.stdout + result.stderr
     assert "     6 |     5" in result.stdout
     assert target.read_text() == source.read_text()
@@ -291,8 +277,12 @@ def test_streams_and_procedures_in_psql(server: ServerProcess) -> None:
         CREATE PROCEDURE p_{suffix}(n int, label text DEFAULT 'x') LANGUAGE sql AS $$
             INSERT INTO sink_{suffix} VALUES (n) $$;
     """)
-    assert ["public", f"p_{suffix}", "", "n integer, label text DEFAULT 'x'", "proc"] in rows(
-        output(server, rf"\df p_{suffix}"))
-    described = rows(output(server, rf"\d s_{suffix}"))
-    assert ["id", "integer", "", "not null", ""] in described
-    assert not any("batch_id" in row for row in described)
+    try:
+        assert ["public", f"p_{suffix}", "", "n integer, label text DEFAULT 'x'",
+                "proc"] in rows(output(server, rf"\df p_{suffix}"))
+        described = rows(output(server, rf"\d s_{suffix}"))
+        assert ["id", "integer", "", "not null", ""] in described
+        assert not any("batch_id" in row for row in described)
+    finally:
+        output(server, f"DROP PROCEDURE p_{suffix}; DROP TABLE sink_{suffix}; "
+                       f"DROP STREAM s_{suffix}")

@@ -12,6 +12,7 @@ import pytest
 from psycopg import errors as pg_errors
 
 from tests.fixtures.servers import ServerProcess
+from tests.fixtures.waiting import wait_for_session, wait_until
 
 
 def _table(prefix: str) -> str:
@@ -113,19 +114,20 @@ def test_uncommitted_work_is_invisible_to_others(server: ServerProcess) -> None:
     with server.connect(autocommit=True) as setup:
         setup.execute(f"CREATE TABLE {table} (id int)")
         setup.execute(f"INSERT INTO {table} VALUES (1)")
-    with server.connect() as reader, server.connect() as writer:
+    with server.connect() as reader, server.connect() as writer, \
+            server.connect(autocommit=True) as other, \
+            server.connect(autocommit=True) as watcher:
         assert reader.execute(f"SELECT count(*) FROM {table}").fetchone() == (1,)
         reader.commit()
         writer.execute(f"INSERT INTO {table} VALUES (2)")
         results: list[tuple[int]] = []
 
         def read() -> None:
-            with server.connect(autocommit=True) as other:
-                results.append(other.execute(f"SELECT count(*) FROM {table}").fetchone())
+            results.append(other.execute(f"SELECT count(*) FROM {table}").fetchone())
 
         thread = threading.Thread(target=read)
         thread.start()
-        time.sleep(0.3)
+        wait_for_session(watcher, other.info.backend_pid, "executor")
         writer.commit()
         thread.join(timeout=10)
         assert results == [(2,)], "the reader waits for the writer and sees committed data"
@@ -233,8 +235,11 @@ def test_idle_owner_is_disconnected(server: ServerProcess) -> None:
     idle = server.connect()
     idle.execute("SET idle_in_transaction_session_timeout = '300ms'")
     idle.execute(f"INSERT INTO {table} VALUES (1)")
-    time.sleep(1.0)
+    pid = idle.info.backend_pid
     with server.connect(autocommit=True) as other:
+        wait_until(lambda: other.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s",
+                                         (pid,)).fetchone() == (0,),
+                   "the idle transaction's session to end")
         other.execute(f"INSERT INTO {table} VALUES (2)")
         assert other.execute(f"SELECT id FROM {table}").fetchall() == [(2,)]
     with pytest.raises((pg_errors.IdleInTransactionSessionTimeout, psycopg.OperationalError)):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import struct
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 from psycopg.types.json import Json, Jsonb
 from psycopg.types.numeric import Float4, Int2, Int8
 
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, own_schema
 
 CASES: list[tuple[str, list[Any]]] = [
     ("boolean", [True, False]),
@@ -79,10 +80,9 @@ def _same(sent: Any, received: Any, type_name: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def typed_conn(server: ServerProcess) -> psycopg.Connection:
-    connection = server.connect(autocommit=True)
-    yield connection
-    connection.close()
+def typed_conn(server: ServerProcess) -> Iterator[psycopg.Connection]:
+    with own_schema(server, "types") as connection:
+        yield connection
 
 
 @pytest.mark.parametrize(("type_name", "values"), CASES, ids=[c[0] for c in CASES])
@@ -91,7 +91,6 @@ def typed_conn(server: ServerProcess) -> psycopg.Connection:
 def test_round_trip(typed_conn: psycopg.Connection, type_name: str, values: list[Any],
                     params: str, results: str) -> None:
     table = f"rt_{abs(hash((type_name, params, results)))}"
-    typed_conn.execute(f"DROP TABLE IF EXISTS {table}")
     typed_conn.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, v {type_name})")
     placeholder = "%t" if params == "text" else "%b"
     with typed_conn.cursor() as cur:
@@ -110,14 +109,15 @@ def test_round_trip(typed_conn: psycopg.Connection, type_name: str, values: list
 
 @pytest.mark.parametrize("results", ["text", "binary"])
 def test_float_special_values(typed_conn: psycopg.Connection, results: str) -> None:
-    typed_conn.execute("CREATE TABLE IF NOT EXISTS floats (id int, f float8, r real)")
-    typed_conn.execute("DELETE FROM floats")
+    table = f"floats_{results}"
+    typed_conn.execute(f"CREATE TABLE {table} (id int, f float8, r real)")
     specials = [float("nan"), float("inf"), float("-inf"), -0.0]
     with typed_conn.cursor() as cur:
         for index, value in enumerate(specials):
-            cur.execute("INSERT INTO floats VALUES (%s, %s, %s)", [index, value, Float4(value)])
+            cur.execute(f"INSERT INTO {table} VALUES (%s, %s, %s)",
+                        [index, value, Float4(value)])
     with typed_conn.cursor(binary=results == "binary") as cur:
-        rows = cur.execute("SELECT f, r FROM floats ORDER BY id").fetchall()
+        rows = cur.execute(f"SELECT f, r FROM {table} ORDER BY id").fetchall()
     assert math.isnan(rows[0][0]) and math.isnan(rows[0][1])
     assert rows[1] == (float("inf"), float("inf"))
     assert rows[2] == (float("-inf"), float("-inf"))
@@ -147,7 +147,6 @@ def test_typed_parameters_take_the_column_typmod(typed_conn: psycopg.Connection,
     two columns of different typmods."""
     p = "%t" if params == "text" else "%b"
     table = f"typmods_{params}"
-    typed_conn.execute(f"DROP TABLE IF EXISTS {table}")
     typed_conn.execute(f"CREATE TABLE {table} (id int, two numeric(5,2), three numeric(6,3), "
                        f"short varchar(3), whole timestamp(0))")
     insert = f"INSERT INTO {table} VALUES ({p}, {p}, {p}, {p}, {p})"

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.fixtures.soak import WEIGHTS, SoakConfig, run_soak
 
 
+@pytest.mark.timeout(300)  # 30 s of load by design, then a restart and recovery
 def test_100_connections_for_30_seconds(tmp_path: Path) -> None:
     config = SoakConfig(connections=100, duration_s=30.0, data_dir=tmp_path / "data",
                         checkpoint_interval_s=10.0, warmup_s=10.0, rss_bound_mb=10.0)

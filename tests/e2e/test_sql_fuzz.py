@@ -18,6 +18,8 @@ import signal
 import time
 from collections.abc import Callable
 
+import pytest
+
 from tests.fixtures.servers import ServerProcess
 from tests.fixtures.sql_fuzz import Fuzzer
 from tests.fixtures.sql_fuzz_runner import Report, Session
@@ -26,6 +28,7 @@ BUDGET_S = 30.0
 STATEMENTS_PER_SCHEMA = 120
 
 
+@pytest.mark.timeout(300)  # BUDGET_S of statements, and a round may end past it
 def test_random_statements_fail_cleanly_and_the_server_stays_up(
         server_factory: Callable[..., ServerProcess]) -> None:
     server = server_factory("--in-memory")

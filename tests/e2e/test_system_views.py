@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,8 +22,9 @@ import psycopg
 import pytest
 from psycopg import errors
 
-from tests.e2e.test_psql import output, rows
+from tests.fixtures.psql import output, rows
 from tests.fixtures.servers import ServerProcess
+from tests.fixtures.waiting import wait_for_session
 
 VIEWS = ("pg_stat_activity", "sqlext_checkpoints", "sqlext_log", "sqlext_procedures",
          "sqlext_snapshots", "sqlext_streams", "sqlext_triggers", "sqlext_windows")
@@ -191,14 +191,6 @@ def _in_background(conn: psycopg.Connection, sql: str
     return thread, raised
 
 
-def _wait_for(conn: psycopg.Connection, pid: int, wait_event: str) -> None:
-    """Until session ``pid`` shows ``wait_event`` (it was started by another thread)."""
-    deadline = time.monotonic() + 30
-    while _activity(conn, pid)["wait_event"] != wait_event:
-        assert time.monotonic() < deadline, f"session {pid} never waited for {wait_event}"
-        time.sleep(0.01)
-
-
 def test_pg_stat_activity_and_session_control(dataflow_server: ServerProcess,
                                               conn: psycopg.Connection) -> None:
     conn.execute("CREATE TABLE t (x int)")
@@ -214,7 +206,7 @@ def test_pg_stat_activity_and_session_control(dataflow_server: ServerProcess,
         holder.execute("BEGIN")
         holder.execute("INSERT INTO t VALUES (1)")
         blocked, raised = _in_background(waiter, "INSERT INTO t VALUES (2)")
-        _wait_for(conn, waiter.info.backend_pid, "executor")
+        wait_for_session(conn, waiter.info.backend_pid, "executor")
 
         states = {pid: (state, wait_type, wait_event, query) for pid, state, wait_type,
                   wait_event, query in conn.execute(
@@ -252,7 +244,7 @@ def test_pg_stat_activity_and_session_control(dataflow_server: ServerProcess,
         # a session waiting for the executor can be ended too
         with server.connect(autocommit=True) as doomed:
             blocked, raised = _in_background(doomed, "INSERT INTO t VALUES (2)")
-            _wait_for(conn, doomed.info.backend_pid, "executor")
+            wait_for_session(conn, doomed.info.backend_pid, "executor")
             assert _one(conn, "SELECT pg_terminate_backend(%s)",
                         doomed.info.backend_pid) == (True,)
             blocked.join()
@@ -304,7 +296,7 @@ def test_cancel_leaves_an_idle_session_alone(dataflow_server: ServerProcess,
         holder.execute("BEGIN")
         holder.execute("INSERT INTO t VALUES (1)")
         blocked, raised = _in_background(reader, "SELECT count(*) FROM t")
-        _wait_for(conn, reader.info.backend_pid, "executor")
+        wait_for_session(conn, reader.info.backend_pid, "executor")
         holder.execute("COMMIT")
         blocked.join()
         assert raised == []

@@ -11,8 +11,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.e2e.test_auth import compile_java, run_java
-from tests.fixtures.servers import ROOT, ServerProcess, start_server
+from tests.fixtures.java import compile_java, run_java
+from tests.fixtures.servers import ServerProcess, run_sqlext, start_server
 
 
 def _openssl(*args: str, cwd: Path) -> None:
@@ -134,9 +134,7 @@ def test_pgjdbc_ssl(tls_server: ServerProcess, certificates: Path, tmp_path: Pat
 
 def test_bad_certificate_refuses_to_start(tmp_path: Path) -> None:
     missing = tmp_path / "missing.pem"
-    result = subprocess.run(
-        [str(ROOT / ".venv/bin/python"), "-m", "sqlext", "serve", "--in-memory", "--port", "0",
-         "--tls-cert", str(missing), "--tls-key", str(missing)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = run_sqlext("serve", "--in-memory", "--port", "0", "--tls-cert", str(missing),
+                        "--tls-key", str(missing))
     assert result.returncode == 1
     assert "cannot load the TLS certificate and key" in result.stderr

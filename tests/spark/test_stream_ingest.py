@@ -97,6 +97,11 @@ def test_retried_task_and_rerun_job_process_no_batch_twice(
                             "WHERE name = %s", [stream]).fetchone() == (103, PARTITIONS)
 
 
+SPAN = 1_000_000
+"""The id range of a read partition, and the most transfer batches a test
+writes (while Spark starts its JVM, the writer may make 20,000)."""
+
+
 def test_partitioned_reads_see_no_batch_half_way(spark: SparkSession, jdbc: Jdbc) -> None:
     """Each transfer batch runs through two procedures (debit, then credit),
     each its own transaction; a read of the ledger must see both or neither."""
@@ -123,9 +128,9 @@ def test_partitioned_reads_see_no_batch_half_way(spark: SparkSession, jdbc: Jdbc
     def write_batches() -> None:
         with psycopg.connect(jdbc.server.dsn, autocommit=True) as writer:
             next_id = 0
-            while not stop.is_set():
+            while not stop.is_set() and next_id < SPAN:  # an id is never written twice
                 # one batch spans every read partition's id range
-                ids = [next_id + k * 10_000 for k in range(4)]
+                ids = [next_id + k * SPAN for k in range(4)]
                 with writer.transaction():
                     writer.cursor().executemany(
                         f"INSERT INTO {name} VALUES (%s, %s)", [(i, 1 + i % 7) for i in ids])
@@ -138,7 +143,7 @@ def test_partitioned_reads_see_no_batch_half_way(spark: SparkSession, jdbc: Jdbc
         reads = []
         for _ in range(4):
             ledger = jdbc.read(spark, dbtable=f"{name}_ledger", partitionColumn="id",
-                               lowerBound=0, upperBound=40_000, numPartitions=4,
+                               lowerBound=0, upperBound=4 * SPAN, numPartitions=4,
                                fetchsize=50).load()
             per_id = ledger.groupBy("id").agg(F.count("*").alias("n"),
                                               F.sum("amount").alias("balance"))
