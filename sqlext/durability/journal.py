@@ -11,13 +11,12 @@ to everything that client could have seen.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from executor.context import StatementContext
 from executor.core import SequenceKey, TransactionLog
@@ -32,6 +31,8 @@ class _Logged:
     """The environment a session's statements were logged under."""
 
     settings: Mapping[str, str]
+    segment: int
+    """The log segment it was logged in (each names its own)."""
     ident: int
 
 
@@ -42,6 +43,9 @@ class LoggedSession(Protocol):
     database: str
     settings_view: Mapping[str, str]
     """The session's settings; a new value whenever one changes."""
+    logged_environment: object
+    """What the log last recorded of the session's environment: the
+    journal's to read and write (None at first)."""
 
 
 class Journal:
@@ -56,10 +60,7 @@ class Journal:
         self.bytes_since_rotation = 0
         self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
         self._kick_pending = False
-        self._environments: weakref.WeakKeyDictionary[LoggedSession, _Logged] = (
-            weakref.WeakKeyDictionary())
-        """The environment each session's statements were last logged under
-        (in the current segment)."""
+        self._segment = 0
         self._environment_count = 0
         self.writer = LogWriter(directory, first_lsn, mode, records.LAYOUT_VERSION, timeout_ms,
                                 self._written)
@@ -92,11 +93,12 @@ class Journal:
         (``index``: which statement of ``sql``; ``many``: ``params`` holds
         one row of values per execution). The session's environment is
         logged first when it is new to this segment or changed."""
-        logged = self._environments.get(session)
+        logged = cast("_Logged | None", session.logged_environment)
         settings = session.settings_view
-        if logged is None or logged.settings is not settings:
+        if logged is None or logged.settings is not settings or logged.segment != self._segment:
             self._environment_count += 1
-            logged = self._environments[session] = _Logged(settings, self._environment_count)
+            logged = _Logged(settings, self._segment, self._environment_count)
+            session.logged_environment = logged
             self._append(records.Environment(logged.ident, session.user, session.database,
                                              tuple(settings.items())))
         values = tuple(tuple(row) for row in params) if many else tuple(params)
@@ -117,7 +119,7 @@ class Journal:
     def rotate(self) -> None:
         """Start a new segment after the last record."""
         self.writer.rotate(self.last_lsn + 1)
-        self._environments.clear()  # a segment names the environments it uses
+        self._segment += 1  # a segment names the environments it uses
         self.bytes_since_rotation = 0
 
     def close(self) -> None:

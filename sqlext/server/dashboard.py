@@ -25,9 +25,11 @@ from importlib import resources
 from typing import Any, Final
 
 from catalog.schema import PG_CATALOG, PUBLIC
+from executor.core import Executor
+from executor.pg_catalog.live import LiveTables
+from executor.streaming.scheduler import Scheduler
 from sqlext.dataflow.explain import dataflow_document
 from sqlext.dataflow.render import Document, render_dot
-from sqlext.server.engine import Engine
 
 log = logging.getLogger("sqlext")
 
@@ -57,8 +59,11 @@ class RecentErrors(logging.Handler):
 
 
 class Dashboard:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, executor: Executor, scheduler: Scheduler, live_tables: LiveTables
+                 ) -> None:
+        self.executor = executor
+        self.scheduler = scheduler
+        self.live_tables = live_tables
         self.errors = RecentErrors()
         self._page = resources.files("sqlext.server").joinpath("dashboard.html").read_bytes()
         self._server: asyncio.Server | None = None
@@ -77,12 +82,11 @@ class Dashboard:
             self._server.close()
 
     def state(self) -> dict[str, Any]:
-        engine = self.engine
-        catalog = engine.executor.catalog
+        catalog = self.executor.catalog
         views = {}
         for name, shown in VIEWS.items():
             columns = [c.name for c in catalog.relation(name, PG_CATALOG).columns]
-            rows = engine.live_tables.rows(name)
+            rows = self.live_tables.rows(name)
             if shown is not None:
                 positions = [columns.index(column) for column in shown]
                 columns = list(shown)
@@ -118,8 +122,7 @@ class Dashboard:
         return "404 Not Found", "text/plain", b"not found\n"
 
     def _document(self) -> Document:
-        engine = self.engine
-        return dataflow_document(engine.executor.catalog, engine.executor, engine.scheduler)
+        return dataflow_document(self.executor.catalog, self.executor, self.scheduler)
 
     async def _graph(self) -> tuple[str, str, bytes]:
         """The graph drawn by Graphviz (the same drawing is not made twice)."""

@@ -95,14 +95,14 @@ class Server:
                 tls = server_context(Path(options.tls_cert), Path(options.tls_key))
             except (OSError, ssl.SSLError) as exc:
                 raise StartupRefused(f"cannot load the TLS certificate and key: {exc}") from exc
-        self.engine = Engine(config, loop)
-        self.engine.start()
-        loop.add_signal_handler(signal.SIGHUP, self.engine.reload_config)
-        self.wire = WireServer(self.engine, options.host, options.port,
+        engine = self.engine = Engine(config, loop)
+        engine.start()
+        loop.add_signal_handler(signal.SIGHUP, engine.reload_config)
+        self.wire = WireServer(engine, options.host, options.port,
                                options.max_message_size, tls)
         self.wire.start()
         if options.http_port is not None:
-            self.dashboard = Dashboard(self.engine)
+            self.dashboard = Dashboard(engine.executor, engine.scheduler, engine.live_tables)
             http_port = await self.dashboard.start(options.http_host, options.http_port)
             log.info("dashboard on http://%s:%d/", options.http_host, http_port)
         log.info("sqlext listening on %s:%d", self.options.host, self.wire.port)

@@ -266,6 +266,9 @@ class EngineSession:
         self.current_sql = ""
         """The statement being worked on, or the last one (for the server
         log and pg_stat_activity)."""
+        self.logged_environment: object = None
+        """What the command log last recorded of this session's user, database
+        and settings (the journal's; ``StatementLog.statement``)."""
         self.activity = Activity(client)
         """What pg_stat_activity shows (one attribute: a class whose
         instances have more than 30 lose CPython's fast attribute access)."""

@@ -253,9 +253,9 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
                                      detail="Streams are append-only.")
     from_ = node.args.get("from_") or node.args.get("from")
     if from_ is not None:
-        translator._from_item(from_.this, scope)
+        translator.from_item(from_.this, scope)
     for join in (from_.args.get("joins") or []) if from_ is not None else []:
-        translator._join(join, scope)
+        translator.join_source(join, scope)
     for assignment in list(node.expressions):
         if not isinstance(assignment, exp.EQ):
             raise errors.FeatureNotSupported("only SET column = value is supported")
@@ -286,7 +286,7 @@ def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
     relation, alias, scope = _target(translator, table)
     using = node.args.get("using") or []
     for item in using:
-        translator._from_item(item, scope)
+        translator.from_item(item, scope)
     where = node.args.get("where")
     if where is not None:
         translator.expr(where.this, scope)

@@ -85,10 +85,10 @@ class SourceTranslator(FunctionRules):
             for index, found in enumerate(column_types)
         ]
 
-    def _join(self, join: exp.Join, scope: Scope) -> None:
+    def join_source(self, join: exp.Join, scope: Scope) -> None:
         earlier_sources = list(scope.sources)
         earlier = {c.name for s in earlier_sources for c in s.columns}
-        source = self._from_item(join.this, scope)
+        source = self.from_item(join.this, scope)
         on = join.args.get("on")
         if on is not None:
             self.expr(on, scope)
@@ -109,7 +109,7 @@ class SourceTranslator(FunctionRules):
             else:
                 join.set("on", exp.true())
 
-    def _from_item(self, item: exp.Expression, scope: Scope) -> Source:
+    def from_item(self, item: exp.Expression, scope: Scope) -> Source:
         alias = item.args.get("alias")
         alias_name = alias.name if alias is not None and alias.name else None
         alias_columns = [c.name for c in alias.columns] if alias is not None else []

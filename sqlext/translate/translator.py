@@ -113,11 +113,11 @@ class Translator(SourceTranslator):
         self._with(node, scope)
         from_ = node.args.get("from_") or node.args.get("from")
         if from_ is not None:
-            self._from_item(from_.this, scope)
+            self.from_item(from_.this, scope)
         elif node.args.get("joins"):  # sqlglot takes 'SELECT 1 JOIN t' for a join
             raise errors.SqlSyntaxError('syntax error at or near "JOIN"')
         for join in node.args.get("joins") or []:
-            self._join(join, scope)
+            self.join_source(join, scope)
         if node.args.get("locks"):
             self.writes = True
             node.set("locks", None)
