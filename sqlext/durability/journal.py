@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from executor.context import StatementContext
 from executor.core import SequenceKey, TransactionLog
@@ -93,7 +93,7 @@ class Journal:
         (``index``: which statement of ``sql``; ``many``: ``params`` holds
         one row of values per execution). The session's environment is
         logged first when it is new to this segment or changed."""
-        logged = cast("_Logged | None", session.logged_environment)
+        logged: _Logged | None = session.logged_environment  # type: ignore[assignment]
         settings = session.settings_view
         if logged is None or logged.settings is not settings or logged.segment != self._segment:
             self._environment_count += 1

@@ -105,12 +105,11 @@ _KIND_OF: Final = {record_type: kind for kind, record_type in _KINDS.items()}
 
 
 def encode(record: Record) -> bytes:
-    if isinstance(record, Transaction):
-        fields: tuple[Any, ...] = (*record[:3], tuple(map(tuple, record.statements)),
-                                   record.sequences)
-    else:
-        fields = tuple(record)
-    return marshal.dumps((_KIND_OF[type(record)], *fields), _MARSHAL_VERSION)
+    if type(record) is Transaction:
+        committed, seed, batches, statements, sequences = record
+        return marshal.dumps((1, committed, seed, batches, tuple(map(tuple, statements)),
+                              sequences), _MARSHAL_VERSION)
+    return marshal.dumps((_KIND_OF[type(record)], *record), _MARSHAL_VERSION)
 
 
 def decode(payload: bytes, layout: int) -> Record:

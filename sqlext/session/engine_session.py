@@ -132,7 +132,9 @@ class SessionHost(Protocol):
 
     @property
     def statement_log(self) -> StatementLog | None:
-        """None: nothing is logged (in-memory mode, or during recovery)."""
+        """None: nothing is logged (in-memory mode, or during recovery). It
+        does not change while a session lives: sessions open once recovery
+        is over, and the log closes after they have."""
         ...
 
     @property
@@ -238,6 +240,7 @@ class EngineSession:
                  ) -> None:
         self.host = host
         self.executor = host.executor
+        self.statement_log = host.statement_log
         self.process_id = process_id
         self.secret_key = secrets.randbits(31)
         self.token = Token(process_id)
@@ -769,7 +772,7 @@ class EngineSession:
         the command log records how to redo it (``many``: one row of
         parameters per execution, as COPY runs)."""
         executor = self.executor
-        log = self.host.statement_log
+        log = self.statement_log
         if log is None or not executor.owns(self.token):
             return
         executor.note(log.statement(self, prepared.sql, prepared.index, prepared.declared,
@@ -781,7 +784,7 @@ class EngineSession:
         return self.executor.working_catalog(self.token).is_superuser(self.user)
 
     def durability_barrier(self) -> asyncio.Future[None] | None:
-        log = self.host.statement_log
+        log = self.statement_log
         return log.barrier() if log is not None else None
 
     def _take_notices(self, context: StatementContext) -> None:
