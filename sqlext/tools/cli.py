@@ -44,17 +44,33 @@ except ImportError:
 
 def _variants(title: str, variants: Callable[[], list[Variant]]
               ) -> Callable[[argparse.Namespace, Output], object]:
+    return _variants_of_args(lambda _: (title, variants()))
+
+
+def _variants_of_args(make: Callable[[argparse.Namespace], tuple[str, list[Variant]]]
+                      ) -> Callable[[argparse.Namespace, Output], object]:
+    """A benchmark of variants (its title and variants from the options)."""
     def run(args: argparse.Namespace, output: Output) -> object:
+        title, variants = make(args)
         with contextlib.ExitStack() as stack:
             base = stack.enter_context(baseline(args.baseline)) if args.baseline else None
-            return run_variants(title, variants(), output, with_peer=args.peer == "postgres",
+            return run_variants(title, variants, output, with_peer=args.peer == "postgres",
                                 baseline=base)
     return run
 
 
+def _leaderboard(args: argparse.Namespace) -> tuple[str, list[Variant]]:
+    rules = leaderboard_bench.Rules(args.contestants, args.removal_every, args.window,
+                                    args.slide, args.votes_per_phone)
+    title = "Leaderboard: votes/s, one client"
+    if rules != leaderboard_bench.EXAMPLE:
+        title += f" ({rules})"
+    return title, leaderboard_bench.variants(args.votes, rules=rules)
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
     "wire": _variants("Wire: one psycopg connection", wire_bench.variants),
-    "leaderboard": _variants("Leaderboard: votes/s, one client", leaderboard_bench.variants),
+    "leaderboard": _variants_of_args(_leaderboard),
     "pe-chain": _variants("PE chain (Figure 7): batches/s, triggers vs client-driven",
                           chains_bench.pe_variants),
     "ee-chain": _variants("EE chain (Figure 6): batches/s, triggers vs client-driven",
@@ -131,6 +147,19 @@ def build_parser() -> argparse.ArgumentParser:
                                    "1,000,000); matview: base relation size (default 10^3 "
                                    "to 10^6)")
     bench_parser.add_argument("--rounds", type=int, default=3)
+    example = leaderboard_bench.EXAMPLE
+    rules = bench_parser.add_argument_group(
+        "leaderboard rules", "the example's (examples/leaderboard) unless given")
+    rules.add_argument("--votes", type=int, default=leaderboard_bench.BENCH_VOTES,
+                       help="votes per run")
+    rules.add_argument("--contestants", type=int, default=example.contestants)
+    rules.add_argument("--removal-every", type=int, default=example.removal_every,
+                       help="valid votes between two removals of the lowest contestant")
+    rules.add_argument("--window", type=int, default=example.window,
+                       help="the trending window's size (ROWS n)")
+    rules.add_argument("--slide", type=int, default=example.slide,
+                       help="the trending window's slide (SLIDE m)")
+    rules.add_argument("--votes-per-phone", type=int, default=example.votes_per_phone)
     bench_parser.add_argument("--peer", choices=("postgres", "none"), default="postgres")
     bench_parser.add_argument("--baseline", metavar="REV", help=(
         f"also run the sqlext workloads on git revision REV's code, and compare with it "

@@ -1,6 +1,12 @@
 """The Leaderboard workload (S-Store paper §4, variant P): the vote
 generator, loading the dataflow of ``examples/leaderboard``, and clients that
-feed it one vote per transaction, waiting for each or pipelined."""
+feed it one vote per transaction, waiting for each or pipelined.
+
+The example's rules (50 contestants, a removal every 20,000 valid votes, a
+trending window ROWS 100 SLIDE 10, one vote per phone) are the defaults;
+``Rules`` changes them in every way of running the benchmark at once (the
+dataflow, the client-driven procedures, PostgreSQL's triggers), so the runs
+still check each other's final state."""
 
 from __future__ import annotations
 
@@ -8,7 +14,8 @@ import functools
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Final
@@ -22,7 +29,6 @@ WORKLOADS: Final = Path(__file__).resolve().parent / "workloads"
 """The SQL of examples/leaderboard, installed with the package (links to it
 in a checkout)."""
 SCHEMA_FILE: Final = WORKLOADS / "leaderboard.sql"
-CONTESTANTS: Final = 50
 INSERT_VOTE: Final = "INSERT INTO votes_in VALUES ($1, $2, $3)"
 BENCH_VOTES: Final = 10_000
 DURABLE: Final = ("--data-dir", "{data_dir}", "--recovery", "strong")
@@ -30,7 +36,77 @@ DURABLE: Final = ("--data-dir", "{data_dir}", "--recovery", "strong")
 Vote = tuple[int, int, int]
 
 
-def generate_votes(count: int, seed: int = 2015) -> Iterator[Vote]:
+@dataclass(frozen=True)
+class Rules:
+    """The Leaderboard's parameters; the defaults are the example's."""
+
+    contestants: int = 50
+    removal_every: int = 20_000
+    """Valid votes between two removals of the lowest contestant."""
+    window: int = 100
+    slide: int = 10
+    votes_per_phone: int = 1
+
+    def __str__(self) -> str:
+        return (f"{self.contestants} contestants, removal every {self.removal_every:,}, "
+                f"ROWS {self.window} SLIDE {self.slide}, {self.votes_per_phone} vote(s) "
+                "per phone")
+
+    def dataflow_script(self) -> str:
+        """examples/leaderboard/leaderboard.sql under these rules."""
+        script = SCHEMA_FILE.read_text()
+        changes = [("generate_series(1, 50)", f"generate_series(1, {self.contestants})", 1),
+                   ("cnt >= 20000", f"cnt >= {self.removal_every}", 2),
+                   ("cnt - 20000", f"cnt - {self.removal_every}", 1),
+                   ("ON valid_votes ROWS 100 SLIDE 10;",
+                    f"ON valid_votes ROWS {self.window} SLIDE {self.slide};", 1)]
+        if self.votes_per_phone != 1:
+            changes.append((
+                "WHERE NOT EXISTS (SELECT 1 FROM v_votes_by_phone_number p\n"
+                "                          WHERE p.phone_number = v.phone_number);",
+                "WHERE coalesce((SELECT p.num_votes FROM v_votes_by_phone_number p\n"
+                "                          WHERE p.phone_number = v.phone_number), 0) < "
+                f"{self.votes_per_phone};", 1))
+        return _changed(script, changes)
+
+    def client_driven_script(self) -> str:
+        """examples/leaderboard/client_driven.sql under these rules."""
+        script = (WORKLOADS / "client_driven.sql").read_text()
+        window, slide = self.window, self.slide
+        changes = [(">= 20000", f">= {self.removal_every}", 5),
+                   ("cnt - 20000", f"cnt - {self.removal_every}", 1),
+                   ("total = 100 OR (total > 100 AND total % 10 = 0)",
+                    f"total = {window} OR (total > {window} AND (total - {window}) % {slide} "
+                    "= 0)", 2),
+                   ("total - 100 FROM", f"total - {window} FROM", 2)]
+        if self.votes_per_phone != 1:
+            changes.append(("AND NOT EXISTS (SELECT 1 FROM votes WHERE phone_number = p_phone);",
+                            "AND (SELECT count(*) FROM votes WHERE phone_number = p_phone) < "
+                            f"{self.votes_per_phone};", 1))
+        return _changed(script, changes)
+
+    def tables_script(self) -> str:
+        """The tables of the Leaderboard (leaderboard.sql up to its streams)."""
+        script = self.dataflow_script()
+        return script[:script.index("CREATE STREAM")]
+
+
+def _changed(script: str, changes: Sequence[tuple[str, str, int]]) -> str:
+    """``script`` with each text replaced, each found exactly as often as
+    expected (an edited example fails here, not with a wrong result)."""
+    for old, new, count in changes:
+        if script.count(old) != count:
+            raise ValueError(f"the Leaderboard script has {script.count(old)} of {old!r}, "
+                             f"not {count}")
+        script = script.replace(old, new)
+    return script
+
+
+EXAMPLE: Final = Rules()
+
+
+def generate_votes(count: int, seed: int = 2015, contestants: int = EXAMPLE.contestants
+                   ) -> Iterator[Vote]:
     """(vote_id, phone_number, contestant_number), deterministic for a seed.
 
     About one vote in ten repeats an earlier phone number (rejected: one vote
@@ -39,8 +115,8 @@ def generate_votes(count: int, seed: int = 2015) -> Iterator[Vote]:
     real differences, not ties alone."""
     rng = random.Random(seed)
     phones: list[int] = []
-    numbers = list(range(1, CONTESTANTS + 6))
-    weights = [1 + (number * 37) % CONTESTANTS for number in numbers[:CONTESTANTS]]
+    numbers = list(range(1, contestants + 6))
+    weights = [1 + (number * 37) % contestants for number in numbers[:contestants]]
     weights += [sum(weights) // 95] * 5
     for vote_id in range(1, count + 1):
         if phones and rng.random() < 0.1:
@@ -52,7 +128,8 @@ def generate_votes(count: int, seed: int = 2015) -> Iterator[Vote]:
 
 
 def load(conn: psycopg.Connection, schema: str | None = None,
-         client_batch_ids: bool = False, maintained_views: bool = True) -> None:
+         client_batch_ids: bool = False, maintained_views: bool = True,
+         rules: Rules = EXAMPLE) -> None:
     """Create the Leaderboard dataflow (in ``schema`` when given). With
     ``client_batch_ids`` each vote's id is its batch id, so a vote sent
     again after a crash is recognised and skipped (exactly once). Without
@@ -60,7 +137,7 @@ def load(conn: psycopg.Connection, schema: str | None = None,
     query that reads them (the same SQL otherwise)."""
     if schema is not None:
         use_schema(conn, schema)
-    script = SCHEMA_FILE.read_text()
+    script = rules.dataflow_script()
     if not maintained_views:
         script = script.replace("CREATE MATERIALIZED VIEW", "CREATE VIEW")
     if client_batch_ids:
@@ -92,21 +169,15 @@ def send_client_driven(conn: psycopg.Connection, votes: list[Vote]) -> None:
         conn.execute("CALL lb_remove()", prepare=True)
 
 
-def tables_script() -> str:
-    """The tables of the Leaderboard (leaderboard.sql up to its streams)."""
-    script = SCHEMA_FILE.read_text()
-    return script[:script.index("CREATE STREAM")]
-
-
-def load_procedures(conn: psycopg.Connection) -> None:
+def load_procedures(conn: psycopg.Connection, rules: Rules = EXAMPLE) -> None:
     """The Leaderboard as procedures a client calls (client_driven.sql)."""
-    conn.execute(tables_script())
-    conn.execute((WORKLOADS / "client_driven.sql").read_text())
+    conn.execute(rules.tables_script())
+    conn.execute(rules.client_driven_script())
 
 
-def load_postgres_triggers(conn: psycopg.Connection) -> None:
+def load_postgres_triggers(conn: psycopg.Connection, rules: Rules = EXAMPLE) -> None:
     """The procedures, run by a PL/pgSQL trigger on each inserted vote."""
-    load_procedures(conn)
+    load_procedures(conn, rules)
     conn.execute((WORKLOADS / "postgres_triggers.sql").read_text())
 
 
@@ -151,29 +222,34 @@ def _fsync_rate(seconds: float) -> Callable[[str], Measured]:
     return run
 
 
-def variants(count: int = BENCH_VOTES, fsync_seconds: float = 3.0) -> list[Variant]:
-    votes = list(generate_votes(count))  # the same votes for every variant
+def variants(count: int = BENCH_VOTES, fsync_seconds: float = 3.0,
+             rules: Rules = EXAMPLE) -> list[Variant]:
+    # the same votes for every variant
+    votes = list(generate_votes(count, contestants=rules.contestants))
+    load_rules = functools.partial(load, rules=rules)
+    procedures = functools.partial(load_procedures, rules=rules)
+    triggers = functools.partial(load_postgres_triggers, rules=rules)
     pg_pipelined = "triggers (PL/pgSQL), pipelined client"
     pg_client = "client-driven (3 CALLs per vote), waiting client"
     fsync = Variant("fdatasync of 256 appended bytes", "local", _fsync_rate(fsync_seconds))
     agreeing = [
         Variant("dataflow, pipelined client, strong recovery, group commit", "sqlext",
-                _run(load, send_pipelined, votes, drain=True), DURABLE,
+                _run(load_rules, send_pipelined, votes, drain=True), DURABLE,
                 versus=f"postgres: {pg_pipelined}"),
         Variant("dataflow with plain views, pipelined client, strong recovery, group commit",
-                "sqlext", _run(functools.partial(load, maintained_views=False), send_pipelined,
-                               votes, drain=True), DURABLE,
+                "sqlext", _run(functools.partial(load_rules, maintained_views=False),
+                               send_pipelined, votes, drain=True), DURABLE,
                 versus="sqlext: dataflow, pipelined client, strong recovery, group commit"),
         Variant("dataflow, waiting client, strong recovery, group commit", "sqlext",
-                _run(load, send_waiting, votes, drain=True), DURABLE,
+                _run(load_rules, send_waiting, votes, drain=True), DURABLE,
                 versus=fsync.label),
         Variant(f"{pg_client}, strong recovery, group commit", "sqlext",
-                _run(load_procedures, send_client_driven, votes), DURABLE,
+                _run(procedures, send_client_driven, votes), DURABLE,
                 versus=f"postgres: {pg_client}"),
-        Variant(pg_pipelined, "postgres", _run(load_postgres_triggers, send_pipelined, votes)),
+        Variant(pg_pipelined, "postgres", _run(triggers, send_pipelined, votes)),
         Variant("triggers (PL/pgSQL), waiting client", "postgres",
-                _run(load_postgres_triggers, send_waiting, votes)),
-        Variant(pg_client, "postgres", _run(load_procedures, send_client_driven, votes)),
+                _run(triggers, send_waiting, votes)),
+        Variant(pg_client, "postgres", _run(procedures, send_client_driven, votes)),
     ]
     for variant in agreeing:
         variant.agrees_with = "leaderboard"
