@@ -12,7 +12,7 @@ from catalog import types as t
 from catalog.schema import Catalog, Relation
 from catalog.system import schema_owner
 from executor.functions.catalog_info import sequence_type, view_definition
-from executor.pg_catalog.rows import Row, row
+from executor.pg_catalog.rows import Row, RowsOfRelation, row
 
 CATALOG_NAME = "postgres"
 _CONSTRAINT_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "c": "CHECK", "f": "FOREIGN KEY"}
@@ -30,7 +30,7 @@ def _data_type(oid: int) -> str:
     return pg_type.sql_name
 
 
-def _column_rows(relation: Relation) -> Iterator[Row]:
+def column_rows(relation: Relation) -> Iterator[Row]:
     for position, column in enumerate(relation.columns, start=1):
         precision_scale = t.numeric_precision_scale(column.typmod) if (
             column.type_oid == t.NUMERIC) else None
@@ -56,8 +56,10 @@ def _column_rows(relation: Relation) -> Iterator[Row]:
         )
 
 
-def information_schema_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
-    """(table name, rows) for every information_schema table."""
+def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
+                            ) -> Iterator[tuple[str, list[Row]]]:
+    """(table name, rows) for every information_schema table (``columns``:
+    the rows of ``columns`` by relation)."""
     relations = [r for r in catalog.relations.values() if r.kind in ("r", "v")]
     yield "schemata", [
         row("schemata", catalog_name=CATALOG_NAME, schema_name=name,
@@ -68,7 +70,7 @@ def information_schema_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]
             table_type=_TABLE_TYPES[r.kind], is_insertable_into=_yes(r.kind == "r"),
             is_typed="NO")
         for r in relations]
-    yield "columns", [column for r in relations for column in _column_rows(r)]
+    yield "columns", [column for r in relations for column in columns.of(r)]
     yield "views", [
         row("views", table_catalog=CATALOG_NAME, table_schema=r.schema, table_name=r.name,
             view_definition=view_definition(r), is_updatable="NO")

@@ -17,8 +17,10 @@ information_schema), is NULL.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from catalog.schema import Relation
 from catalog.system import INFORMATION_SCHEMA_TABLES, SYSTEM_TABLES, SYSTEM_VIEWS, columns_of
 
 Row = tuple[Any, ...]
@@ -56,6 +58,29 @@ def row(table: str, /, **values: Any) -> Row:
     if len(built) != len(columns):
         raise _unknown_columns(table, values)
     return tuple(built.values())
+
+
+class RowsOfRelation:
+    """Rows that depend on one relation alone, built once per relation value.
+    Relations are immutable (a schema change makes a new one), so the
+    catalog refresh after a DDL statement rebuilds only the rows of the
+    relations it changed; ``begin`` starts a refresh and forgets the
+    relations the previous one did not ask for."""
+
+    def __init__(self, build: Callable[[Relation], Iterable[Row]]) -> None:
+        self._build = build
+        self._previous: dict[int, tuple[Relation, list[Row]]] = {}
+        self._current: dict[int, tuple[Relation, list[Row]]] = {}
+
+    def begin(self) -> None:
+        self._previous, self._current = self._current, {}
+
+    def of(self, relation: Relation) -> list[Row]:
+        found = self._previous.get(relation.oid)
+        if found is None or found[0] is not relation:
+            found = (relation, list(self._build(relation)))
+        self._current[relation.oid] = found
+        return found[1]
 
 
 def select_list(table: str, /, **expressions: str) -> str:

@@ -43,8 +43,8 @@ from executor.functions.catalog_info import (
     sequence_type,
     view_definition,
 )
-from executor.pg_catalog.information_schema import information_schema_rows
-from executor.pg_catalog.rows import NO_FUNCTION, Row, row, select_list
+from executor.pg_catalog.information_schema import column_rows, information_schema_rows
+from executor.pg_catalog.rows import NO_FUNCTION, Row, RowsOfRelation, row, select_list
 from storage.sqlite import Database
 
 HEAP_AM = 2
@@ -91,9 +91,10 @@ def _create_statement(schema: str, name: str, spec: str) -> str:
 class CatalogTables:
     """Creates and fills the pg_catalog tables."""
 
-    def __init__(self, config: object) -> None:
-        self.config = config
+    def __init__(self) -> None:
         self._static_done = False
+        self._attributes = RowsOfRelation(_column_attribute_rows)
+        self._columns = RowsOfRelation(column_rows)
 
     def create(self, database: Database) -> None:
         for schema, tables in ((PG_CATALOG, SYSTEM_TABLES),
@@ -106,9 +107,11 @@ class CatalogTables:
             for name, rows in _static_rows():
                 _insert(database, PG_CATALOG, name, rows)
             self._static_done = True
+        self._attributes.begin()
+        self._columns.begin()
         for schema, rows_by_table in (
-            (PG_CATALOG, _dynamic_rows(catalog)),
-            (INFORMATION_SCHEMA, information_schema_rows(catalog)),
+            (PG_CATALOG, _dynamic_rows(catalog, self._attributes)),
+            (INFORMATION_SCHEMA, information_schema_rows(catalog, self._columns)),
         ):
             for name, rows in rows_by_table:
                 replace_rows(database, schema, name, rows)
@@ -235,7 +238,8 @@ def _type_row(pg_type: t.PgType) -> Row:
 # --- rows that follow the schema -------------------------------------------------------
 
 
-def _dynamic_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
+def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
+                  ) -> Iterator[tuple[str, list[Row]]]:
     relations = list(catalog.relations.values())
     sequences = list(catalog.sequences.values())
     roles = list(catalog.roles.values())
@@ -261,7 +265,8 @@ def _dynamic_rows(catalog: Catalog) -> Iterator[tuple[str, list[Row]]]:
     yield "pg_class", [_class_row(r, catalog) for r in relations] + [
         _sequence_class_row(s, catalog) for s in sequences]
     yield "pg_attribute", [
-        attribute for r in relations for attribute in _attribute_rows(r, catalog)] + [
+        attribute for r in relations for attribute in (
+            _index_attribute_rows(r, catalog) if r.kind == "i" else attributes.of(r))] + [
         attribute for s in sequences for attribute in _sequence_attribute_rows(s)]
     yield "pg_attrdef", [
         row("pg_attrdef", oid=r.oid * 1000 + number, adrelid=r.oid, adnum=number,
@@ -385,13 +390,15 @@ def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typ
     )
 
 
-def _attribute_rows(relation: Relation, catalog: Catalog) -> Iterator[Row]:
-    if relation.kind == "i":
-        _, keys = _index_keys(relation, catalog)
-        for number, (_, column) in enumerate(keys, start=1):
-            yield _attribute_row(relation.oid, column.name, number, column.type_oid,
-                                 column.typmod, False, False)
-        return
+def _index_attribute_rows(index: Relation, catalog: Catalog) -> Iterator[Row]:
+    """An index's key columns (they depend on its table as well)."""
+    _, keys = _index_keys(index, catalog)
+    for number, (_, column) in enumerate(keys, start=1):
+        yield _attribute_row(index.oid, column.name, number, column.type_oid,
+                             column.typmod, False, False)
+
+
+def _column_attribute_rows(relation: Relation) -> Iterator[Row]:
     for number, column in enumerate(relation.columns, start=1):
         yield _attribute_row(relation.oid, column.name, number, column.type_oid,
                              column.typmod, column.not_null,

@@ -81,7 +81,7 @@ class Engine:
         self.executor.on_announce = self.notify_hub.committed
         self.stream_notifier = StreamNotifier(self.executor, self.scheduler,
                                               self.notify_hub.listened)
-        self.catalog_tables = CatalogTables(self.config)
+        self.catalog_tables = CatalogTables()
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
         self.sessions = Sessions(self.executor, loop)

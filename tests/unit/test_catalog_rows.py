@@ -13,9 +13,9 @@ from catalog.dataflow import Parameter, Procedure
 from catalog.roles import Role
 from catalog.schema import Catalog, Column, Constraint, Relation, Sequence
 from catalog.system import INFORMATION_SCHEMA_TABLES, SYSTEM_TABLES, columns_of, system_relations
-from executor.pg_catalog.information_schema import information_schema_rows
-from executor.pg_catalog.rows import row, select_list
-from executor.pg_catalog.tables import _dynamic_rows, _static_rows
+from executor.pg_catalog.information_schema import column_rows, information_schema_rows
+from executor.pg_catalog.rows import Row, RowsOfRelation, row, select_list
+from executor.pg_catalog.tables import _column_attribute_rows, _dynamic_rows, _static_rows
 
 SPECS = {**SYSTEM_TABLES, **INFORMATION_SCHEMA_TABLES}
 
@@ -97,9 +97,29 @@ def _catalog() -> Catalog:
 
 def test_every_row_the_refresh_writes_is_as_wide_as_its_table() -> None:
     catalog = _catalog()
-    filled = dict(chain(_static_rows(), _dynamic_rows(catalog), information_schema_rows(catalog)))
+    filled = dict(chain(_static_rows(),
+                        _dynamic_rows(catalog, RowsOfRelation(_column_attribute_rows)),
+                        information_schema_rows(catalog, RowsOfRelation(column_rows))))
     assert filled.keys() <= SPECS.keys()
     for table, rows in filled.items():
         assert rows, f"{table}: no rows, nothing checked"
         width = len(columns_of(SPECS[table]))
         assert {len(r) for r in rows} == {width}, table
+
+
+def test_rows_of_a_relation_are_built_again_only_when_it_changed() -> None:
+    built: list[str] = []
+
+    def build(relation: Relation) -> list[Row]:
+        built.append(relation.name)
+        return [(relation.oid, len(relation.columns))]
+
+    memo = RowsOfRelation(build)
+    table = Relation(30001, "public", "t", "r", "t", (Column("a", t.INT4),))
+    memo.begin()
+    assert memo.of(table) == [(30001, 1)]
+    memo.begin()
+    assert memo.of(table) == [(30001, 1)] and built == ["t"]
+    altered = Relation(30001, "public", "t", "r", "t", (Column("a", t.INT4), Column("b", t.TEXT)))
+    memo.begin()
+    assert memo.of(altered) == [(30001, 2)] and built == ["t", "t"]
