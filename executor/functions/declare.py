@@ -26,11 +26,13 @@ once per server from a ``Runtime``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from catalog.sqltypes import TEXT, SqlType, common_type
+from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor
 from executor.streaming.scheduler import Scheduler
@@ -70,6 +72,17 @@ class Runtime:
     def context(self) -> StatementContext:
         """The running statement's (read at call time)."""
         return self.executor.context
+
+    def codec_settings(self) -> codecs.Settings:
+        """How values are read and printed for the running statement: its
+        session's time zone, floats in their exact form."""
+        return _codec_settings(self.executor.context.setting("timezone") or "UTC")
+
+
+@functools.lru_cache(maxsize=64)
+def _codec_settings(timezone: str) -> codecs.Settings:
+    """One value per time zone (SQL functions ask for it once per row)."""
+    return codecs.Settings(timezone=timezone, extra_float_digits=3)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,9 +28,8 @@ def _convert(runtime: Runtime) -> Function:
     def convert(value: Any, source: int, source_typmod: int, target: int, typmod: int) -> Any:
         if value is None:
             return None
-        settings = codecs.Settings(timezone=runtime.context().setting("timezone") or "UTC",
-                                   extra_float_digits=3)
-        return conversions.convert(value, source, source_typmod, target, typmod, settings)
+        return conversions.convert(value, source, source_typmod, target, typmod,
+                                   runtime.codec_settings())
     return convert
 
 

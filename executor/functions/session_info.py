@@ -14,7 +14,6 @@ from typing import Any, Final
 from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, TEXT, TIMESTAMP, TIMESTAMPTZ, SqlType
-from executor import codecs
 from executor.functions.declare import Declarations, Function, Runtime
 from executor.values import conversions
 
@@ -127,11 +126,9 @@ def _session_now(runtime: Runtime, target: int) -> Function:
     """The transaction's start in the session's time zone, as ``target``."""
 
     def now() -> Any:
-        context = runtime.context()
-        settings = codecs.Settings(timezone=context.setting("timezone") or "UTC",
-                                   extra_float_digits=3)
-        start = conversions.storage_timestamp(context.transaction_start)
-        return conversions.convert(start, t.TIMESTAMPTZ, -1, target, -1, settings)
+        start = conversions.storage_timestamp(runtime.context().transaction_start)
+        return conversions.convert(start, t.TIMESTAMPTZ, -1, target, -1,
+                                   runtime.codec_settings())
     return now
 
 

@@ -160,6 +160,8 @@ class _Logged(NamedTuple):
     payload: bytes
     weak: bool
     """Its segment was written under weak recovery."""
+    layout: int
+    """The record layout its segment was written in."""
 
 
 def _read_log(directory: Path, after: int) -> list[_Logged]:
@@ -194,7 +196,7 @@ def _read_log(directory: Path, after: int) -> list[_Logged]:
                 return found
             lsn, payload = item
             if lsn >= expected:
-                found.append(_Logged(lsn, payload, weak))
+                found.append(_Logged(lsn, payload, weak, segment.layout))
                 expected = lsn + 1
     return found
 
@@ -225,13 +227,13 @@ def recover(host: SessionHost, directory: Path) -> Recovered:
     progress = Progress("recovery: replayed", total, "records", logger=log)
     last = snapshot_lsn
     previous_weak = False
-    for lsn, payload, weak in pending:
+    for lsn, payload, weak, layout in pending:
         if weak and not previous_weak:
             # the server that wrote this segment first ran what was waiting
             scheduler.run()
         previous_weak = weak
         try:
-            record = records.decode(payload, records.LAYOUT_VERSION)
+            record = records.decode(payload, layout)
         except records.RecordError as exc:
             raise RecoveryError(f"LSN {lsn}: {exc}") from exc
         replayer.apply(lsn, record, weak)
