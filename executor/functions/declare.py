@@ -133,6 +133,9 @@ class FunctionDef:
     """A text parameter takes bytea as well (PostgreSQL has a bytea form)."""
     interval_too: bool = False
     """A numeric parameter takes interval as well."""
+    json_args: bool = False
+    """The SQLite function takes its arguments as JSON values (arrays are
+    stored as JSON: array_agg builds one with json_group_array)."""
     implementations: tuple[Implementation, ...] = ()
     """Ours behind ``target`` and ``numeric_target`` (none for SQLite's)."""
 

@@ -190,7 +190,7 @@ class FunctionRules(ExpressionTranslator):
                         translated, distinct_type = self.expr(distinct_arg, scope)
                         refused = refused or _not_a_number(
                             definition, definition.arg_type(len(arg_types)), distinct_type)
-                        if definition.target == "json_group_array":  # it takes JSON
+                        if definition.json_args:
                             translated.replace(json_element(translated.copy(), distinct_type))
                         arg_types.append(distinct_type)
                     continue
@@ -207,7 +207,7 @@ class FunctionRules(ExpressionTranslator):
                         arg_type = wanted
                 elif _not_a_number(definition, wanted, arg_type):
                     refused = True
-                if definition.target == "json_group_array":
+                if definition.json_args:
                     translated.replace(json_element(translated.copy(), arg_type))
                 arg_types.append(arg_type)
         if definition.same_kind_args:
