@@ -5,8 +5,8 @@ psql's backslash commands and pgjdbc's DatabaseMetaData call these from
 ordinary catalog queries; they answer from the catalog of the running
 statement (``executor.context``), so they see the session's own uncommitted
 schema changes like every other statement does. What they derive from the
-catalog (index keys, sequence types, view text) is shared with the
-pg_catalog rows (``executor.pg_catalog.tables``), so both always agree.
+catalog (index keys, sequence types, view text) comes from
+``catalog.introspection``, as the pg_catalog rows' does, so both agree.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from catalog import types as t
-from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation, Sequence
+from catalog.introspection import index_keys, quote_identifier, view_definition
+from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, SqlType
 from catalog.system import DESCRIPTIONS, KNOWN_OIDS
 from executor.context import StatementContext
@@ -25,7 +26,6 @@ FUNCTIONS = Declarations()
 
 ENCODINGS = {6: "UTF8", 0: "SQL_ASCII"}
 _STARTED = datetime.now(UTC)
-_INDEX_KEYS = " USING btree ("
 
 
 def _oid(value: Any) -> int | None:
@@ -45,14 +45,9 @@ def _constraint(catalog: Catalog, oid: int) -> tuple[Relation, Constraint] | Non
     return None
 
 
-def _quote(name: str) -> str:
-    return name if name.isidentifier() and name == name.lower() else '"' + name.replace(
-        '"', '""') + '"'
-
-
 def _constraint_definition(relation: Relation, constraint: Constraint, pretty: bool) -> str:
     """What pg_get_constraintdef prints for a constraint."""
-    columns = ", ".join(_quote(c) for c in constraint.columns)
+    columns = ", ".join(quote_identifier(c) for c in constraint.columns)
     if constraint.kind == "p":
         return f"PRIMARY KEY ({columns})"
     if constraint.kind == "u":
@@ -63,59 +58,10 @@ def _constraint_definition(relation: Relation, constraint: Constraint, pretty: b
     assert constraint.ref_table is not None
     schema, name = constraint.ref_table
     target = name if schema in ("public", relation.schema) else f"{schema}.{name}"
-    referenced = ", ".join(_quote(c) for c in constraint.ref_columns)
+    referenced = ", ".join(quote_identifier(c) for c in constraint.ref_columns)
     actions = "".join(f" ON {event} {action}" for event, action in (
         ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete)) if action)
-    return f"FOREIGN KEY ({columns}) REFERENCES {_quote(target)}({referenced}){actions}"
-
-
-def view_definition(view: Relation) -> str | None:
-    """A view's query as pg_get_viewdef and pg_views show it."""
-    return f" {view.definition};" if view.kind in ("v", "m") and view.definition else None
-
-
-def index_keys(index: Relation) -> list[tuple[str, bool]]:
-    """An index's key columns as its definition spells them (quoted where
-    needed), each with whether it is descending."""
-    definition = index.definition or ""
-    _, found, keys = definition.partition(_INDEX_KEYS)
-    if not found:
-        return [(_quote(column), False) for column in index.index_columns]
-    parts: list[str] = []
-    current, quoted = "", False
-    for character in keys.removesuffix(")"):
-        if character == '"':
-            quoted = not quoted
-        if character == "," and not quoted:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += character
-    parts.append(current.strip())
-    return [(part.removesuffix(" DESC"), part.endswith(" DESC")) for part in parts]
-
-
-SEQUENCE_MAX = {t.INT2: 2**15 - 1, t.INT4: 2**31 - 1, t.INT8: 2**63 - 1}
-
-
-def owner_column(sequence: Sequence, catalog: Catalog) -> tuple[Relation, int] | None:
-    """The table and column number a serial column's sequence belongs to."""
-    if sequence.owned_by is None:
-        return None
-    table = catalog.find_relation(sequence.owned_by[0], sequence.schema)
-    if table is None:
-        return None
-    return table, table.column_number(sequence.owned_by[1])
-
-
-def sequence_type(sequence: Sequence, catalog: Catalog) -> int:
-    """A serial column's sequence has the column's type; others are bigint."""
-    owner = owner_column(sequence, catalog)
-    if owner is None or not owner[1]:
-        return t.INT8
-    table, number = owner
-    type_oid = table.columns[number - 1].type_oid
-    return type_oid if type_oid in SEQUENCE_MAX else t.INT8
+    return f"FOREIGN KEY ({columns}) REFERENCES {quote_identifier(target)}({referenced}){actions}"
 
 
 def _class_entry(catalog: Catalog, oid: int) -> tuple[str, str] | None:

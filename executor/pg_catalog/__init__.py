@@ -4,7 +4,5 @@ and live views refilled before a statement reads them (``live``), their rows
 written by column name (``rows``).
 
 May import: the executor's core modules, ``executor.codecs``,
-``executor.values``, ``executor.streaming``, ``executor.functions``
-(what catalog information functions and rows both derive), ``catalog``,
-``storage``.
+``executor.values``, ``executor.streaming``, ``catalog``, ``storage``.
 """

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from catalog import types as t
+from catalog.introspection import sequence_type, view_definition
 from catalog.schema import Catalog, Relation
 from catalog.system import schema_owner
-from executor.functions.catalog_info import sequence_type, view_definition
 from executor.pg_catalog.rows import Row, RowsOfRelation, row
 
 CATALOG_NAME = "postgres"

@@ -17,6 +17,13 @@ from typing import Any
 
 from catalog import types as t
 from catalog.dataflow import Procedure
+from catalog.introspection import (
+    SEQUENCE_MAX,
+    index_keys,
+    owner_column,
+    sequence_type,
+    view_definition,
+)
 from catalog.roles import BOOTSTRAP_SUPERUSER_OID, Acl, acl_items
 from catalog.schema import (
     INFORMATION_SCHEMA,
@@ -35,13 +42,6 @@ from catalog.system import (
     SYSTEM_TABLES,
     columns_of,
     schema_owner,
-)
-from executor.functions.catalog_info import (
-    SEQUENCE_MAX,
-    index_keys,
-    owner_column,
-    sequence_type,
-    view_definition,
 )
 from executor.pg_catalog.information_schema import column_rows, information_schema_rows
 from executor.pg_catalog.rows import NO_FUNCTION, Row, RowsOfRelation, row, select_list

@@ -1,0 +1,68 @@
+"""What PostgreSQL's catalog shows of an object that the object does not
+hold as such: a view's text, an index's key columns, a serial sequence's
+type and column. The catalog information functions
+(``executor.functions.catalog_info``) and the pg_catalog rows
+(``executor.pg_catalog``) both derive them from here, so they agree."""
+
+from __future__ import annotations
+
+from catalog import types as t
+from catalog.schema import Catalog, Relation, Sequence
+
+_INDEX_KEYS = " USING btree ("
+
+
+def quote_identifier(name: str) -> str:
+    """``name`` as it is printed in a definition: quoted unless it is a
+    lower-case identifier."""
+    return name if name.isidentifier() and name == name.lower() else '"' + name.replace(
+        '"', '""') + '"'
+
+
+def view_definition(view: Relation) -> str | None:
+    """A view's query as pg_get_viewdef and pg_views show it."""
+    return f" {view.definition};" if view.kind in ("v", "m") and view.definition else None
+
+
+def index_keys(index: Relation) -> list[tuple[str, bool]]:
+    """An index's key columns as its definition spells them (quoted where
+    needed), each with whether it is descending."""
+    definition = index.definition or ""
+    _, found, keys = definition.partition(_INDEX_KEYS)
+    if not found:
+        return [(quote_identifier(column), False) for column in index.index_columns]
+    parts: list[str] = []
+    current, quoted = "", False
+    for character in keys.removesuffix(")"):
+        if character == '"':
+            quoted = not quoted
+        if character == "," and not quoted:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += character
+    parts.append(current.strip())
+    return [(part.removesuffix(" DESC"), part.endswith(" DESC")) for part in parts]
+
+
+SEQUENCE_MAX = {t.INT2: 2**15 - 1, t.INT4: 2**31 - 1, t.INT8: 2**63 - 1}
+
+
+def owner_column(sequence: Sequence, catalog: Catalog) -> tuple[Relation, int] | None:
+    """The table and column number a serial column's sequence belongs to."""
+    if sequence.owned_by is None:
+        return None
+    table = catalog.find_relation(sequence.owned_by[0], sequence.schema)
+    if table is None:
+        return None
+    return table, table.column_number(sequence.owned_by[1])
+
+
+def sequence_type(sequence: Sequence, catalog: Catalog) -> int:
+    """A serial column's sequence has the column's type; others are bigint."""
+    owner = owner_column(sequence, catalog)
+    if owner is None or not owner[1]:
+        return t.INT8
+    table, number = owner
+    type_oid = table.columns[number - 1].type_oid
+    return type_oid if type_oid in SEQUENCE_MAX else t.INT8
