@@ -39,7 +39,8 @@ from executor.batches import BatchLedger, LedgerMark
 from executor.context import StatementContext
 from executor.matview_maintenance import recompute_stale
 from executor.notifications import Notification, Pending, PendingMark, notification
-from executor.plans import SqlPlan
+from executor.plans import Slot, SqlPlan
+from executor.values.conversions import storage_timestamp
 from storage import sqlite
 
 log = logging.getLogger("sqlext")
@@ -538,12 +539,30 @@ class Executor:
                 self._running = running
         if plan.recompute:
             recompute_stale(self.database, self.context.catalog, plan.recompute)
+        if plan.slots:
+            return self.database.execute(plan.sql, (*plan.bound(args),
+                                                    *self._slot_values(plan.slots)))
         return self.database.execute(plan.sql, plan.bound(args))
 
     def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> sqlite.Cursor:
         """Run a DML statement once per row of parameter values (COPY FROM)."""
         self._check_access(plan)
+        if plan.slots:
+            slot_values = self._slot_values(plan.slots)
+            return self.database.executemany(plan.sql, ((*row, *slot_values) for row in rows))
         return self.database.executemany(plan.sql, rows)
+
+    def _slot_values(self, slots: tuple[Slot, ...]) -> tuple[Any, ...]:
+        values: list[Any] = []
+        for slot in slots:
+            if slot.kind == "now":
+                values.append(storage_timestamp(self.context.transaction_start))
+                continue
+            batch = self.bound_batches.get(slot.stream_oid)
+            if batch is None:
+                raise errors.ObjectNotInPrerequisiteState("no batch is bound to this stream")
+            values.append(batch)
+        return tuple(values)
 
     def _check_access(self, plan: SqlPlan) -> None:
         context = self.context

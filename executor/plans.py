@@ -34,6 +34,20 @@ class ParamType(NamedTuple):
     typmod: int = -1
 
 
+class Slot(NamedTuple):
+    """A value the executor binds after the client's parameters, once per
+    execution instead of SQLite calling a function for every row: the
+    transaction's start (``now()``), or the batch a stream's name denotes in
+    the running transaction execution."""
+
+    kind: str
+    """``now`` or ``batch``."""
+    stream_oid: int = 0
+
+
+NOW_SLOT = Slot("now")
+
+
 @dataclass(frozen=True, slots=True)
 class AfterInsert:
     """What an INSERT sets off in its own transaction: the target stream's
@@ -77,6 +91,8 @@ class SqlPlan:
     access: tuple[tuple[tuple[str, str], str], ...] = ()
     """(relation, privilege letters) the running role needs: r to read, a to
     insert, w to update, d to delete (checked each time the plan runs)."""
+    slots: tuple[Slot, ...] = ()
+    """Values bound after the ``bindings`` parameters (numbered on from them)."""
 
     def bound(self, args: Sequence[Any]) -> Sequence[Any]:
         """The values to bind of ``args`` (one per declared parameter)."""

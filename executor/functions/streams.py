@@ -1,11 +1,11 @@
-"""Functions behind streams: batch ids of inserted rows, the batch a
-stream's name denotes inside a transaction execution, and sqlext_drain()."""
+"""Functions behind streams: batch ids of inserted rows and sqlext_drain()
+(the batch a stream's name denotes inside a transaction execution is a bound
+parameter: ``executor.plans.Slot``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from catalog import errors
 from catalog.sqltypes import BOOL, FLOAT8
 from executor.functions.declare import Declarations, Function, Runtime
 
@@ -49,14 +49,3 @@ def _batch_of(runtime: Runtime) -> Function:
         runtime.scheduler.admit(stream_oid)
         return runtime.executor.batches.batch_for(stream_oid)
     return batch_of
-
-
-@FUNCTIONS.internal("sqlext_current_batch", 1, runtime=True)
-def _current_batch(runtime: Runtime) -> Function:
-    """The batch a stream's name denotes in the running TE."""
-    def current_batch(stream_oid: int) -> Any:
-        batch = runtime.executor.bound_batches.get(stream_oid)
-        if batch is None:
-            raise errors.ObjectNotInPrerequisiteState("no batch is bound to this stream")
-        return batch
-    return current_batch

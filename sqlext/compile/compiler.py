@@ -23,7 +23,7 @@ from catalog.sqltypes import SqlType
 from executor import codecs
 from executor.ddl.dispatch import DdlSpec
 from executor.functions.registry import FUNCTIONS
-from executor.plans import AfterInsert, OutputColumn, ParamType, SqlPlan
+from executor.plans import NOW_SLOT, AfterInsert, OutputColumn, ParamType, Slot, SqlPlan
 from sqlext.compile.dataflow_ddl import DataflowCompiler
 from sqlext.compile.role_ddl import compile_role_statement
 from sqlext.compile.table_ddl import DdlCompiler
@@ -33,6 +33,7 @@ from sqlext.sql.parse import parse_expression
 from sqlext.sql.sqlite_dialect import to_sqlite
 from sqlext.translate.dml import translate_delete, translate_insert, translate_update
 from sqlext.translate.scope import ColumnInfo
+from sqlext.translate.sources import CurrentBatch
 from sqlext.translate.translator import Translator, readable_outputs
 
 CACHE_SIZE: Final = 4096
@@ -150,11 +151,12 @@ def _compile(statement: exp.Expression, context: CompileContext,
     if isinstance(tree, exp.Query | exp.Values):
         columns = translator.query(tree)
         named = readable_outputs(tree, columns)
-        plan = SqlPlan(to_sqlite(tree), _params(translator), _output(columns, named), "SELECT",
+        sql, slots = _sqlite_text(tree, translator)
+        plan = SqlPlan(sql, _params(translator), _output(columns, named), "SELECT",
                        translator.writes, refresh=frozenset(translator.live_tables),
                        observes=_observes(translator),
                        recompute=_recomputed_views(translator), bindings=translator.highest_param,
-                       access=_access(translator, statement))
+                       access=_access(translator, statement), slots=slots)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -166,14 +168,40 @@ def _compile(statement: exp.Expression, context: CompileContext,
         else:
             returning, target = translate_delete(translator, tree)
             verb = "DELETE"
-        plan = SqlPlan(to_sqlite(tree), _params(translator), _output(returning), verb, True,
+        sql, slots = _sqlite_text(tree, translator)
+        plan = SqlPlan(sql, _params(translator), _output(returning), verb, True,
                        target, refresh=frozenset(translator.live_tables),
                        recompute=_recomputed_views(translator),
                        after_insert=_after_insert(translator, verb),
-                       bindings=translator.highest_param, access=_access(translator, statement))
+                       bindings=translator.highest_param, access=_access(translator, statement),
+                       slots=slots)
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
+
+
+def _sqlite_text(tree: exp.Expression, translator: Translator) -> tuple[str, tuple[Slot, ...]]:
+    """The SQLite text of a translated statement. Values that stay the same
+    through one execution (the transaction's ``now()``, the batch a stream's
+    name denotes in a transaction execution) become parameters numbered after
+    the client's, bound once (``SqlPlan.slots``), instead of functions SQLite
+    calls back into Python for every row."""
+    slots: list[Slot] = []
+    for node in list(tree.find_all(exp.Anonymous, CurrentBatch)):
+        if isinstance(node, CurrentBatch):
+            slot = Slot("batch", node.this)
+        elif node.name == _NOW:
+            slot = NOW_SLOT
+        else:
+            continue
+        if slot not in slots:
+            slots.append(slot)
+        number = translator.highest_param + 1 + slots.index(slot)
+        node.replace(exp.Parameter(this=exp.Literal.number(number)))
+    return to_sqlite(tree), tuple(slots)
+
+
+_NOW: Final = FUNCTIONS["now"].target
 
 
 _WRITE_PRIVILEGE: Final = {exp.Insert: "a", exp.Update: "w", exp.Delete: "d"}
@@ -299,7 +327,8 @@ def _call(statement: x.Call, translator: Translator) -> Compiled:
     if values:
         query = exp.select(*values)
         columns = translator.query(query)
-        arguments = SqlPlan(to_sqlite(query), _params(translator), _output(columns), "SELECT",
-                            translator.writes, bindings=translator.highest_param)
+        sql, slots = _sqlite_text(query, translator)
+        arguments = SqlPlan(sql, _params(translator), _output(columns), "SELECT",
+                            translator.writes, bindings=translator.highest_param, slots=slots)
     return Compiled(statement, _params(translator), None, utility=statement,
                     call=CallPlan(procedure, arguments))

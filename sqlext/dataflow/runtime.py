@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sqlglot import exp
 
 from catalog import errors
 from catalog.dataflow import Procedure, Trigger
-from catalog.schema import PUBLIC
+from catalog.schema import PUBLIC, Catalog
 from executor.batches import delete_batch
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.context import StatementContext
@@ -28,7 +28,12 @@ from executor.plans import SqlPlan
 from executor.streaming.scheduler import Task
 from executor.streaming.windows import Windows
 from sqlext.compile import python_procedures
-from sqlext.compile.compiler import CompileContext, compile_statement, procedure_context
+from sqlext.compile.compiler import (
+    CompileContext,
+    Compiled,
+    compile_statement,
+    procedure_context,
+)
 from sqlext.compile.dataflow_ddl import BODY_STATEMENTS
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
@@ -36,6 +41,22 @@ from storage import sqlite
 
 MAX_DEPTH: Final = 32
 """Nested CALLs and triggers firing triggers stop here (runaway recursion)."""
+
+
+Step = tuple[exp.Expression, Compiled | None]
+"""A body statement and what it compiled to (None: NOTIFY, run as it is)."""
+
+
+class TaskPlan(NamedTuple):
+    """What a transaction execution of one procedure on one stream runs,
+    compiled once per catalog version."""
+
+    context: CompileContext
+    """How the body compiles: the stream's name denotes the batch."""
+    defaults: SqlPlan | None
+    """The values of the procedure's parameters (a trigger passes none, so
+    each takes its default)."""
+    steps: tuple[Step, ...]
 
 
 class DataflowRuntime:
@@ -46,25 +67,39 @@ class DataflowRuntime:
         """EE and AFTER SLIDE trigger OID -> times its statements ran
         (rolled-back runs included), for sqlext_triggers."""
         self._depth = 0
+        self._version = -1
+        """The catalog version the compiled bodies and task plans are for."""
+        self._bodies: dict[tuple[object, ...], tuple[Step, ...]] = {}
+        self._tasks: dict[tuple[int, int], TaskPlan] = {}
+        """(procedure OID, stream OID) -> its TE's plan."""
 
     # --- entry points -----------------------------------------------------------------
 
     def call(self, procedure: Procedure, args: Sequence[Any], context: CompileContext,
              token: Token) -> None:
         """Run ``procedure`` with argument values (storage form) in the open
-        transaction. The running role needs EXECUTE on it; its statements
-        then run with its owner's privileges (like SECURITY DEFINER)."""
+        transaction."""
+        inner = procedure_context(context, procedure.params)
+        steps: tuple[Step, ...] = ()
+        if procedure.language != "python":
+            steps = self._steps(procedure.body, tuple(p.type_oid for p in procedure.params),
+                                inner)
+        self._invoke(procedure, args, inner, steps, token)
+
+    def _invoke(self, procedure: Procedure, args: Sequence[Any], inner: CompileContext,
+                steps: tuple[Step, ...], token: Token) -> None:
+        """The running role needs EXECUTE on the procedure; its statements
+        (``steps``, compiled in ``inner``) then run with its owner's
+        privileges (like SECURITY DEFINER)."""
         statement = self.executor.context
         statement.catalog.require_execute(statement.user, procedure)
         self._enter(f"procedure {procedure.name}")
-        inner = procedure_context(context, procedure.params)
         caller, statement.user = statement.user, procedure.owner
         try:
             if procedure.language == "python":
                 self._run_python(procedure, args, inner, token)
             else:
-                self._run_body(procedure.body, tuple(p.type_oid for p in procedure.params),
-                               args, inner, token)
+                self._run_steps(steps, args, inner, token)
         finally:
             statement.user = caller
             self._depth -= 1
@@ -103,14 +138,15 @@ class DataflowRuntime:
             caller, statement.user = statement.user, context.catalog.relations[
                 trigger.target].owner
             try:
-                self._run_body(trigger.body, (), (), context, token)
+                self._run_steps(self._steps(trigger.body, (), context), (), context, token)
             finally:
                 statement.user = caller
                 self._depth -= 1
 
     def run_task(self, task: Task, token: Token) -> None:
         """The scheduler's TE: the procedure for one batch, its stream's name
-        bound to that batch."""
+        bound to that batch. Its statements were compiled when the first TE
+        of the procedure on this stream ran (``TaskPlan``)."""
         executor = self.executor
         catalog = executor.catalog
         procedure = catalog.procedures.get(task.procedure)
@@ -120,21 +156,42 @@ class DataflowRuntime:
         executor.begin_statement(token, StatementContext(
             transaction_start=now, statement_start=now, catalog=catalog))
         try:
+            plan = self._task_plan(procedure, task.stream_oid, catalog)
+            args = self.arguments(plan.defaults, (), token) if plan.defaults else []
+            self._invoke(procedure, args, plan.context, plan.steps, token)
+        finally:
+            executor.end_statement()
+
+    def _task_plan(self, procedure: Procedure, stream_oid: int, catalog: Catalog) -> TaskPlan:
+        self._current(catalog)
+        key = (procedure.oid, stream_oid)
+        plan = self._tasks.get(key)
+        if plan is None:
             # A triggered procedure finds names in its own schema first.
             search_path = tuple(dict.fromkeys((procedure.schema, PUBLIC)))
             context = CompileContext(catalog, search_path, DEFAULT_SETTINGS,
-                                     batch_streams=frozenset({task.stream_oid}))
-            args: list[Any] = []
+                                     batch_streams=frozenset({stream_oid}))
+            defaults = None
             if procedure.params:
-                # parameters with defaults only (a trigger runs no other kind)
                 call = compile_statement(
                     x.Call(this=exp.to_table(procedure.name, db=procedure.schema)), context,
                     (), (procedure.body, -1, f"defaults of {procedure.schema}.{procedure.name}"))
                 assert call.call is not None
-                args = self.arguments(call.call.arguments, (), token)
-            self.call(procedure, args, context, token)
-        finally:
-            executor.end_statement()
+                defaults = call.call.arguments
+            inner = procedure_context(context, procedure.params)
+            steps: tuple[Step, ...] = ()
+            if procedure.language != "python":
+                steps = self._steps(procedure.body, tuple(p.type_oid for p in procedure.params),
+                                    inner)
+            plan = self._tasks[key] = TaskPlan(inner, defaults, steps)
+        return plan
+
+    def _current(self, catalog: Catalog) -> None:
+        """Compiled bodies are for one catalog version: a new one drops them."""
+        if catalog.version != self._version:
+            self._version = catalog.version
+            self._bodies.clear()
+            self._tasks.clear()
 
     # --- running statements -------------------------------------------------------------
 
@@ -147,20 +204,42 @@ class DataflowRuntime:
                 hint="A procedure or trigger probably calls or fires itself.")
         self._depth += 1
 
-    def _run_body(self, body: str, param_oids: tuple[int, ...], args: Sequence[Any],
-                  context: CompileContext, token: Token) -> None:
-        for index, statement in enumerate(parse(body).statements):
-            self._run_statement(statement, (body, index, ""), param_oids, args, context, token)
+    def _steps(self, body: str, param_oids: tuple[int, ...],
+               context: CompileContext) -> tuple[Step, ...]:
+        """A body's statements, compiled once per catalog version and context."""
+        self._current(context.catalog)
+        key = (body, param_oids, context.search_path, context.settings, context.param_names,
+               context.batch_streams, context.params_decoded)
+        steps = self._bodies.get(key)
+        if steps is None:
+            steps = self._bodies[key] = tuple(
+                (statement, None if isinstance(statement, x.Notify) else
+                 compile_statement(statement, context, param_oids, (body, index, "")))
+                for index, statement in enumerate(parse(body).statements))
+        return steps
+
+    def _run_steps(self, steps: tuple[Step, ...], args: Sequence[Any],
+                   context: CompileContext, token: Token) -> None:
+        for statement, compiled in steps:
+            self._run_compiled(statement, compiled, args, context, token)
 
     def _run_statement(self, statement: exp.Expression, source: tuple[str, int, str],
                        param_oids: tuple[int, ...], args: Sequence[Any],
                        context: CompileContext, token: Token) -> list[tuple[Any, ...]]:
-        """One statement of a body; the rows it returns (storage values)."""
-        if isinstance(statement, x.Notify):
+        """One statement of a Python procedure; the rows it returns (storage
+        values)."""
+        compiled = None if isinstance(statement, x.Notify) else compile_statement(
+            statement, context, param_oids, source)
+        return self._run_compiled(statement, compiled, args, context, token)
+
+    def _run_compiled(self, statement: exp.Expression, compiled: Compiled | None,
+                      args: Sequence[Any], context: CompileContext,
+                      token: Token) -> list[tuple[Any, ...]]:
+        if compiled is None:
+            assert isinstance(statement, x.Notify)
             self.executor.add_notification(token, notification(
                 statement.name, statement.args.get("payload")))
             return []
-        compiled = compile_statement(statement, context, param_oids, source)
         if compiled.call is not None:
             values = self.arguments(compiled.call.arguments, args, token)
             self.call(compiled.call.procedure, values, context, token)

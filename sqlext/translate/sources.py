@@ -3,6 +3,8 @@ VALUES lists, joins and functions used as tables."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sqlglot import exp
 
 from catalog import errors
@@ -38,6 +40,13 @@ def system_columns(relation: Relation) -> list[ColumnInfo]:
     if relation.stream is None and relation.window is None:
         return []
     return [ColumnInfo(BATCH_ID, INT8, relation.oid)]
+
+
+class CurrentBatch(exp.Expression):
+    """Inside a transaction execution: the id of the batch the stream ``this``
+    (its OID) denotes, a value the executor binds (``executor.plans.Slot``)."""
+
+    arg_types: ClassVar[dict[str, bool]] = {"this": True}
 
 
 class SourceTranslator(FunctionRules):
@@ -195,8 +204,8 @@ class SourceTranslator(FunctionRules):
         if relation.window is not None:
             return exp.EQ(this=exp.column(VISIBLE, quoted=True), expression=exp.Literal.number(1))
         if relation.oid in self.batch_streams:
-            return exp.EQ(this=exp.column(BATCH_ID, quoted=True), expression=exp.Anonymous(
-                this="sqlext_current_batch", expressions=[exp.Literal.number(relation.oid)]))
+            return exp.EQ(this=exp.column(BATCH_ID, quoted=True),
+                          expression=CurrentBatch(this=relation.oid))
         return None
 
     @staticmethod

@@ -38,7 +38,7 @@ STORED_NAMES: Final = frozenset({
     "sqlext_bytea_json", "sqlext_cancel_backend", "sqlext_cardinality",
     "sqlext_char_to_encoding", "sqlext_chr", "sqlext_clock_timestamp",
     "sqlext_col_description", "sqlext_concat", "sqlext_concat_ws", "sqlext_convert",
-    "sqlext_current_batch", "sqlext_current_database", "sqlext_current_date",
+    "sqlext_current_database", "sqlext_current_date",
     "sqlext_current_schema", "sqlext_current_schemas", "sqlext_current_setting",
     "sqlext_current_time", "sqlext_current_user", "sqlext_currval", "sqlext_datetime_arith",
     "sqlext_decode", "sqlext_div", "sqlext_drain", "sqlext_empty", "sqlext_encode",
