@@ -215,12 +215,35 @@ class LiveCursor:
         self._executor.live_cursors.discard(self)
 
 
+class UndoLog:
+    """How to put back in-memory state (window counters) that the open
+    transaction changed: ROLLBACK runs every action, newest first, ROLLBACK TO
+    SAVEPOINT those since the savepoint, COMMIT forgets them."""
+
+    def __init__(self) -> None:
+        self._actions: list[Callable[[], None]] = []
+
+    def push(self, action: Callable[[], None]) -> None:
+        self._actions.append(action)
+
+    def mark(self) -> int:
+        return len(self._actions)
+
+    def undo_to(self, mark: int) -> None:
+        actions = self._actions
+        while len(actions) > mark:
+            actions.pop()()
+
+    def forget(self) -> None:
+        self._actions.clear()
+
+
 @dataclass
 class _Transaction:
     owner: Token
     catalog: Catalog
     log: TransactionLog
-    savepoints: list[tuple[str, Catalog, LedgerMark, int, PendingMark]] = field(
+    savepoints: list[tuple[str, Catalog, LedgerMark, int, PendingMark, int]] = field(
         default_factory=list)
     random: random.Random | None = None
 
@@ -244,6 +267,7 @@ class Executor:
         self._deadline = 0.0
         self._timed_out = False
         self.batches = BatchLedger()
+        self.undo = UndoLog()
         self.on_batches: Callable[[dict[int, int]], None] | None = None
         """Called with the batches (stream OID -> batch id) of every commit
         that created some, before anyone else may run (the scheduler)."""
@@ -388,10 +412,12 @@ class Executor:
             if self.database.in_transaction:
                 self.database.execute("ROLLBACK")
             self.batches.rollback()
+            self.undo.undo_to(0)
             token.pending = None
             self._release()
             raise error_translation.translate(exc, transaction.catalog) from exc
         self.catalog = transaction.catalog
+        self.undo.forget()
         created = self.batches.commit()
         log = transaction.log
         if self.journal is not None and (log.entries or log.task is not None):
@@ -431,6 +457,7 @@ class Executor:
         if self.database.in_transaction:
             self.database.execute("ROLLBACK")
         self.batches.rollback()
+        self.undo.undo_to(0)
         token.pending = None
         if transaction.log.moved and self.journal is not None:
             # ROLLBACK does not give sequence values back
@@ -447,7 +474,8 @@ class Executor:
         if announced is None:
             announced = token.announcement_mark()
         transaction.savepoints.append((name, transaction.catalog, self.batches.mark(),
-                                       len(transaction.log.entries), announced))
+                                       len(transaction.log.entries), announced,
+                                       self.undo.mark()))
 
     def _find_savepoint(self, name: str) -> int:
         transaction = self._transaction
@@ -475,8 +503,9 @@ class Executor:
         for cursor in list(self.live_cursors):
             cursor.materialize()
         self.database.execute(f'ROLLBACK TO SAVEPOINT "{name}"')
-        _, transaction.catalog, batches, entries, announced = transaction.savepoints[index]
+        _, transaction.catalog, batches, entries, announced, undo = transaction.savepoints[index]
         self.batches.restore(batches)
+        self.undo.undo_to(undo)
         token.restore_announcements(announced)
         del transaction.log.entries[entries:]
         del transaction.savepoints[index + 1:]

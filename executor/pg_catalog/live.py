@@ -21,7 +21,6 @@ from executor.codecs.intervals import format_interval
 from executor.core import Executor
 from executor.pg_catalog.rows import Row, row
 from executor.pg_catalog.tables import replace_rows
-from executor.streaming import windows
 from executor.streaming.observe import StreamState, observe
 from executor.streaming.scheduler import ProcedureStats, Scheduler
 from executor.values.conversions import epoch_timestamp
@@ -100,7 +99,7 @@ class LiveTables:
             spec = relation.window
             if spec is None:
                 continue
-            visible, staged, slides = windows.counts(self.executor.database, relation)
+            visible, staged, slides = self.scheduler.windows.counts(relation)
             rows.append(row(
                 "sqlext_windows", schema=relation.schema, name=relation.name,
                 stream=spec.stream[1], kind="rows" if spec.rows else "range",

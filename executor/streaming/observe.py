@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from catalog.schema import Relation
 from executor.core import Executor
-from executor.streaming import windows
 from executor.streaming.scheduler import ProcedureKey, Scheduler
 from storage.sqlite import quoted
 
@@ -69,7 +68,7 @@ def observe(executor: Executor, scheduler: Scheduler, relations: Iterable[Relati
     for relation in relations:
         key = (relation.schema, relation.name)
         if relation.window is not None:
-            states[key] = WindowState(*windows.counts(database, relation))
+            states[key] = WindowState(*scheduler.windows.counts(relation))
         elif relation.stream is not None:
             waiting = pending.get(relation.oid, set())
             tuples = pending_tuples = 0

@@ -29,6 +29,7 @@ from typing import Final
 from catalog import errors
 from executor.batches import delete_batch
 from executor.core import Executor, Token, WouldBlock
+from executor.streaming.windows import Windows
 
 log = logging.getLogger("sqlext")
 
@@ -86,6 +87,9 @@ class Scheduler:
     """Runs a TE's statements inside the transaction the scheduler opened."""
     request_run: Callable[[], None]
     """Arrange for ``run`` to be called soon (on the executor's thread)."""
+    windows: Windows
+    """The windows' counters: streaming state that snapshots keep along with
+    the waiting TEs."""
     token: Token = field(default_factory=lambda: Token(0))
     queue: deque[Task] = field(default_factory=deque)
     held: dict[ProcedureKey, deque[Task]] = field(default_factory=dict)

@@ -4,13 +4,21 @@ values of a column (RANGE).
 Storage. A window is a table with its stream's columns, ``batch_id`` and
 two hidden columns: ``sqlext_seq`` (arrival order; AUTOINCREMENT, so never
 reused) and ``sqlext_visible`` (1 visible, 0 staged, 2 just arrived). A
-SQLite trigger on the stream copies every inserted row into the window as
-"just arrived", so arrivals commit, roll back and survive savepoints exactly
-like the stream's own rows. After each INSERT statement the engine places
-the arrivals (``Windows.place``): in arrival order each becomes visible or
-staged, and when a slide's worth has arrived the window slides and its
-AFTER SLIDE triggers run, one slide at a time, in the same transaction.
-Per-window counters live in ``sqlext_window_state`` for the same reason.
+SQLite trigger on the stream copies every inserted row into the window, so
+arrivals commit, roll back and survive savepoints exactly like the stream's
+own rows. After each INSERT statement the engine places the arrivals
+(``Windows.place``): in arrival order each becomes visible or staged, and
+when a slide's worth has arrived the window slides and its AFTER SLIDE
+triggers run, one slide at a time, in the same transaction.
+
+The counters of each window (visible, staged, the RANGE boundary, slides)
+live in memory: changes are undone with the transaction
+(``executor.core.UndoLog``) and snapshots keep them (``state``). A ROWS
+window without PARTITION BY costs no statement per arrival: its trigger
+stores arrivals as staged, the INSERT's row count says how many arrived,
+and a slide is one DELETE of the oldest tuples and one UPDATE making the
+staged ones visible. The other kinds read their arrivals (their partition
+or RANGE column decides) and mark each.
 
 Rules (chosen explicitly; see docs/sql.md):
 
@@ -37,10 +45,12 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, WindowSpec
 from catalog.schema import Relation
+from executor.core import UndoLog
 from executor.values.conversions import timestamp_from_micros, timestamp_micros
 from storage.sqlite import Database, quoted
 
-STATE_TABLE: Final = "sqlext_window_state"
+LEGACY_STATE_TABLE: Final = "sqlext_window_state"
+"""Where snapshots of state version 1 kept the counters."""
 SEQ: Final = "sqlext_seq"
 VISIBLE: Final = "sqlext_visible"
 _STAGED, _SHOWN, _ARRIVED = 0, 1, 2
@@ -49,9 +59,6 @@ _STAGED, _SHOWN, _ARRIVED = 0, 1, 2
 def create_storage(database: Database, window: Relation, stream: Relation) -> None:
     """The window's table and the trigger on its stream that feeds it."""
     columns = [quoted(c.name) + " " + t.TYPES[c.type_oid].storage for c in window.columns]
-    database.execute(f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (window_oid INTEGER NOT NULL, "
-                     "part, visible INTEGER NOT NULL, staged INTEGER NOT NULL, "
-                     "boundary INTEGER, slides INTEGER NOT NULL)")
     database.execute(
         f"CREATE TABLE {quoted(window.physical)} ({', '.join(columns)}, "
         f"{quoted(BATCH_ID)} INTEGER, {SEQ} INTEGER PRIMARY KEY AUTOINCREMENT, "
@@ -63,57 +70,93 @@ def create_storage(database: Database, window: Relation, stream: Relation) -> No
         f"CREATE TRIGGER {quoted(window.physical + '__feed')} AFTER INSERT ON "
         f"{quoted(stream.physical)} BEGIN INSERT INTO {quoted(window.physical)} "
         f"({', '.join(names)}, {VISIBLE}) VALUES "
-        f"({', '.join('NEW.' + n for n in names)}, {_ARRIVED}); END")
+        f"({', '.join('NEW.' + n for n in names)}, "
+        f"{_STAGED if _counted(window.window) else _ARRIVED}); END")
 
 
 def drop_storage(database: Database, window: Relation) -> None:
     database.execute(f"DROP TRIGGER IF EXISTS {quoted(window.physical + '__feed')}")
     database.execute(f"DROP TABLE {quoted(window.physical)}")
-    database.execute(f"DELETE FROM {STATE_TABLE} WHERE window_oid = ?", (window.oid,))
 
 
-def counts(database: Database, window: Relation) -> tuple[int, int, int]:
-    """The window's visible and staged tuples now, and how often it slid."""
-    visible, staged = database.execute(
-        f"SELECT coalesce(sum({VISIBLE} = {_SHOWN}), 0), coalesce(sum({VISIBLE} = {_STAGED}), 0) "
-        f"FROM {quoted(window.physical)}").fetchone()
-    slides = database.execute(f"SELECT coalesce(sum(slides), 0) FROM {STATE_TABLE} "
-                              "WHERE window_oid = ?", (window.oid,)).fetchone()[0]
-    return visible, staged, slides
+def _counted(spec: WindowSpec | None) -> bool:
+    """A window whose arrivals are placed by counting them (see the module
+    docstring)."""
+    return spec is not None and spec.rows and not spec.partition
 
 
-@dataclass
+@dataclass(slots=True)
 class _State:
     visible: int = 0
     staged: int = 0
     boundary: int | None = None
     slides: int = 0
-    stored: bool = False
+
+
+StateKey = tuple[int, Any]
+"""(window OID, partition value or None)."""
+WindowsState = dict[StateKey, tuple[int, int, int | None, int]]
+"""What a snapshot keeps: the counters of every window (and partition)."""
 
 
 class Windows:
-    """Places arrivals in windows."""
+    """Places arrivals in windows; holds their counters."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, undo: UndoLog) -> None:
         self.database = database
+        self.undo = undo
+        self._states: dict[StateKey, _State] = {}
 
-    def place(self, window: Relation, on_slide: Callable[[Relation], None]) -> None:
-        """Place the window's arrivals; ``on_slide`` runs its AFTER SLIDE
-        triggers after each slide (the window already in its new state)."""
+    def counts(self, window: Relation) -> tuple[int, int, int]:
+        """The window's visible and staged tuples now, and how often it slid."""
+        visible, staged = self.database.execute(
+            f"SELECT coalesce(sum({VISIBLE} = {_SHOWN}), 0), "
+            f"coalesce(sum({VISIBLE} <> {_SHOWN}), 0) FROM {quoted(window.physical)}").fetchone()
+        slides = sum(state.slides for (oid, _), state in self._states.items()
+                     if oid == window.oid)
+        return visible, staged, slides
+
+    # --- snapshots --------------------------------------------------------------------
+
+    def state(self, window_oids: set[int]) -> WindowsState:
+        """The counters of these windows (the others were dropped)."""
+        return {key: (s.visible, s.staged, s.boundary, s.slides)
+                for key, s in self._states.items() if key[0] in window_oids}
+
+    def restore(self, state: WindowsState | None) -> None:
+        """Counters from a snapshot; None: one of state version 1, which kept
+        them in a table."""
+        if state is None:
+            state = {}
+            if self.database.execute("SELECT 1 FROM sqlite_master WHERE name = ?",
+                                     (LEGACY_STATE_TABLE,)).fetchone():
+                for oid, part, *counters in self.database.execute(
+                        f"SELECT window_oid, part, visible, staged, boundary, slides "
+                        f"FROM {LEGACY_STATE_TABLE}"):
+                    state[(oid, part)] = tuple(counters)  # type: ignore[assignment]
+        self._states = {key: _State(*counters) for key, counters in state.items()}
+
+    # --- placing arrivals -------------------------------------------------------------
+
+    def place(self, window: Relation, arrived: int,
+              on_slide: Callable[[Relation], None]) -> None:
+        """Place the window's ``arrived`` new tuples; ``on_slide`` runs its
+        AFTER SLIDE triggers after each slide (the window already in its new
+        state)."""
         spec = window.window
         assert spec is not None
+        if _counted(spec):
+            self._place_counted(window, spec, arrived, on_slide)
+            return
         table = quoted(window.physical)
         key = quoted(spec.partition) if spec.partition else (
             quoted(spec.column) if spec.column else "NULL")
         arrivals = self.database.execute(
             f"SELECT {SEQ}, {key} FROM {table} WHERE {VISIBLE} = {_ARRIVED} "
             f"ORDER BY {SEQ}").fetchall()
-        states: dict[Any, _State] = {}
         for seq, value in arrivals:
             part = value if spec.partition else None
-            state = states.get(part)
-            if state is None:
-                state = states[part] = self._load(window.oid, part)
+            state = self._changing(window.oid, part)
             if spec.rows:
                 slid = self._place_row(window, spec, state, seq, part)
             else:
@@ -121,8 +164,87 @@ class Windows:
             if slid:
                 state.slides += 1
                 on_slide(window)
-        for part, state in states.items():
-            self._save(window.oid, part, state)
+
+    def _changing(self, oid: int, part: Any) -> _State:
+        """The counters of a window (partition), about to change: the open
+        transaction's rollback puts back what they are now."""
+        key = (oid, part)
+        state = self._states.get(key)
+        if state is None:
+            state = self._states[key] = _State()
+            self.undo.push(lambda: self._states.pop(key, None))
+        else:
+            self.undo.push(lambda saved=(state.visible, state.staged, state.boundary,
+                                         state.slides): self._put_back(state, saved))
+        return state
+
+    @staticmethod
+    def _put_back(state: _State, saved: tuple[int, int, int | None, int]) -> None:
+        state.visible, state.staged, state.boundary, state.slides = saved
+
+    # --- ROWS without PARTITION BY: counted -------------------------------------------
+
+    def _place_counted(self, window: Relation, spec: WindowSpec, arrived: int,
+                       on_slide: Callable[[Relation], None]) -> None:
+        """The ``arrived`` tuples are the newest of the table, stored staged,
+        with consecutive sequence numbers."""
+        if arrived <= 0:
+            return
+        state = self._changing(window.oid, None)
+        placed = 0
+        newest: int | None = None
+
+        def seq_of(position: int) -> int | None:
+            """The sequence number of this statement's arrival ``position``
+            (1-based), or None for the last one (no bound needed)."""
+            nonlocal newest
+            if position == arrived:
+                return None
+            if newest is None:
+                newest = self.database.execute(
+                    f"SELECT max({SEQ}) FROM {quoted(window.physical)}").fetchone()[0]
+            return newest - arrived + position
+
+        if state.staged == 0 and state.visible < spec.size:
+            shown = min(arrived, spec.size - state.visible)
+            self._show(window, seq_of(shown))
+            state.visible += shown
+            placed = shown
+            if state.visible == spec.size:
+                state.slides += 1
+                on_slide(window)
+        while arrived - placed >= spec.slide - state.staged:
+            placed += spec.slide - state.staged
+            bound = seq_of(placed)
+            leaving = state.visible + spec.slide - spec.size
+            if leaving > 0:
+                self._drop_oldest(window, leaving, bound)
+            self._show(window, bound)
+            state.visible = min(spec.size, state.visible + spec.slide)
+            state.staged = 0
+            state.slides += 1
+            on_slide(window)
+        state.staged += arrived - placed
+
+    def _drop_oldest(self, window: Relation, count: int, bound: int | None) -> None:
+        """The ``count`` oldest tuples (up to sequence number ``bound``) leave."""
+        table = quoted(window.physical)
+        if bound is None:
+            self.database.execute(f"DELETE FROM {table} WHERE {SEQ} IN (SELECT {SEQ} FROM "
+                                  f"{table} ORDER BY {SEQ} LIMIT ?)", (count,))
+        else:
+            self.database.execute(f"DELETE FROM {table} WHERE {SEQ} IN (SELECT {SEQ} FROM "
+                                  f"{table} WHERE {SEQ} <= ? ORDER BY {SEQ} LIMIT ?)",
+                                  (bound, count))
+
+    def _show(self, window: Relation, bound: int | None) -> None:
+        """Staged tuples (up to sequence number ``bound``) become visible."""
+        update = (f"UPDATE {quoted(window.physical)} SET {VISIBLE} = {_SHOWN} "
+                  f"WHERE {VISIBLE} IN ({_STAGED}, {_ARRIVED})")
+        if bound is None:
+            self.database.execute(update)
+        else:
+            self.database.execute(f"{update} AND {SEQ} <= ?", (bound,))
 
     # --- ROWS -------------------------------------------------------------------------
 
@@ -194,25 +316,6 @@ class Windows:
 
     def _drop(self, window: Relation, seq: int) -> None:
         self.database.execute(f"DELETE FROM {quoted(window.physical)} WHERE {SEQ} = ?", (seq,))
-
-    def _load(self, oid: int, part: Any) -> _State:
-        found = self.database.execute(
-            f"SELECT visible, staged, boundary, slides FROM {STATE_TABLE} "
-            "WHERE window_oid = ? AND part IS ?", (oid, part)).fetchone()
-        if found is None:
-            return _State()
-        return _State(found[0], found[1], found[2], found[3], stored=True)
-
-    def _save(self, oid: int, part: Any, state: _State) -> None:
-        values = (state.visible, state.staged, state.boundary, state.slides, oid, part)
-        if state.stored:
-            self.database.execute(
-                f"UPDATE {STATE_TABLE} SET visible = ?, staged = ?, boundary = ?, slides = ? "
-                "WHERE window_oid = ? AND part IS ?", values)
-        else:
-            self.database.execute(
-                f"INSERT INTO {STATE_TABLE} (visible, staged, boundary, slides, window_oid, "
-                "part) VALUES (?, ?, ?, ?, ?, ?)", values)
 
 
 _INT8_MIN, _INT8_MAX = -(2**63), 2**63 - 1

@@ -60,9 +60,9 @@ class TaskPlan(NamedTuple):
 
 
 class DataflowRuntime:
-    def __init__(self, executor: Executor) -> None:
+    def __init__(self, executor: Executor, windows: Windows) -> None:
         self.executor = executor
-        self.windows = Windows(executor.database)
+        self.windows = windows
         self.fired: Counter[int] = Counter()
         """EE and AFTER SLIDE trigger OID -> times its statements ran
         (rolled-back runs included), for sqlext_triggers."""
@@ -114,7 +114,7 @@ class DataflowRuntime:
         catalog = context.catalog
         body_context = CompileContext(catalog, context.search_path, context.settings)
         for key in after.windows:
-            self.windows.place(catalog.relations[key], lambda window: self._run_triggers(
+            self.windows.place(catalog.relations[key], count, lambda window: self._run_triggers(
                 [t for t in catalog.triggers_on(window) if t.event == "slide"], body_context,
                 token))
         self._run_triggers([catalog.triggers[key] for key in after.triggers], body_context,

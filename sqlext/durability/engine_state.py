@@ -16,7 +16,8 @@ from executor.batches import StreamCounters
 from executor.core import Executor
 from executor.streaming.scheduler import Scheduler
 
-STATE_VERSION: Final = 1
+STATE_VERSION: Final = 2
+"""2: the windows' counters are part of the state (1 kept them in a table)."""
 _ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews",
                             "catalog.roles")
 
@@ -42,6 +43,8 @@ def capture(executor: Executor, scheduler: Scheduler, lsn: int) -> bytes:
         "batches": counters,
         "sequences": dict(executor.sequences),
         "scheduler": scheduler.state(),
+        "windows": scheduler.windows.state({r.oid for r in executor.catalog.relations.values()
+                                            if r.window is not None}),
     }
     return pickle.dumps(state, protocol=5)
 
@@ -52,7 +55,7 @@ def restore(executor: Executor, scheduler: Scheduler, data: bytes) -> int:
         state = _CatalogOnly(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
         raise StateError(f"engine state unreadable: {exc}") from exc
-    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+    if not isinstance(state, dict) or state.get("version") not in (1, STATE_VERSION):
         raise StateError(f"engine state version {state.get('version')!r}; this server "
                          f"reads version {STATE_VERSION}")
     executor.catalog = executor.catalog.with_user_objects(state["catalog"])
@@ -61,4 +64,5 @@ def restore(executor: Executor, scheduler: Scheduler, data: bytes) -> int:
         for oid, (last, skipped, accepted) in state["batches"].items()}
     executor.sequences = dict(state["sequences"])
     scheduler.restore(state["scheduler"])
+    scheduler.windows.restore(state.get("windows"))
     return int(state["lsn"])

@@ -24,6 +24,7 @@ from executor.pg_catalog.live import LiveTables
 from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.notify_streams import StreamNotifier
 from executor.streaming.scheduler import Scheduler
+from executor.streaming.windows import Windows
 from sqlext.dataflow.graph import dataflow_graph, edge_rows
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.durability import storage_views
@@ -73,9 +74,10 @@ class Engine:
         self.database = Database()
         catalog = Catalog().with_relations(system_relations())
         self.executor = Executor(self.database, catalog, loop.create_future)
-        self.dataflow = DataflowRuntime(self.executor)
+        windows = Windows(self.database, self.executor.undo)
+        self.dataflow = DataflowRuntime(self.executor, windows)
         self.scheduler = Scheduler(self.executor, self.dataflow.run_task,
-                                   lambda: loop.call_soon(self.scheduler.run),
+                                   lambda: loop.call_soon(self.scheduler.run), windows,
                                    max_held=config.max_held_batches)
         self.notify_hub = NotifyHub(self._durability_barrier)
         self.executor.on_announce = self.notify_hub.committed

@@ -63,6 +63,35 @@ def test_rows_window_stages_then_slides(conn: psycopg.Connection) -> None:
     assert len(_slides(conn)) == 3
 
 
+def test_one_insert_slides_a_rows_window_several_times(conn: psycopg.Connection) -> None:
+    """Each slide's trigger sees the window as of its own arrival, not the
+    later arrivals of the same statement (they are still staged)."""
+    conn.execute("CREATE STREAM s (v int); CREATE WINDOW w ON s ROWS 3 SLIDE 2")
+    _record_slides(conn, "w")
+    conn.execute("INSERT INTO s SELECT n FROM generate_series(1, 10) AS n")
+    assert _slides(conn) == ["1,2,3", "3,4,5", "5,6,7", "7,8,9"]
+    assert _visible(conn, "w") == [7, 8, 9]
+    assert conn.execute("SELECT staged_tuples, slides FROM sqlext_windows "
+                        "WHERE name = 'w'").fetchone() == (1, 4)
+
+
+def test_rolling_back_to_a_savepoint_restores_a_windows_counters(
+        conn: psycopg.Connection) -> None:
+    conn.execute("CREATE STREAM s (v int); CREATE WINDOW w ON s ROWS 2 SLIDE 1")
+    _record_slides(conn, "w")
+    with conn.transaction():
+        conn.execute("INSERT INTO s VALUES (1), (2)")
+        with pytest.raises(psycopg.errors.DivisionByZero), conn.transaction():
+            conn.execute("INSERT INTO s VALUES (3), (4), (5)")
+            conn.execute("SELECT 1 / 0")
+        assert _visible(conn, "w") == [1, 2]
+        conn.execute("INSERT INTO s VALUES (6)")
+    assert _visible(conn, "w") == [2, 6]
+    assert _slides(conn) == ["1,2", "2,6"]
+    assert conn.execute("SELECT visible_tuples, staged_tuples, slides FROM sqlext_windows "
+                        "WHERE name = 'w'").fetchone() == (2, 0, 2)
+
+
 def test_partitioned_rows_window(conn: psycopg.Connection) -> None:
     conn.execute("CREATE STREAM s (k text, v int); "
                  "CREATE WINDOW w ON s ROWS 2 PARTITION BY k")

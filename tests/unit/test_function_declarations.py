@@ -24,6 +24,7 @@ from executor.core import Executor
 from executor.functions.declare import Declarations, Runtime
 from executor.functions.registry import FUNCTIONS, implementations, register_functions
 from executor.streaming.scheduler import Scheduler
+from executor.streaming.windows import Windows
 from storage.sqlite import Database
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -81,7 +82,8 @@ def registered() -> Iterator[set[str]]:
     database = Database()
     executor = Executor(database, Catalog().with_relations(system_relations()),
                         loop.create_future)
-    scheduler = Scheduler(executor, lambda *_: None, lambda: None)
+    scheduler = Scheduler(executor, lambda *_: None, lambda: None,
+                          Windows(executor.database, executor.undo))
     register_functions(database, Runtime(executor, scheduler, "version", lambda: True,
                                          _NoSessions(), lambda _: []))
     yield {name for (name,) in database.execute("SELECT name FROM pragma_function_list")}
