@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from executor.context import StatementContext
 from executor.core import SequenceKey, TransactionLog
@@ -48,18 +48,27 @@ class LoggedSession(Protocol):
     journal's to read and write (None at first)."""
 
 
+MAX_DEFERRED_KICKS: Final = 64
+"""Turns of the event loop a write may wait for the work ahead (about 20
+pipelined Leaderboard votes); then it goes anyway."""
+
+
 class Journal:
     """The executor's ``Journal``: turns commits into records for the writer."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, directory: Path, first_lsn: int,
-                 mode: str, timeout_ms: int) -> None:
+                 mode: str, timeout_ms: int, work_ahead: Callable[[], bool]) -> None:
+        """``work_ahead``: whether more commits are about to follow at once
+        (``Executor.work_ahead``)."""
         self.loop = loop
+        self.work_ahead = work_ahead
         self.mode = mode
         self.last_lsn = first_lsn - 1
         self.durable_lsn = self.last_lsn
         self.bytes_since_rotation = 0
         self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
         self._kick_pending = False
+        self._deferred = 0
         self._segment = 0
         self._environment_count = 0
         self.writer = LogWriter(directory, first_lsn, mode, records.LAYOUT_VERSION, timeout_ms,
@@ -138,8 +147,16 @@ class Journal:
             self.loop.call_soon(self._kick)
 
     def _kick(self) -> None:
-        """The loop got round to queued callbacks: nothing more is about to
-        commit right now, so write what is pending."""
+        """The loop got round to queued callbacks: unless more commits are
+        about to follow (a batch still runs through the dataflow, a pipelined
+        client's next transaction waits for it), write what is pending. While
+        they keep following, the records go in one group when the oldest has
+        waited the group commit timeout, and their acknowledgements together."""
+        if self.work_ahead() and self._deferred < MAX_DEFERRED_KICKS:
+            self._deferred += 1
+            self.loop.call_soon(self._kick)
+            return
+        self._deferred = 0
         self._kick_pending = False
         self.writer.kick()
 

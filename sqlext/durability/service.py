@@ -56,7 +56,7 @@ class Durability:
         host = self.host
         recovered = recover(host, directory)
         journal = Journal(host.loop, directory, recovered.last_lsn + 1, config.recovery,
-                          config.commandlog_timeout_ms)
+                          config.commandlog_timeout_ms, host.executor.work_ahead)
         self.journal = journal
         host.executor.journal = journal
         self.checkpointer = Checkpointer(
