@@ -20,7 +20,7 @@ from catalog import types as t
 from executor import codecs
 from executor.codecs import civil
 
-_INT_RANGES = {t.INT2: (-(2**15), 2**15 - 1), t.INT4: (-(2**31), 2**31 - 1),
+INT_RANGES = {t.INT2: (-(2**15), 2**15 - 1), t.INT4: (-(2**31), 2**31 - 1),
                t.INT8: (-(2**63), 2**63 - 1)}
 _INT_NAMES = {t.INT2: "smallint", t.INT4: "integer", t.INT8: "bigint"}
 _STRING_TYPES = frozenset({t.TEXT, t.VARCHAR, t.BPCHAR, t.NAME, t.UNKNOWN})
@@ -51,7 +51,7 @@ def _to_int(value: Any, target: int) -> int:
             raise errors.NumericValueOutOfRange(
                 f"cannot convert infinity to {_INT_NAMES[target]}")
         value = math.floor(abs(value) + 0.5) * (1 if value >= 0 else -1)
-    low, high = _INT_RANGES[target]
+    low, high = INT_RANGES[target]
     if not low <= value <= high:
         raise errors.NumericValueOutOfRange(f"{_INT_NAMES[target]} out of range")
     return int(value)
@@ -60,7 +60,7 @@ def _to_int(value: Any, target: int) -> int:
 def convert(value: Any, source: int, source_typmod: int, target: int, typmod: int,
             settings: codecs.Settings) -> Any:
     """CAST(value AS target) for a storage value of type ``source``."""
-    if target in _INT_RANGES and source in (*_INT_RANGES, t.NUMERIC, t.FLOAT4, t.FLOAT8,
+    if target in INT_RANGES and source in (*INT_RANGES, t.NUMERIC, t.FLOAT4, t.FLOAT8,
                                             t.OID, t.BOOL):
         finite = isinstance(value, float) and not (math.isinf(value) or math.isnan(value))
         if source in (t.FLOAT8, t.FLOAT4) and finite:
@@ -131,9 +131,9 @@ def _shift(micros: int, interval: tuple[int, int, int], sign: int) -> int:
 def datetime_arithmetic(operator: str, left: Any, left_oid: int, right: Any,
                         right_oid: int) -> Any:
     """``left operator right`` where at least one side is a date/time value."""
-    if left_oid == t.DATE and right_oid in _INT_RANGES and operator in "+-":
+    if left_oid == t.DATE and right_oid in INT_RANGES and operator in "+-":
         return _date(_date_days(left) + (right if operator == "+" else -right))
-    if left_oid in _INT_RANGES and right_oid == t.DATE and operator == "+":
+    if left_oid in INT_RANGES and right_oid == t.DATE and operator == "+":
         return _date(_date_days(right) + left)
     if left_oid == right_oid == t.DATE and operator == "-":
         return _date_days(left) - _date_days(right)

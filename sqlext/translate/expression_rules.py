@@ -41,6 +41,7 @@ from catalog.sqltypes import (
     is_string,
 )
 from executor import codecs
+from executor.values.conversions import INT_RANGES
 from sqlext.sql.sqlite_dialect import StorageLiteral
 from sqlext.translate.composite import record_field
 from sqlext.translate.naming import source_position
@@ -158,10 +159,14 @@ class ExpressionTranslator:
             *_INT_TYPES, t.FLOAT4, t.FLOAT8
         ):
             return exp.Cast(this=node, to=exp.DataType.build("REAL"))
-        if target.oid in _INT_TYPES and source.oid in _INT_TYPES and (
-            t.TYPES[target.oid].length >= t.TYPES[source.oid].length
-        ):
-            return node
+        if target.oid in _INT_TYPES and source.oid in _INT_TYPES:
+            if t.TYPES[target.oid].length >= t.TYPES[source.oid].length:
+                return node
+            if _plain(node):
+                low, high = INT_RANGES[target.oid]
+                return _checked(exp.Between(this=node.copy(), low=exp.Literal.number(low),
+                                            high=exp.Literal.number(high)),
+                                node, source, target)
         if is_string(target) and is_string(source) and target.typmod < 0:
             return node
         if target.oid == t.BOOL and source.oid in _INT_TYPES:
@@ -231,6 +236,11 @@ class ExpressionTranslator:
             return exp.Anonymous(this="sqlext_convert", expressions=[
                 node, exp.Literal.number(node_type.oid), exp.Literal.number(node_type.typmod),
                 exp.Literal.number(target.oid), exp.Literal.number(-1)])
+        length = t.char_length(target.typmod)
+        if target.oid == t.VARCHAR and length is not None and is_string(node_type) and (
+                _plain(node)):
+            return _checked(exp.LTE(this=exp.Length(this=node.copy()),
+                                    expression=exp.Literal.number(length)), node, TEXT, target)
         if target.oid in (t.VARCHAR, t.BPCHAR) and target.typmod >= 0:
             return exp.Anonymous(this="sqlext_assign_char", expressions=[
                 self.convert(node, node_type, TEXT), exp.Literal.number(target.oid),
@@ -1110,3 +1120,24 @@ def _datetime_result(operator: str, left: SqlType, right: SqlType) -> SqlType:
         return INTERVAL
     raise errors.no_operator(
         f"{t.format_type(left.oid)} {operator} {t.format_type(right.oid)}")
+
+
+def _plain(node: exp.Expression) -> bool:
+    """A column, parameter or literal: evaluating it twice costs nothing and
+    gives the same value."""
+    return isinstance(node, exp.Column | exp.Parameter | exp.Literal | StorageLiteral)
+
+
+def _checked(fits: exp.Expression, node: exp.Expression, source: SqlType,
+             target: SqlType) -> exp.Expression:
+    """``node`` as it is when ``fits`` holds; otherwise the conversion function
+    (which fits the value or raises PostgreSQL's error). SQLite calls Python
+    only for values that need it, not for every row."""
+    if target.oid in _INT_TYPES:
+        slow = exp.Anonymous(this="sqlext_convert", expressions=[
+            node.copy(), exp.Literal.number(source.oid), exp.Literal.number(source.typmod),
+            exp.Literal.number(target.oid), exp.Literal.number(target.typmod)])
+    else:
+        slow = exp.Anonymous(this="sqlext_assign_char", expressions=[
+            node.copy(), exp.Literal.number(target.oid), exp.Literal.number(target.typmod)])
+    return exp.Case(ifs=[exp.If(this=fits, true=node.copy())], default=slow)

@@ -47,6 +47,20 @@ SCRIPTS: dict[str, list[str]] = {
         "RETURNING acct.id",
         "SELECT * FROM acct ORDER BY id",
     ],
+    "narrowing assignments": [
+        "CREATE TABLE wide (id int, big bigint, small int, word text)",
+        "INSERT INTO wide VALUES (1, 2147483647, 32767, 'ab'), (2, -2147483648, -32768, 'ab  '), "
+        "(3, NULL, NULL, NULL), (4, 2147483648, 32768, 'abc')",
+        "CREATE TABLE narrow (i int, s smallint, v varchar(2))",
+        "INSERT INTO narrow SELECT big, small, word FROM wide WHERE id <= 3",
+        "INSERT INTO narrow (i) SELECT big FROM wide WHERE id = 4",
+        "INSERT INTO narrow (s) SELECT small FROM wide WHERE id = 4",
+        "INSERT INTO narrow (v) SELECT word FROM wide WHERE id = 4",
+        "INSERT INTO narrow (i, s) VALUES (2147483647::bigint, -32768::bigint)",
+        "UPDATE narrow SET i = big FROM wide WHERE wide.id = 4 AND narrow.i IS NULL",
+        "UPDATE narrow SET v = 'xy ' WHERE i = 2147483647 RETURNING v",
+        "SELECT i, s, v, length(v) FROM narrow ORDER BY i, s",
+    ],
     "upsert": [
         "CREATE TABLE kv (k text PRIMARY KEY, v int, n int DEFAULT 0)",
         "INSERT INTO kv VALUES ('a', 1) ON CONFLICT (k) DO NOTHING",
