@@ -343,8 +343,9 @@ class Executor:
                 raise self._wait(token, exclusive=True)
             self._waiters.popleft()
         token.waiting = None
-        for cursor in list(self.live_cursors):
-            cursor.materialize()
+        if self.live_cursors:
+            for cursor in list(self.live_cursors):
+                cursor.materialize()
         self.database.execute("BEGIN")
         if seed is None:
             seed = _SEEDS.getrandbits(63)
