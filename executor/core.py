@@ -376,14 +376,14 @@ class Executor:
             self._waiters.popleft()
 
     def work_ahead(self) -> bool:
-        """Whether a transaction is about to run at once: the scheduler holds
-        the executor for triggered work, or it is free and a session waits
-        for it. (A transaction block left open by its client is not work
-        ahead: nobody knows when it goes on.)"""
+        """Whether a session waits for the executor with its next transaction
+        (a pipelined client), which will run as soon as the work before it is
+        done. A transaction block left open by its client is not work ahead:
+        nobody knows when it goes on."""
         transaction = self._transaction
-        if transaction is not None:
-            return transaction.owner is self._reserved
-        return self._reserved is not None or bool(self._waiters)
+        if transaction is not None and transaction.owner is not self._reserved:
+            return False
+        return bool(self._waiters)
 
     def withdraw(self, token: Token) -> None:
         """``token`` no longer waits (cancelled, or its session is gone)."""

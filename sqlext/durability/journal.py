@@ -69,6 +69,8 @@ class Journal:
         self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
         self._kick_pending = False
         self._deferred = 0
+        self._handed = self.last_lsn
+        """The last record the writer was asked to write at once (a kick)."""
         self._segment = 0
         self._environment_count = 0
         self.writer = LogWriter(directory, first_lsn, mode, records.LAYOUT_VERSION, timeout_ms,
@@ -123,6 +125,7 @@ class Journal:
             return self._waiters[-1][1]
         future = self.loop.create_future()
         self._waiters.append((self.last_lsn, future))
+        self._schedule_kick()
         return future
 
     def rotate(self) -> None:
@@ -142,23 +145,31 @@ class Journal:
         self.last_lsn += 1
         self.bytes_since_rotation += len(payload)
         self.writer.append(self.last_lsn, payload)
+        self._schedule_kick()
+
+    def _schedule_kick(self) -> None:
         if not self._kick_pending:
             self._kick_pending = True
             self.loop.call_soon(self._kick)
 
     def _kick(self) -> None:
-        """The loop got round to queued callbacks: unless more commits are
-        about to follow (a batch still runs through the dataflow, a pipelined
-        client's next transaction waits for it), write what is pending. While
-        they keep following, the records go in one group when the oldest has
-        waited the group commit timeout, and their acknowledgements together."""
+        """The loop got round to queued callbacks: write what is pending now
+        if somebody waits for it (a reply, a notification, a checkpoint),
+        unless more commits are about to follow (a pipelined client's next
+        transaction waits for the executor): then the records go in one group
+        when the oldest has waited the group commit timeout, and their
+        acknowledgements together. Records nobody waits for yet (those of the
+        TEs a waiting client's transaction started) go with the next group,
+        so that they do not hold up the fsync of the client's next commit."""
         if self.work_ahead() and self._deferred < MAX_DEFERRED_KICKS:
             self._deferred += 1
             self.loop.call_soon(self._kick)
             return
         self._deferred = 0
         self._kick_pending = False
-        self.writer.kick()
+        if self._waiters and self._waiters[-1][0] > self._handed:
+            self._handed = self.last_lsn
+            self.writer.kick()
 
     def _written(self, lsn: int) -> None:
         """Writer thread: records up to ``lsn`` are on disk."""

@@ -21,6 +21,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from sqlext.tools.bench.pipeline import send_pipelined
 from storage import commandlog as cl
 from tests.fixtures.servers import ServerProcess, start_server
 
@@ -377,6 +378,63 @@ def test_strong_recovery_fires_the_waiting_procedures(tmp_path: Path) -> None:
             assert conn.execute("SELECT n FROM inverses ORDER BY n").fetchall() == [
                 (n,) for n in range(1, 7)]
             assert conn.execute("SELECT count(*) FROM numbers").fetchone() == (0,)
+    finally:
+        server.stop()
+
+
+_CHAIN = """
+    CREATE TABLE done (id int, at_step int);
+    CREATE STREAM s0 (id int NOT NULL);
+    CREATE STREAM s1 (id int NOT NULL);
+    CREATE PROCEDURE step1() LANGUAGE sql AS $$ INSERT INTO s1 SELECT id FROM s0; $$;
+    CREATE PROCEDURE step2() LANGUAGE sql AS $$ INSERT INTO done SELECT id, 2 FROM s1; $$;
+    CREATE TRIGGER t1 AFTER INSERT ON s0 EXECUTE PROCEDURE step1();
+    CREATE TRIGGER t2 AFTER INSERT ON s1 EXECUTE PROCEDURE step2();
+"""
+
+
+def _log_writes(conn: psycopg.Connection) -> tuple[int, int]:
+    """fsyncs of the command log so far, and its records (the last LSN)."""
+    fsyncs, records = conn.execute("SELECT fsyncs, last_lsn FROM sqlext_log").fetchone()
+    return fsyncs, records
+
+
+def test_group_commit_writes_at_once_for_a_waiting_client(tmp_path: Path) -> None:
+    """With a group commit timeout of a minute, every commit of a client that
+    waits for it is still acknowledged at once: the log is written when no
+    more work is about to follow, including after a batch's dataflow."""
+    server = _durable(tmp_path, "--commandlog-timeout-ms", "60000")
+    try:
+        with server.connect(autocommit=True) as conn:
+            conn.execute(_CHAIN)
+            fsyncs_before, _ = _log_writes(conn)
+            with conn.cursor() as cursor:
+                for number in range(20):
+                    # each would wait a minute for its acknowledgement otherwise
+                    cursor.execute("INSERT INTO s0 VALUES (%s)", (number,))
+            assert conn.execute("SELECT sqlext_drain(30)").fetchone() == (True,)
+            assert conn.execute("SELECT count(*) FROM done").fetchone() == (20,)
+            fsyncs, _ = _log_writes(conn)
+            assert fsyncs - fsyncs_before >= 20
+    finally:
+        server.stop()
+
+
+def test_group_commit_shares_fsyncs_among_pipelined_dataflow_commits(tmp_path: Path) -> None:
+    """A pipelined client's transactions and the TEs they start (three
+    records a batch) share fsyncs: the log is not written while the next
+    transaction already waits for the executor."""
+    server = _durable(tmp_path)
+    try:
+        with server.connect(autocommit=True) as conn:
+            conn.execute(_CHAIN)
+            fsyncs_before, records_before = _log_writes(conn)
+            send_pipelined(conn, b"INSERT INTO s0 VALUES ($1)", [(n,) for n in range(600)])
+            assert conn.execute("SELECT sqlext_drain(30)").fetchone() == (True,)
+            assert conn.execute("SELECT count(*) FROM done").fetchone() == (600,)
+            fsyncs, records = _log_writes(conn)
+            assert records - records_before >= 3 * 600
+            assert fsyncs - fsyncs_before <= 600 // 5
     finally:
         server.stop()
 
