@@ -212,7 +212,9 @@ class Scheduler:
 
     def _run_one(self, task: Task, seed: int | None = None) -> None:
         """Run one TE (timed, for sqlext_procedures)."""
-        stats = self.stats.setdefault(task.procedure, ProcedureStats())
+        stats = self.stats.get(task.procedure)
+        if stats is None:
+            stats = self.stats[task.procedure] = ProcedureStats()
         self.executor.acquire(self.token, seed)
         self.current = task
         started = time.perf_counter()

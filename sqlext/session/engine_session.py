@@ -417,6 +417,13 @@ class EngineSession:
         if name and name in self.statements:
             raise errors.DuplicatePreparedStatement(
                 f'prepared statement "{name}" already exists')
+        unnamed = self.statements.get("") if not name else None
+        if unnamed is not None and unnamed.sql == sql and unnamed.declared == tuple(param_oids):
+            # a pipelined client sends the same Parse for every row: what it
+            # decided (and the plan it found) still stands
+            if unnamed.statement is not None and not self.failed:
+                self.compiled(unnamed)
+            return
         parsed = parse(sql)
         if len(parsed.statements) > 1:
             raise errors.SqlSyntaxError("cannot insert multiple commands into a prepared "
