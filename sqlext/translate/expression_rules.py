@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from sqlglot import exp
 
@@ -163,10 +163,7 @@ class ExpressionTranslator:
             if t.TYPES[target.oid].length >= t.TYPES[source.oid].length:
                 return node
             if _plain(node):
-                low, high = INT_RANGES[target.oid]
-                return _checked(exp.Between(this=node.copy(), low=exp.Literal.number(low),
-                                            high=exp.Literal.number(high)),
-                                node, source, target)
+                return _checked(_fits(node, target), node, source, target)
         if is_string(target) and is_string(source) and target.typmod < 0:
             return node
         if target.oid == t.BOOL and source.oid in _INT_TYPES:
@@ -1126,6 +1123,47 @@ def _plain(node: exp.Expression) -> bool:
     """A column, parameter or literal: evaluating it twice costs nothing and
     gives the same value."""
     return isinstance(node, exp.Column | exp.Parameter | exp.Literal | StorageLiteral)
+
+
+_ROW_LEVEL: Final = (exp.Column, exp.Identifier, exp.Literal, exp.Parameter, StorageLiteral,
+                     exp.Null, exp.Paren, exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod,
+                     exp.Cast, exp.DataType, exp.Case, exp.If, exp.Coalesce)
+
+
+def row_level(node: exp.Expression) -> bool:
+    """Whether ``node`` is computed from the current row alone (subqueries
+    are their own scope): no aggregate or window function of the query it
+    is in, so it may move into a subquery of that query."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, exp.Query | exp.Subquery):
+            continue
+        if not isinstance(current, _ROW_LEVEL):
+            return False
+        pending.extend(current.iter_expressions())
+    return True
+
+
+def _fits(node: exp.Expression, target: SqlType) -> exp.Expression:
+    low, high = INT_RANGES[target.oid]
+    return exp.Between(this=node.copy(), low=exp.Literal.number(low),
+                       high=exp.Literal.number(high))
+
+
+def narrowed_once(node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:
+    """An integer narrowed without Python for every row, ``node`` computed
+    once: ``(SELECT CASE WHEN v BETWEEN lo AND hi THEN v ELSE <convert v> END
+    FROM (SELECT node AS v))`` (a correlated subquery SQLite evaluates per row;
+    statements only: a column default or CHECK takes no subquery)."""
+    value = exp.column(_ONCE, quoted=True)
+    computed = exp.select(exp.alias_(node.copy(), _ONCE, quoted=True))
+    checked = exp.select(_checked(_fits(value, target), value, source, target)).from_(
+        exp.Subquery(this=computed, alias=exp.TableAlias(this=exp.to_identifier(_ONCE))))
+    return exp.Subquery(this=checked)
+
+
+_ONCE: Final = "sqlext_once"
 
 
 def _checked(fits: exp.Expression, node: exp.Expression, source: SqlType,

@@ -60,6 +60,15 @@ SCRIPTS: dict[str, list[str]] = {
         "UPDATE narrow SET i = big FROM wide WHERE wide.id = 4 AND narrow.i IS NULL",
         "UPDATE narrow SET v = 'xy ' WHERE i = 2147483647 RETURNING v",
         "SELECT i, s, v, length(v) FROM narrow ORDER BY i, s",
+        "UPDATE narrow SET s = s + (SELECT count(*) FROM wide) WHERE s = 32767",
+        "UPDATE narrow SET s = s - (SELECT count(*) FROM wide) WHERE s = -32768",
+        "UPDATE narrow SET s = s + (SELECT count(*) FROM wide) - 4 WHERE s = 32767 RETURNING s",
+        "UPDATE narrow SET i = coalesce(i, 0) + (SELECT max(big) FROM wide WHERE id < 4) "
+        "WHERE i IS NULL RETURNING i",
+        "SELECT (id + 1)::int2 AS x, count(*) FROM wide GROUP BY id ORDER BY x",
+        "SELECT (big + 1)::int4 FROM wide WHERE id = 3",
+        "SELECT (big + 1)::int4 FROM wide WHERE id = 1",
+        "SELECT (sum(big) - sum(big) + 7)::int2 FROM wide",
     ],
     "upsert": [
         "CREATE TABLE kv (k text PRIMARY KEY, v int, n int DEFAULT 0)",
