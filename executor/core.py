@@ -281,6 +281,11 @@ class Executor:
         """Stream OID -> batch id: what a stream's name denotes inside the
         running transaction execution (set by the scheduler)."""
         self._reserved: Token | None = None
+        self.run_reserved: Callable[[], None] | None = None
+        """Runs the triggered work the executor is reserved for, now (the
+        scheduler's ``run``): a session that finds the executor free but
+        reserved, with nobody else waiting, lets it run first in its own turn
+        instead of waiting for another turn of the event loop."""
         self.journal: Journal | None = None
         """The command log (None in memory-only mode and during recovery)."""
         self.clock: Callable[[], datetime] = wall_clock
@@ -308,6 +313,7 @@ class Executor:
 
     def check_readable(self, token: Token) -> None:
         """A read by ``token`` may run now (raises WouldBlock otherwise)."""
+        self._run_reserved_work(token)
         owner = self.owner
         if (owner is not None and owner is not token) or (
             self._reserved is not None and self._reserved is not token
@@ -334,6 +340,7 @@ class Executor:
             if self._transaction.owner is token:
                 return False
             raise self._wait(token, exclusive=True)
+        self._run_reserved_work(token)
         if self._reserved is not None:
             if self._reserved is not token:
                 raise self._wait(token, exclusive=True)
@@ -351,6 +358,15 @@ class Executor:
             seed = _SEEDS.getrandbits(63)
         self._transaction = _Transaction(token, self.catalog, TransactionLog(seed))
         return True
+
+    def _run_reserved_work(self, token: Token) -> None:
+        """Triggered work goes first (S-Store §4.2): when the executor is free
+        but reserved for it and no other session queued before ``token``, it
+        runs now, so ``token`` need not wait for another turn of the loop."""
+        if (self._reserved is not None and self._reserved is not token
+                and self._transaction is None and not self._waiters
+                and self.run_reserved is not None):
+            self.run_reserved()
 
     def _release(self) -> None:
         self._transaction = None

@@ -117,6 +117,7 @@ class Scheduler:
 
     def __post_init__(self) -> None:
         self.executor.on_batches = self.batches_committed
+        self.executor.run_reserved = self.run
 
     # --- work arriving -------------------------------------------------------------
 
