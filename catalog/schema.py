@@ -179,14 +179,21 @@ class Catalog:
     _by_oid: dict[int, Relation] = field(init=False, repr=False, compare=False)
     _triggers_by_target: dict[tuple[str, str], list[Trigger]] = field(
         init=False, repr=False, compare=False)
+    _procedures_by_stream: dict[int, tuple[Trigger, ...]] = field(
+        init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Indexes for the lookups the dataflow makes on every batch."""
         by_target: dict[tuple[str, str], list[Trigger]] = {}
         for trigger in sorted(self.triggers.values(), key=lambda t: t.name):
             by_target.setdefault(trigger.target, []).append(trigger)
-        object.__setattr__(self, "_by_oid", {r.oid: r for r in self.relations.values()})
+        by_oid = {r.oid: r for r in self.relations.values()}
+        by_stream = {
+            relation.oid: tuple(t for t in by_target.get(key, ()) if t.procedure)
+            for key, relation in self.relations.items() if relation.stream is not None}
+        object.__setattr__(self, "_by_oid", by_oid)
         object.__setattr__(self, "_triggers_by_target", by_target)
+        object.__setattr__(self, "_procedures_by_stream", by_stream)
 
     # --- lookups ------------------------------------------------------------
 
@@ -241,6 +248,11 @@ class Catalog:
     def triggers_on(self, relation: Relation) -> list[Trigger]:
         """Triggers firing on ``relation``, in name order (the order they run)."""
         return list(self._triggers_by_target.get((relation.schema, relation.name), ()))
+
+    def procedure_triggers_on(self, stream_oid: int) -> tuple[Trigger, ...]:
+        """The PE triggers on the stream with this OID, in name order: each
+        starts one TE of its procedure per batch."""
+        return self._procedures_by_stream.get(stream_oid, ())
 
     def windows_on(self, stream: Relation) -> list[Relation]:
         key = (stream.schema, stream.name)

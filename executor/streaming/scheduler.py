@@ -110,10 +110,6 @@ class Scheduler:
     _in_task: bool = False
     _generation: int = 0
     """The generation of batches the committing TE makes (0: a client's)."""
-    _routes: dict[int, tuple[tuple[int, ProcedureKey], ...]] = field(default_factory=dict)
-    """Stream OID -> (PE trigger OID, procedure) of each consumer, for the
-    catalog version ``_routes_version``."""
-    _routes_version: int = -1
 
     def __post_init__(self) -> None:
         self.executor.on_batches = self.batches_committed
@@ -122,15 +118,17 @@ class Scheduler:
     # --- work arriving -------------------------------------------------------------
 
     def batches_committed(self, created: dict[int, int]) -> None:
+        catalog = self.executor.catalog
         tasks: list[Task] = []
         for stream_oid, batch in created.items():
-            consumers = self._consumers_of(stream_oid)
-            if not consumers:
+            triggers = catalog.procedure_triggers_on(stream_oid)
+            if not triggers:
                 continue
-            self._consumers[(stream_oid, batch)] = len(consumers)
-            for trigger_oid, procedure in consumers:
-                self.fired[trigger_oid] += 1
-                tasks.append(Task(procedure, stream_oid, batch, self._generation))
+            self._consumers[(stream_oid, batch)] = len(triggers)
+            for trigger in triggers:
+                assert trigger.procedure is not None
+                self.fired[trigger.oid] += 1
+                tasks.append(Task(trigger.procedure, stream_oid, batch, self._generation))
         if not tasks:
             return
         if self._in_task:
@@ -141,20 +139,6 @@ class Scheduler:
             # holds TEs back, or for a stopped procedure, does anything wait)
             self.queue.extend(tasks)
         self._start()
-
-    def _consumers_of(self, stream_oid: int) -> tuple[tuple[int, ProcedureKey], ...]:
-        """(PE trigger OID, procedure) of each TE a batch of the stream starts."""
-        catalog = self.executor.catalog
-        if catalog.version != self._routes_version:
-            self._routes = {}
-            self._routes_version = catalog.version
-        found = self._routes.get(stream_oid)
-        if found is None:
-            stream = catalog.relation_by_oid(stream_oid)
-            found = () if stream is None else tuple(
-                (t.oid, t.procedure) for t in catalog.triggers_on(stream) if t.procedure)
-            self._routes[stream_oid] = found
-        return found
 
     def admit(self, stream_oid: int) -> None:
         """A statement is about to add a batch to a stream: refused (53400)
