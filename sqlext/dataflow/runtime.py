@@ -80,11 +80,7 @@ class DataflowRuntime:
         """Run ``procedure`` with argument values (storage form) in the open
         transaction."""
         inner = procedure_context(context, procedure.params)
-        steps: tuple[Step, ...] = ()
-        if procedure.language != "python":
-            steps = self._steps(procedure.body, tuple(p.type_oid for p in procedure.params),
-                                inner)
-        self._invoke(procedure, args, inner, steps, token)
+        self._invoke(procedure, args, inner, self._procedure_steps(procedure, inner), token)
 
     def _invoke(self, procedure: Procedure, args: Sequence[Any], inner: CompileContext,
                 steps: tuple[Step, ...], token: Token) -> None:
@@ -179,11 +175,8 @@ class DataflowRuntime:
                 assert call.call is not None
                 defaults = call.call.arguments
             inner = procedure_context(context, procedure.params)
-            steps: tuple[Step, ...] = ()
-            if procedure.language != "python":
-                steps = self._steps(procedure.body, tuple(p.type_oid for p in procedure.params),
-                                    inner)
-            plan = self._tasks[key] = TaskPlan(inner, defaults, steps)
+            plan = self._tasks[key] = TaskPlan(inner, defaults,
+                                               self._procedure_steps(procedure, inner))
         return plan
 
     def _current(self, catalog: Catalog) -> None:
@@ -203,6 +196,13 @@ class DataflowRuntime:
                 f"{what} is nested more than {MAX_DEPTH} levels deep",
                 hint="A procedure or trigger probably calls or fires itself.")
         self._depth += 1
+
+    def _procedure_steps(self, procedure: Procedure, inner: CompileContext
+                         ) -> tuple[Step, ...]:
+        """A SQL procedure's compiled body (a Python one runs its own code)."""
+        if procedure.language == "python":
+            return ()
+        return self._steps(procedure.body, tuple(p.type_oid for p in procedure.params), inner)
 
     def _steps(self, body: str, param_oids: tuple[int, ...],
                context: CompileContext) -> tuple[Step, ...]:
