@@ -30,9 +30,8 @@ from sqlext.compile.table_ddl import DdlCompiler
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
 from sqlext.sql.parse import parse_expression
-from sqlext.sql.sqlite_dialect import to_sqlite
+from sqlext.sql.sqlite_dialect import StatementOnly, to_sqlite
 from sqlext.translate.dml import translate_delete, translate_insert, translate_update
-from sqlext.translate.expression_rules import narrowed_once, row_level
 from sqlext.translate.scope import ColumnInfo
 from sqlext.translate.sources import CurrentBatch
 from sqlext.translate.translator import Translator, readable_outputs
@@ -186,9 +185,10 @@ def _sqlite_text(tree: exp.Expression, translator: Translator) -> tuple[str, tup
     through one execution (the transaction's ``now()``, the batch a stream's
     name denotes in a transaction execution) become parameters numbered after
     the client's, bound once (``SqlPlan.slots``), instead of functions SQLite
-    calls back into Python for every row."""
-    for call in list(tree.find_all(exp.Anonymous)):
-        _narrow_natively(call)
+    calls back into Python for every row. Forms only a statement may use
+    (``StatementOnly``) take their place."""
+    for faster in list(tree.find_all(StatementOnly)):
+        faster.replace(faster.args["statement"])
     slots: list[Slot] = []
     for node in list(tree.find_all(exp.Anonymous, CurrentBatch)):
         if isinstance(node, CurrentBatch):
@@ -205,29 +205,6 @@ def _sqlite_text(tree: exp.Expression, translator: Translator) -> tuple[str, tup
 
 
 _NOW: Final = FUNCTIONS["now"].target
-_INTEGERS: Final = {t.INT2: 2, t.INT4: 4, t.INT8: 8}
-
-
-def _narrow_natively(call: exp.Anonymous) -> None:
-    """An integer conversion to a narrower type, of a value computed from the
-    row (``cnt + (SELECT count(*) ...)``), checked by SQLite itself; Python is
-    called only for a value out of range, to raise PostgreSQL's error."""
-    if call.name != "sqlext_convert" or len(call.expressions) != 5:
-        return
-    value, source, source_typmod, target, _ = call.expressions
-    source_oid, target_oid = _number(source), _number(target)
-    if not (source_oid in _INTEGERS and target_oid in _INTEGERS
-            and _INTEGERS[target_oid] < _INTEGERS[source_oid] and row_level(value)):
-        return
-    call.replace(narrowed_once(value, SqlType(source_oid, _number(source_typmod)),
-                               SqlType(target_oid)))
-
-
-def _number(node: exp.Expression) -> int:
-    """An integer literal's value (0 for anything else)."""
-    if isinstance(node, exp.Neg):
-        return -_number(node.this)
-    return int(node.this) if isinstance(node, exp.Literal) and node.is_int else 0
 
 
 _WRITE_PRIVILEGE: Final = {exp.Insert: "a", exp.Update: "w", exp.Delete: "d"}

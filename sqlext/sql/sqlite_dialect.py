@@ -27,6 +27,15 @@ class StorageLiteral(exp.Expression):
         return self.args.get("this")
 
 
+class StatementOnly(exp.Expression):
+    """An expression with a faster form that only a statement may use (a
+    subquery): printed as ``this``, which a column default or CHECK takes
+    too; a statement's plan puts ``statement`` in its place
+    (``sqlext.compile``)."""
+
+    arg_types = {"this": True, "statement": True}
+
+
 def sqlite_literal(value: Any) -> str:
     if value is None:
         return "NULL"
@@ -49,6 +58,7 @@ class SqliteTargetGenerator(SQLiteGenerator):
     TRANSFORMS = {
         **SQLiteGenerator.TRANSFORMS,
         StorageLiteral: lambda _, e: sqlite_literal(e.value),
+        StatementOnly: lambda generator, e: generator.sql(e, "this"),
         exp.Parameter: lambda _, e: f"?{e.name}",
     }
 

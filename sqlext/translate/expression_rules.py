@@ -42,7 +42,7 @@ from catalog.sqltypes import (
 )
 from executor import codecs
 from executor.values.conversions import INT_RANGES
-from sqlext.sql.sqlite_dialect import StorageLiteral
+from sqlext.sql.sqlite_dialect import StatementOnly, StorageLiteral
 from sqlext.translate.composite import record_field
 from sqlext.translate.naming import source_position
 from sqlext.translate.scope import ColumnInfo, Scope
@@ -164,6 +164,9 @@ class ExpressionTranslator:
                 return node
             if _plain(node):
                 return _checked(_fits(node, target), node, source, target)
+            if _row_level(node):
+                return StatementOnly(this=_converted(node.copy(), source, target),
+                                     statement=_narrowed_once(node, source, target))
         if is_string(target) and is_string(source) and target.typmod < 0:
             return node
         if target.oid == t.BOOL and source.oid in _INT_TYPES:
@@ -172,10 +175,7 @@ class ExpressionTranslator:
             t.element_of(target.oid) == t.element_of(source.oid)
         ):
             return vector_as_array(node)
-        return exp.Anonymous(this="sqlext_convert", expressions=[
-            node, exp.Literal.number(source.oid), exp.Literal.number(source.typmod),
-            exp.Literal.number(target.oid), exp.Literal.number(target.typmod),
-        ])
+        return _converted(node, source, target)
 
     def _adopt_typmod(self, node: exp.Expression, node_type: SqlType, target: SqlType) -> bool:
         """A parameter of the column's type that only this value uses takes
@@ -1130,7 +1130,7 @@ _ROW_LEVEL: Final = (exp.Column, exp.Identifier, exp.Literal, exp.Parameter, Sto
                      exp.Cast, exp.DataType, exp.Case, exp.If, exp.Coalesce)
 
 
-def row_level(node: exp.Expression) -> bool:
+def _row_level(node: exp.Expression) -> bool:
     """Whether ``node`` is computed from the current row alone (subqueries
     are their own scope): no aggregate or window function of the query it
     is in, so it may move into a subquery of that query."""
@@ -1151,7 +1151,7 @@ def _fits(node: exp.Expression, target: SqlType) -> exp.Expression:
                        high=exp.Literal.number(high))
 
 
-def narrowed_once(node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:
+def _narrowed_once(node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:
     """An integer narrowed without Python for every row, ``node`` computed
     once: ``(SELECT CASE WHEN v BETWEEN lo AND hi THEN v ELSE <convert v> END
     FROM (SELECT node AS v))`` (a correlated subquery SQLite evaluates per row;
@@ -1166,15 +1166,20 @@ def narrowed_once(node: exp.Expression, source: SqlType, target: SqlType) -> exp
 _ONCE: Final = "sqlext_once"
 
 
+def _converted(node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:
+    """``node`` through the conversion function SQLite calls for every row."""
+    return exp.Anonymous(this="sqlext_convert", expressions=[
+        node, exp.Literal.number(source.oid), exp.Literal.number(source.typmod),
+        exp.Literal.number(target.oid), exp.Literal.number(target.typmod)])
+
+
 def _checked(fits: exp.Expression, node: exp.Expression, source: SqlType,
              target: SqlType) -> exp.Expression:
     """``node`` as it is when ``fits`` holds; otherwise the conversion function
     (which fits the value or raises PostgreSQL's error). SQLite calls Python
     only for values that need it, not for every row."""
     if target.oid in _INT_TYPES:
-        slow = exp.Anonymous(this="sqlext_convert", expressions=[
-            node.copy(), exp.Literal.number(source.oid), exp.Literal.number(source.typmod),
-            exp.Literal.number(target.oid), exp.Literal.number(target.typmod)])
+        slow = _converted(node.copy(), source, target)
     else:
         slow = exp.Anonymous(this="sqlext_assign_char", expressions=[
             node.copy(), exp.Literal.number(target.oid), exp.Literal.number(target.typmod)])

@@ -69,6 +69,11 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT (big + 1)::int4 FROM wide WHERE id = 3",
         "SELECT (big + 1)::int4 FROM wide WHERE id = 1",
         "SELECT (sum(big) - sum(big) + 7)::int2 FROM wide",
+        "CREATE TABLE defaults (id int, fits int2 DEFAULT 30000 + 2767, "
+        "overflows int2 DEFAULT 30000 + 2768)",
+        "INSERT INTO defaults (id, overflows) VALUES (1, 5)",
+        "INSERT INTO defaults (id) VALUES (2)",
+        "SELECT * FROM defaults",
     ],
     "upsert": [
         "CREATE TABLE kv (k text PRIMARY KEY, v int, n int DEFAULT 0)",
