@@ -6,6 +6,7 @@ Reference: https://www.postgresql.org/docs/15/protocol-message-formats.html
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -343,29 +344,31 @@ def decode(kind: bytes, body: bytes) -> FrontendMessage:
         return PasswordData(body)
     if kind == b"F":
         return FunctionCall()
-    repeated = kind in _REPEATED and _recent.get((kind, body))
-    if repeated:
-        return repeated
-    decoder = _DECODERS.get(kind)
-    if decoder is None:
-        raise MalformedMessage(f"invalid frontend message type {kind[0]}")
-    reader = _Reader(body)
-    message = decoder(reader)
-    reader.end()
-    if kind in _REPEATED and len(body) <= _RECENT_BODY_LIMIT:
-        if len(_recent) >= _RECENT_LIMIT:
-            _recent.clear()
-        _recent[(kind, body)] = message
-    return message
+    if kind in _REPEATED and len(body) <= _REPEATED_BODY_LIMIT:
+        return _decode_repeated(kind, body)
+    return _decode_body(kind, body)
 
 
 _REPEATED: Final = frozenset({b"P", b"D", b"E"})
 """Messages a pipelined client sends the same, byte for byte, for every row
 (Parse of the unnamed statement, Describe, Execute): decoded once. The
 messages are immutable values, so one may serve every connection."""
-_RECENT_LIMIT: Final = 256
-_RECENT_BODY_LIMIT: Final = 4096
-_recent: dict[tuple[bytes, bytes], FrontendMessage] = {}
+_REPEATED_BODY_LIMIT: Final = 4096
+
+
+@functools.lru_cache(maxsize=256)
+def _decode_repeated(kind: bytes, body: bytes) -> FrontendMessage:
+    return _decode_body(kind, body)
+
+
+def _decode_body(kind: bytes, body: bytes) -> FrontendMessage:
+    decoder = _DECODERS.get(kind)
+    if decoder is None:
+        raise MalformedMessage(f"invalid frontend message type {kind[0]}")
+    reader = _Reader(body)
+    message = decoder(reader)
+    reader.end()
+    return message
 
 
 # --- backend messages --------------------------------------------------------
