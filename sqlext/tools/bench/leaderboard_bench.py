@@ -137,15 +137,14 @@ def load(conn: psycopg.Connection, schema: str | None = None,
     query that reads them (the same SQL otherwise)."""
     if schema is not None:
         use_schema(conn, schema)
-    script = rules.dataflow_script()
+    changes = []
     if not maintained_views:
-        script = script.replace("CREATE MATERIALIZED VIEW", "CREATE VIEW")
+        changes.append(("CREATE MATERIALIZED VIEW", "CREATE VIEW", 2))
     if client_batch_ids:
-        declaration = "contestant_number integer NOT NULL);"
-        assert script.count(declaration) == 1
-        script = script.replace(
-            declaration, "contestant_number integer NOT NULL) WITH (batch_column = 'vote_id');")
-    conn.execute(script)
+        changes.append(("contestant_number integer NOT NULL);",
+                        "contestant_number integer NOT NULL) WITH (batch_column = 'vote_id');",
+                        1))
+    conn.execute(_changed(rules.dataflow_script(), changes))
 
 
 def send_waiting(conn: psycopg.Connection, votes: list[Vote]) -> None:
