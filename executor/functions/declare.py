@@ -133,6 +133,9 @@ class FunctionDef:
     """A text parameter takes bytea as well (PostgreSQL has a bytea form)."""
     interval_too: bool = False
     """A numeric parameter takes interval as well."""
+    integer_range: bool = False
+    """With an integer result, SQLite's 64-bit answer may not fit the result
+    type (abs of the smallest integer): checked, 22003 as in PostgreSQL."""
     json_args: bool = False
     """The SQLite function takes its arguments as JSON values (arrays are
     stored as JSON: array_agg builds one with json_group_array)."""

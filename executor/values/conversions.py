@@ -57,6 +57,15 @@ def _to_int(value: Any, target: int) -> int:
     return int(value)
 
 
+def integer_result(value: Any, target: int) -> Any:
+    """An integer operator's result: itself if it fits ``target``, else
+    PostgreSQL's 22003. A float is SQLite's overflow of 64 bits."""
+    low, high = INT_RANGES[target]
+    if value is None or (type(value) is int and low <= value <= high):
+        return value
+    raise errors.NumericValueOutOfRange(f"{_INT_NAMES[target]} out of range")
+
+
 def convert(value: Any, source: int, source_typmod: int, target: int, typmod: int,
             settings: codecs.Settings) -> Any:
     """CAST(value AS target) for a storage value of type ``source``."""

@@ -232,7 +232,10 @@ class FunctionRules(ExpressionTranslator):
         node.set("this", target)
         if target == "coalesce" and len(node.expressions) == 1:
             node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
-        return node, definition.result_type(arg_types)
+        result = definition.result_type(arg_types)
+        if definition.integer_range:
+            return self._in_range(node, result), result
+        return node, result
 
     def _window(self, node: exp.Window, scope: Scope) -> tuple[exp.Expression, SqlType]:
         _, sql_type = self.expr(node.this, scope)

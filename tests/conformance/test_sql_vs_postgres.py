@@ -5,8 +5,7 @@ column names, result type OIDs and rows must match, or both must fail with
 the same SQLSTATE. Values are compared as the text PostgreSQL's output
 functions print, byte for byte. (Documented differences stay out of this
 corpus: numeric division and averages print the shortest exact value where
-PostgreSQL pads to 16 significant digits; integer arithmetic overflows only
-past 64 bits.)
+PostgreSQL pads to 16 significant digits.)
 """
 
 from __future__ import annotations
@@ -47,6 +46,27 @@ QUERIES = [
     "SELECT 'abc'::int",
     "SELECT '12'::int + 1, '3.5'::numeric * 2, ' 42 '::bigint",
     "SELECT 99999999999999::int",
+    "SELECT 2147483647::int + 1",
+    "SELECT 2147483647 + 1, -2147483648",
+    "SELECT -2147483647 - 2",
+    "SELECT 32767::int2 + 1::int2",
+    "SELECT 32767::int2 + 1, 32767::int2 * 2",
+    "SELECT (-32768)::int2 * -1::int2",
+    "SELECT 9223372036854775807 + 1",
+    "SELECT -9223372036854775808, -9223372036854775808 - 1",
+    "SELECT 3037000500 * 3037000500",
+    "SELECT (-2147483648)::int / -1",
+    "SELECT -((-2147483648)::int)",
+    "SELECT (-9223372036854775808)::int8 / -1",
+    "SELECT (-9223372036854775808)::int8 % -1, 9223372036854775807 % 10",
+    "SELECT -9223372036854775806 % 9223372036854775807, -7 % 3, 7 % -3",
+    "SELECT 65536 * 65536",
+    "SELECT 65536::int8 * 65536, NULL::int + 1",
+    "SELECT ((((2147483647 - 1) + 1) - 1) + 1) + 1",
+    "SELECT ((((((((1 + 1) + 1) + 1) + 1) + 1) + 1) + 1) + 1) * 2147483647",
+    "SELECT ((((((((1 + 1) + 1) + 1) + 1) + 1) + 1) + 1) + 1) * 2",
+    "SELECT abs(-2147483648)",
+    "SELECT abs(-2147483647), abs((-32768)::int2)",
     "SELECT true, false, NOT true, true AND NULL, true OR NULL",
     "SELECT 'a' || 'b', 'a' || NULL, 1 || 'x', 'x' || 2.5",
     "SELECT length('héllo'), upper('abc'), lower('ABC'), substr('abcdef', 2, 3), "
