@@ -13,6 +13,18 @@ _SPECIAL_NAMES: dict[type[exp.Expression], str] = {
 }
 
 
+def _named_by_operand(cast: exp.Cast) -> bool:
+    """Whether a cast's column name comes from what it casts (a column, a
+    function) rather than from its type; a cast of a cast of a constant takes
+    the outer type's name, as PostgreSQL's FigureColname does."""
+    argument = cast.this
+    while isinstance(argument, exp.Paren):
+        argument = argument.this
+    if isinstance(argument, exp.Cast):
+        return _named_by_operand(argument)
+    return output_name(argument) != "?column?"
+
+
 def output_name(node: exp.Expression) -> str:
     """PostgreSQL's name for a result column (FigureColname)."""
     if isinstance(node, exp.Alias):
@@ -23,9 +35,8 @@ def output_name(node: exp.Expression) -> str:
     if isinstance(inner, exp.Column):
         return inner.name
     if isinstance(inner, exp.Cast):
-        name = output_name(inner.this)
-        if name != "?column?":
-            return name
+        if _named_by_operand(inner):
+            return output_name(inner.this)
         return t.TYPES[resolve_type(inner.args["to"]).oid].name
     if isinstance(inner, exp.Anonymous):
         return inner.name.lower().rpartition(".")[2]
