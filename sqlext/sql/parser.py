@@ -155,8 +155,19 @@ class SqlExtParser(PostgresParser):
 
     def _identifier(self) -> str:
         """A simple (unqualified) name, folded to lower case unless quoted."""
-        identifier = self._required(self._parse_id_var(any_token=False), "a name")
-        return identifier.name if identifier.quoted else identifier.name.lower()
+        token = self._curr
+        identifier = self._parse_id_var(any_token=False)
+        if not isinstance(identifier, exp.Identifier):  # nothing, or a parameter ($1)
+            self.raise_error("Expected a name", token)
+        name = cast(exp.Identifier, identifier)
+        return name.name if name.quoted else name.name.lower()
+
+    def _parse_parameter(self) -> exp.Parameter:
+        """``$n``, with its position: sqlglot takes a parameter wherever it
+        takes a name, and ``sqlext.sql.parse`` reports one standing for a
+        name as the syntax error PostgreSQL makes of it."""
+        token = self._prev
+        return super()._parse_parameter().update_positions(token)
 
     def _object_name(self) -> exp.Expr:
         """A possibly schema-qualified object name (an ``exp.Table``)."""
