@@ -84,6 +84,11 @@ class SqlExtParser(PostgresParser):
                      "OVERLAY", "STRING_AGG")
     }
 
+    UNARY_PARSERS: ClassVar[dict[TokenType, Callable[..., exp.Expr]]] = {
+        **PostgresParser.UNARY_PARSERS,
+        TokenType.DASH: lambda self: self._parse_negative(),
+    }
+
     error_token: Token | None = None
     """The token a syntax error was found at (for the error position)."""
 
@@ -161,6 +166,11 @@ class SqlExtParser(PostgresParser):
             self.raise_error("Expected a name", token)
         name = cast(exp.Identifier, identifier)
         return name.name if name.quoted else name.name.lower()
+
+    def _parse_negative(self) -> exp.Expr:
+        """Unary minus, with the position of its operator (for errors)."""
+        token = self._prev
+        return self.expression(exp.Neg(this=self._parse_unary())).update_positions(token)
 
     def _parse_parameter(self) -> exp.Parameter:
         """``$n``, with its position: sqlglot takes a parameter wherever it

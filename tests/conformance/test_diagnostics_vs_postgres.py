@@ -57,6 +57,17 @@ SCRIPTS: dict[str, list[str]] = {
         "PREPARE p (int) AS SELECT a FROM t WHERE a = $1 ORDER BY $1",
         "EXECUTE p(1)",
     ],
+    "untyped literals": [
+        "SELECT pg_typeof('x') AS t, pg_typeof(NULL) AS n, pg_typeof(('y')), 'x' AS u",
+        "SELECT pg_typeof('x'::text), pg_typeof(-1), pg_typeof(coalesce('a', 'b'))",
+        "SELECT pg_typeof(CASE WHEN true THEN 'a' END), pg_typeof(ARRAY['a'])",
+        "SELECT -'1'",
+        "SELECT - 'x'",
+        "SELECT -('1')",
+        "SELECT -NULL",
+        "PREPARE neg AS SELECT -$1",
+        "SELECT -1, -(2), -'1'::int, -'2.5'::float8",
+    ],
 }
 
 
