@@ -630,9 +630,8 @@ class ExpressionTranslator:
         inner, inner_type = self.expr(node.this, scope)
         if isinstance(inner, exp.Literal) and not inner.is_string:
             return node, inner_type
-        if inner_type.is_unknown:
-            self.coerce(inner, NUMERIC)
-            return node, NUMERIC
+        if inner_type.is_unknown:  # -'1', -NULL
+            raise errors.ambiguous_operator("- unknown", source_position(node))
         if not is_numeric(inner_type) and inner_type.oid != t.INTERVAL:
             raise errors.no_operator(f"- {t.format_type(inner_type.oid)}")
         if inner_type.oid == t.INTERVAL:

@@ -130,8 +130,9 @@ class FunctionRules(ExpressionTranslator):
         if len(node.expressions) != 1:
             return None
         argument, arg_type = self.expr(node.expressions[0], scope)
-        replacement: exp.Expression = StorageLiteral(
-            this=(TEXT if arg_type.is_unknown else arg_type).oid)
+        if arg_type.is_unknown and argument.find(exp.Parameter):
+            arg_type = TEXT  # what a parameter nothing else types is
+        replacement: exp.Expression = StorageLiteral(this=arg_type.oid)
         if argument.find(exp.Parameter):
             # Not evaluated, but its parameters stay in the statement:
             # SQLite expects as many values as the highest one it sees.

@@ -78,7 +78,8 @@ def output_name(node: exp.Expression) -> str:
 
 
 def source_position(node: exp.Expression | None) -> int | None:
-    """1-based position of a name in the statement text (error positions)."""
-    meta = node.meta if isinstance(node, exp.Identifier) and node.meta else {}
+    """1-based position of a name or an operator in the statement text
+    (error positions), where the parser recorded one."""
+    meta = node.meta if node is not None and node.meta else {}
     start = meta.get("start")
     return start + 1 if isinstance(start, int) else None
