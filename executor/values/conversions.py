@@ -12,7 +12,7 @@ from __future__ import annotations
 import calendar
 import math
 import struct
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from catalog import errors
@@ -181,47 +181,3 @@ def _scale_interval(parts: tuple[int, int, int], factor: float, operator: str) -
     whole_days = int(total_days)
     total_micros = micros * factor + (total_days - whole_days) * _MICROS_PER_DAY
     return _interval(whole_months, whole_days, round(total_micros))
-
-
-# --- EXTRACT / date_part ------------------------------------------------------------
-
-def _moment(value: Any, oid: int) -> datetime:
-    if oid == t.DATE:
-        return datetime.combine(date.fromordinal(date(2000, 1, 1).toordinal()
-                                                 + _date_days(value)), datetime.min.time())
-    return _EPOCH_2000 + timedelta(microseconds=timestamp_micros(value, oid))
-
-
-def extract(field: str, value: Any, oid: int) -> Any:
-    """EXTRACT(field FROM value) as PostgreSQL computes it (result numeric)."""
-    field = field.lower().rstrip("s") if field.lower() not in ("dow", "doy", "isodow") \
-        else field.lower()
-    if oid == t.INTERVAL:
-        months, days, micros = interval_parts(value)
-        if field == "epoch":
-            return months * 30 * 86400 + days * 86400 + micros / 1e6
-        parts = {"year": months // 12, "month": months % 12, "day": days,
-                 "hour": micros // 3_600_000_000, "minute": micros // 60_000_000 % 60,
-                 "second": micros % 60_000_000 / 1e6}
-        if field in parts:
-            return parts[field]
-        raise errors.InvalidParameterValue(f'interval units "{field}" not supported')
-    moment = _moment(value, oid)
-    if field == "epoch":
-        return (moment - datetime(1970, 1, 1)).total_seconds()
-    simple = {
-        "year": moment.year, "month": moment.month, "day": moment.day,
-        "hour": moment.hour, "minute": moment.minute,
-        "second": moment.second + moment.microsecond / 1e6,
-        "millisecond": moment.second * 1000 + moment.microsecond / 1000,
-        "microsecond": moment.second * 1_000_000 + moment.microsecond,
-        "dow": (moment.weekday() + 1) % 7, "isodow": moment.isoweekday(),
-        "doy": moment.timetuple().tm_yday, "week": moment.isocalendar()[1],
-        "quarter": (moment.month - 1) // 3 + 1, "decade": moment.year // 10,
-        "century": (moment.year + 99) // 100, "millennium": (moment.year + 999) // 1000,
-        "isoyear": moment.isocalendar()[0], "timezone": 0,
-    }
-    if field in simple:
-        return simple[field]
-    raise errors.InvalidParameterValue(
-        f'unit "{field}" not recognized for type {t.format_type(oid)}')
