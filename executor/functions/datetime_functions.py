@@ -324,3 +324,36 @@ def _timeofday(runtime: Runtime) -> Function:
         return (time.strftime("%a %b %d %H:%M:%S", stamp)
                 + f".{clock % USECS_PER_SECOND:06d} {stamp.tm_year} {zone.abbreviation(now)}")
     return timeofday
+
+
+# --- generate_series over timestamps -------------------------------------------------------
+
+def _direction(step: Any) -> int:
+    """+1 or -1: which way a series with this (interval) step runs."""
+    span = math.interval_span(*parse_interval(str(step)))
+    if span == 0:
+        raise errors.InvalidParameterValue("step size cannot equal zero")
+    return 1 if span > 0 else -1
+
+
+def _within(micros: int, direction: int, stop: Any) -> bool:
+    end = stored_timestamp(stop)
+    return micros <= end if direction > 0 else micros >= end
+
+
+@FUNCTIONS.internal("sqlext_series_first", 4)
+def _series_first(start: Any, step: Any, stop: Any, oid: int) -> Any:
+    """The first value of generate_series(start, stop, step), or NULL for none."""
+    if start is None or step is None or stop is None:
+        return None
+    return start if _within(stored_timestamp(start), _direction(step), stop) else None
+
+
+@FUNCTIONS.internal("sqlext_series_following", 4, runtime=True)
+def _series_following(runtime: Runtime) -> Function:
+    """The value after ``value`` in the series, or NULL past its stop."""
+    def following(value: Any, step: Any, stop: Any, oid: int) -> Any:
+        zone = session(runtime) if oid == t.TIMESTAMPTZ else None
+        moved = math.add_interval(stored_timestamp(value), parse_interval(str(step)), zone)
+        return format_timestamp(moved) if _within(moved, _direction(step), stop) else None
+    return following

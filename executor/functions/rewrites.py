@@ -12,6 +12,7 @@ from typing import Any
 from catalog import errors
 from catalog import types as t
 from executor import codecs
+from executor.codecs.zones import session_zone
 from executor.functions.declare import Declarations, Function, Runtime
 from executor.functions.math_functions import is_nan
 from executor.values import conversions
@@ -46,16 +47,20 @@ def _out_of_range(left_oid: int, right_oid: int) -> errors.SqlError:
     return errors.DatetimeFieldOverflow(f"{kind} out of range")
 
 
-@FUNCTIONS.internal("sqlext_datetime_arith", 5)
-def _datetime_arith(operator: str, left: Any, left_oid: int, right: Any,
-                    right_oid: int) -> Any:
-    if left is None or right is None:
-        return None
-    try:
-        return conversions.datetime_arithmetic(operator, left, left_oid, right, right_oid)
-    except (ValueError, OverflowError, struct.error):
-        # Python's datetime stops at years 1 and 9999, packing at 32 bits.
-        raise _out_of_range(left_oid, right_oid) from None
+@FUNCTIONS.internal("sqlext_datetime_arith", 5, runtime=True)
+def _datetime_arith(runtime: Runtime) -> Function:
+    def datetime_arith(operator: str, left: Any, left_oid: int, right: Any,
+                       right_oid: int) -> Any:
+        if left is None or right is None:
+            return None
+        zone = session_zone(runtime.codec_settings().timezone)
+        try:
+            return conversions.datetime_arithmetic(operator, left, left_oid, right, right_oid,
+                                                   zone)
+        except (ValueError, OverflowError, struct.error):
+            # Python's datetime stops at years 1 and 9999, packing at 32 bits.
+            raise _out_of_range(left_oid, right_oid) from None
+    return datetime_arith
 
 
 @FUNCTIONS.internal("sqlext_reg_name", 2, runtime=True)

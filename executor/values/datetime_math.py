@@ -18,6 +18,8 @@ from executor.codecs.civil import (
     DATE_MIN,
     TIMESTAMP_END,
     TIMESTAMP_MIN,
+    TIMESTAMP_NEG_INFINITY,
+    TIMESTAMP_POS_INFINITY,
     USECS_PER_DAY,
     USECS_PER_MINUTE,
     USECS_PER_SECOND,
@@ -25,6 +27,7 @@ from executor.codecs.civil import (
     days_from_civil,
     days_in_month,
 )
+from executor.codecs.zones import Zone
 from executor.values.datetime_fields import UNIX_EPOCH_DAYS
 
 _DAYS_PER_MONTH: Final = 30
@@ -52,6 +55,44 @@ def checked_timestamp(micros: int) -> int:
     if not TIMESTAMP_MIN <= micros < TIMESTAMP_END:
         raise errors.DatetimeFieldOverflow("timestamp out of range")
     return micros
+
+
+# --- timestamp + interval ----------------------------------------------------------------
+
+def _add_months(local: int, months: int) -> int:
+    """Months later, on the same day or the month's last (January 31st + 1 month)."""
+    days, clock = divmod(local, USECS_PER_DAY)
+    year, month, day = civil_from_days(days)
+    year, month_index = divmod(year * 12 + month - 1 + months, 12)
+    day = min(day, days_in_month(year, month_index + 1))
+    return days_from_civil(year, month_index + 1, day) * USECS_PER_DAY + clock
+
+
+def add_interval(micros: int, interval: Interval, zone: Zone | None = None) -> int:
+    """timestamp + interval. A timestamptz (``zone`` given) moves by months,
+    then by days, in the zone's wall-clock time, each step taking the
+    offset in force where it lands (a day across a DST change is 23 or 25
+    hours), then by the microseconds; infinities stay."""
+    if micros in (TIMESTAMP_POS_INFINITY, TIMESTAMP_NEG_INFINITY):
+        return micros
+    months, days, extra = interval
+    for step, amount in ((_add_months, months), (_add_days, days)):
+        if amount:
+            if zone is None:
+                micros = step(micros, amount)
+            else:
+                local = step(micros + zone.utc_offset(micros) * USECS_PER_SECOND, amount)
+                micros = local - zone.local_offset(local) * USECS_PER_SECOND
+    return checked_timestamp(micros + extra)
+
+
+def _add_days(local: int, days: int) -> int:
+    return local + days * USECS_PER_DAY
+
+
+def interval_span(months: int, days: int, micros: int) -> int:
+    """An interval's length for comparisons: a month is 30 days, a day 24 hours."""
+    return (months * _DAYS_PER_MONTH + days) * USECS_PER_DAY + micros
 
 
 # --- age --------------------------------------------------------------------------------
