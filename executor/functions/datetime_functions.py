@@ -42,6 +42,7 @@ from executor.codecs.zones import Zone, function_zone, offset_or_zone, session_z
 from executor.functions.declare import Declarations, Function, Overload, Runtime
 from executor.values import datetime_fields as fields
 from executor.values import datetime_math as math
+from executor.values import datetime_template, number_template
 from executor.values.conversions import storage_timestamp
 
 FUNCTIONS = Declarations()
@@ -218,6 +219,41 @@ def _interval_zone(value: Any) -> Zone:
         raise errors.InvalidParameterValue(
             f'interval time zone "{value}" must not include months or days')
     return Zone(micros // USECS_PER_SECOND)
+
+
+# --- to_char -------------------------------------------------------------------------------
+
+_NUMBER_KINDS: Final = {t.INT4: "int", t.INT8: "int", t.FLOAT4: "real", t.FLOAT8: "double",
+                        t.NUMERIC: "numeric"}
+
+
+@FUNCTIONS.overloaded(
+    "to_char",
+    *(Overload((SqlType(oid), TEXT), TEXT)
+      for oid in (t.TIMESTAMP, t.TIMESTAMPTZ, t.INTERVAL, t.INT4, t.INT8, t.FLOAT4, t.FLOAT8,
+                  t.NUMERIC)),
+    type_args=(0,), runtime=True)
+def _to_char(runtime: Runtime) -> Function:
+    def to_char(oid: int, value: Any, template: Any) -> Any:
+        if value is None or template is None:
+            return None
+        if oid in _NUMBER_KINDS:
+            return number_template.to_char(value, str(template), _NUMBER_KINDS[oid])
+        nodes = datetime_template.parse_template(str(template))
+        if not nodes or value in _INFINITE:
+            return None
+        if oid == t.INTERVAL:
+            moment = datetime_template.Moment.of_interval(*parse_interval(str(value)))
+        elif oid == t.TIMESTAMP:
+            moment = datetime_template.Moment.of_timestamp(stored_timestamp(value))
+        else:
+            micros = stored_timestamp(value)
+            zone = session(runtime)
+            offset = zone.utc_offset(micros)
+            moment = datetime_template.Moment.of_timestamp(
+                micros + offset * USECS_PER_SECOND, offset, zone.abbreviation(micros))
+        return datetime_template.to_char(nodes, moment)
+    return to_char
 
 
 # --- building values ---------------------------------------------------------------------
