@@ -28,6 +28,8 @@ from catalog.sqltypes import (
     SqlType,
 )
 from executor.codecs.civil import (
+    DATE_END,
+    DATE_MIN,
     TIMESTAMP_NEG_INFINITY,
     TIMESTAMP_POS_INFINITY,
     USECS_PER_DAY,
@@ -42,7 +44,7 @@ from executor.codecs.zones import Zone, function_zone, offset_or_zone, session_z
 from executor.functions.declare import Declarations, Function, Overload, Runtime
 from executor.values import datetime_fields as fields
 from executor.values import datetime_math as math
-from executor.values import datetime_template, number_template
+from executor.values import datetime_scan, datetime_template, number_template
 from executor.values.conversions import storage_timestamp
 
 FUNCTIONS = Declarations()
@@ -314,14 +316,36 @@ def _make_interval(*parts: Any) -> Any:
     return _interval_text(math.make_interval(*whole, float(seconds)))
 
 
-@FUNCTIONS.overloaded("to_timestamp", Overload((FLOAT8,), TIMESTAMPTZ))
-def _to_timestamp(seconds: Any) -> Any:
-    if seconds is None:
+@FUNCTIONS.overloaded("to_timestamp", Overload((FLOAT8,), TIMESTAMPTZ),
+                      Overload((TEXT, TEXT), TIMESTAMPTZ), runtime=True)
+def _to_timestamp(runtime: Runtime) -> Function:
+    """to_timestamp(seconds since 1970) and to_timestamp(text, template)."""
+    def to_timestamp(value: Any, template: Any = ...) -> Any:
+        if value is None or template is None:
+            return None
+        if template is ...:
+            seconds = float(value)  # NaN is stored as the text 'NaN'
+            if seconds in (float("inf"), -float("inf")):
+                return "infinity" if seconds > 0 else "-infinity"
+            return format_timestamp(math.from_unix_seconds(seconds))
+        read = datetime_scan.read_timestamp(str(value), str(template))
+        zone = session(runtime) if read.offset is None else Zone(read.offset)
+        micros = utc_micros(read.micros, zone)
+        if read.fraction_digits:
+            unit = 10 ** (6 - read.fraction_digits)
+            micros = (abs(micros) + unit // 2) // unit * unit * (1 if micros >= 0 else -1)
+        return format_timestamp(math.checked_timestamp(micros))
+    return to_timestamp
+
+
+@FUNCTIONS.overloaded("to_date", Overload((TEXT, TEXT), DATE))
+def _to_date(value: Any, template: Any) -> Any:
+    if value is None or template is None:
         return None
-    value = float(seconds)  # NaN is stored as the text 'NaN'
-    if value in (float("inf"), -float("inf")):
-        return "infinity" if value > 0 else "-infinity"
-    return format_timestamp(math.from_unix_seconds(value))
+    days = datetime_scan.read_timestamp(str(value), str(template)).micros // USECS_PER_DAY
+    if not DATE_MIN <= days < DATE_END:
+        raise errors.DatetimeFieldOverflow(f'date out of range: "{value}"')
+    return format_date(days)
 
 
 # --- intervals ----------------------------------------------------------------------------

@@ -57,6 +57,9 @@ class Node(NamedTuple):
 
     keyword: str | None
     text: str = ""
+    kind: str = "char"
+    """A literal's: 'separator' (ASCII punctuation), 'space' or 'char' (the
+    reading functions treat them differently)."""
     fill: bool = False
     """FM: no padding."""
     translated: bool = False
@@ -91,7 +94,7 @@ def parse_template(template: str) -> tuple[Node, ...]:
             ordinal = suffix if suffix in ("TH", "th") else ""
             if suffix in ("TH", "th", "SP"):
                 position += 2
-            nodes.append(Node(keyword, "", fill, translated, ordinal))
+            nodes.append(Node(keyword, "", "", fill, translated, ordinal))
             continue
         character = template[position]
         if character == '"':
@@ -105,9 +108,15 @@ def parse_template(template: str) -> tuple[Node, ...]:
             continue
         if character == "\\" and template[position + 1:position + 2] == '"':
             position += 1
-        nodes.append(Node(None, template[position]))
+        nodes.append(Node(None, template[position], _literal_kind(template[position])))
         position += 1
     return tuple(nodes)
+
+
+def _literal_kind(character: str) -> str:
+    if " " < character < "\x7f" and not character.isalnum():
+        return "separator"
+    return "space" if character.isspace() else "char"
 
 
 @dataclass(frozen=True, slots=True)
