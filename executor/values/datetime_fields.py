@@ -110,10 +110,21 @@ def _not_supported(name: str, oid: int) -> errors.SqlError:
         f'unit "{name}" not supported for type {t.format_type(oid)}')
 
 
+def unit_of(name: str) -> str | None:
+    """The unit EXTRACT reads for a field name (None: none)."""
+    key = name.lower()[:_TOKEN_LENGTH]
+    return _UNIT_WORDS.get(key) or _SPECIAL_WORDS.get(key)
+
+
+EXTRACT_SCALES: Final = {"second": 6, "epoch": 6, "milliseconds": 3, "julian": 20}
+"""The decimal places EXTRACT's numeric shows for fields of timestamps, times
+and intervals (a date's are whole numbers); julian's vary with the time of
+day in PostgreSQL, 20 for any time past 00:01:40."""
+
+
 def extract_unit(name: str, oid: int) -> str:
     """The unit EXTRACT(name FROM a value of type ``oid``) reads, or its error."""
-    key = name.lower()[:_TOKEN_LENGTH]
-    unit = _UNIT_WORDS.get(key) or _SPECIAL_WORDS.get(key)
+    unit = unit_of(name)
     if unit is None:
         raise _not_recognized(name, oid)
     if unit not in EXTRACT_UNITS[oid]:
@@ -123,8 +134,7 @@ def extract_unit(name: str, oid: int) -> str:
 
 def infinite_field(name: str, oid: int, negative: bool) -> float | None:
     """A field of ±infinity: infinite for the growing units, NULL for the others."""
-    key = name.lower()[:_TOKEN_LENGTH]
-    unit = _UNIT_WORDS.get(key) or _SPECIAL_WORDS.get(key)
+    unit = unit_of(name)
     if unit is None:
         raise _not_recognized(name, oid)
     if unit in GROWING_UNITS:

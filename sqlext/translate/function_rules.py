@@ -26,6 +26,7 @@ from catalog.sqltypes import (
 )
 from executor.functions.declare import FunctionDef
 from executor.functions.registry import FUNCTIONS
+from executor.values.datetime_fields import EXTRACT_SCALES, unit_of
 from sqlext.sql.sqlite_dialect import StorageLiteral
 from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
@@ -345,10 +346,8 @@ class FunctionRules(ExpressionTranslator):
         call = exp.Anonymous(this="sqlext_extract", expressions=[
             exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid)])
         node.replace(call)
-        fractional = field in ("epoch", "second", "seconds") and value_type.oid != t.DATE
-        milliseconds = field in ("millisecond", "milliseconds") and value_type.oid != t.DATE
-        julian = field == "julian" and value_type.oid != t.DATE
-        scale = 6 if fractional else 3 if milliseconds else 20 if julian else 0
+        unit = unit_of(field)
+        scale = 0 if value_type.oid == t.DATE or unit is None else EXTRACT_SCALES.get(unit, 0)
         return call, SqlType(t.NUMERIC, -1, scale)
 
     def _at_time_zone(self, node: exp.AtTimeZone,
