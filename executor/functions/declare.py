@@ -101,6 +101,19 @@ class Implementation:
 
 
 @dataclass(frozen=True, slots=True)
+class Overload:
+    """One signature of a function PostgreSQL declares several times
+    (date_trunc(text, timestamp), date_trunc(text, interval)...)."""
+
+    params: tuple[SqlType, ...]
+    result: SqlType
+    names: tuple[str, ...] = ()
+    """The parameters' names, for calls that name their arguments."""
+    defaults: tuple[Any, ...] = ()
+    """Storage values of the last parameters' defaults."""
+
+
+@dataclass(frozen=True, slots=True)
 class FunctionDef:
     """A PostgreSQL function as the translator sees it."""
 
@@ -141,6 +154,13 @@ class FunctionDef:
     stored as JSON: array_agg builds one with json_group_array)."""
     implementations: tuple[Implementation, ...] = ()
     """Ours behind ``target`` and ``numeric_target`` (none for SQLite's)."""
+    overloads: tuple[Overload, ...] = ()
+    """The signatures a call chooses among as PostgreSQL does; its arguments
+    are then converted to the chosen parameter types (``args``, ``min_args``
+    and ``max_args`` follow from them)."""
+    type_args: tuple[int, ...] = ()
+    """Positions whose chosen parameter type OIDs the implementation gets
+    before the arguments: one implementation serves the overloads."""
 
     def result_type(self, arg_types: list[SqlType]) -> SqlType:
         if isinstance(self.result, SqlType):
@@ -213,6 +233,20 @@ class Declarations:
 
         return declare
 
+    def overloaded(self, name: str, *overloads: Overload, type_args: tuple[int, ...] = (),
+                   runtime: bool = False, sqlite: str | None = None
+                   ) -> Callable[[Function], Function]:
+        """A PostgreSQL function with several signatures, implemented by the
+        decorated function (made from the ``Runtime`` if ``runtime``), which
+        gets every parameter of the chosen one (defaults filled in)."""
+        counts = {len(o.params) for o in overloads}
+        arg_count = counts.pop() + len(type_args) if len(counts) == 1 else -1
+        flags = {"min_args": min(len(o.params) - len(o.defaults) for o in overloads),
+                 "max_args": max(len(o.params) for o in overloads),
+                 "overloads": overloads, "type_args": type_args}
+        return self._ours(name, _overload_result(overloads), (), (), sqlite, arg_count, flags,
+                          "runtime" if runtime else "scalar")
+
     def _ours(self, name: str, result: ResultRule, args: tuple[SqlType | None, ...],
               names: Iterable[str], sqlite: str | None, sqlite_args: int | None,
               flags: dict[str, Any], kind: Literal["scalar", "runtime"]
@@ -232,6 +266,15 @@ class Declarations:
             if name in self.functions:
                 raise ValueError(f"function {name} is declared twice")
             self.functions[name] = definition
+
+
+def _overload_result(overloads: tuple[Overload, ...]) -> ResultRule:
+    """The result of the overload whose parameters the (converted) arguments have."""
+    def result(types: list[SqlType]) -> SqlType:
+        oids = tuple(found.oid for found in types)
+        return next((o.result for o in overloads
+                     if tuple(p.oid for p in o.params) == oids), overloads[0].result)
+    return result
 
 
 def first_known(types: list[SqlType]) -> SqlType:
