@@ -621,7 +621,8 @@ class ExpressionTranslator:
         return call, result
 
     def _negative(self, node: exp.Neg, scope: Scope) -> tuple[exp.Expression, SqlType]:
-        if isinstance(node.this, exp.Literal) and node.this.this.isdigit():
+        if isinstance(node.this, exp.Literal) and not node.this.is_string and (
+                node.this.this.isdigit()):
             # PostgreSQL's grammar folds the sign into the constant, so
             # -9223372036854775808 is a bigint and -2147483648 an integer.
             literal = exp.Literal(this=f"-{node.this.this}", is_string=False)
