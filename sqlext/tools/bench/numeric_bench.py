@@ -25,7 +25,7 @@ def _aggregates(rows: int) -> Callable[[str], Measured]:
     def fill(conn: psycopg.Connection) -> None:
         conn.execute("CREATE TABLE amounts (id int PRIMARY KEY, amount numeric(12,2))")
         # cents spread over the whole precision, a tenth of them negative
-        conn.execute("INSERT INTO amounts SELECT n, ((n * 7919) %% 100000000000 - "
+        conn.execute("INSERT INTO amounts SELECT n, ((n::int8 * 7919) %% 100000000000 - "
                      "(n %% 10 = 0)::int * 50000000000) / 100.0 "
                      "FROM generate_series(1, %s) AS n", (rows,))
 
