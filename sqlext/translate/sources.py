@@ -13,14 +13,12 @@ from catalog.dataflow import BATCH_ID
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
 from catalog.sqltypes import INT4, INT8, TEXT, SqlType, check_matchable, common_type
 from catalog.system import LIVE_TABLES
+from executor.functions.json_rows import ROWS as JSON_ROWS
 from executor.functions.registry import FUNCTIONS
 from executor.streaming.windows import VISIBLE
+from sqlext.translate.aggregate_rules import AggregateRules
 from sqlext.translate.expression_rules import DATETIME_OIDS
-from sqlext.translate.function_rules import (
-    FunctionRules,
-    check_unnest_argument,
-    listening_channels_call,
-)
+from sqlext.translate.function_rules import check_unnest_argument, listening_channels_call
 from sqlext.translate.naming import source_position
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 
@@ -49,7 +47,7 @@ class CurrentBatch(exp.Expression):
     arg_types: ClassVar[dict[str, bool]] = {"this": True}
 
 
-class SourceTranslator(FunctionRules):
+class SourceTranslator(AggregateRules):
     """Translates the FROM clause (and VALUES, which may stand anywhere)."""
 
     def relation(self, table: exp.Table) -> Relation:
@@ -264,6 +262,8 @@ class SourceTranslator(FunctionRules):
         """A function in FROM. Each becomes a subquery with a value column
         ``v`` and an ordinal ``n`` (for WITH ORDINALITY)."""
         name = call.name.lower().rpartition(".")[2]
+        if name in JSON_ROWS:
+            return self.json_rows_source(item, call, alias, alias_columns, scope)
         if name == "generate_series":
             query, value_type = self._generate_series(call, scope)
         elif name == "unnest":

@@ -338,7 +338,8 @@ def _call_kind(node: exp.Expression) -> str | None:
             return "window"
         definition = FUNCTIONS.get(current.name.lower()) if isinstance(
             current, exp.Anonymous) else None
-        if isinstance(current, exp.AggFunc) or (definition is not None and definition.aggregate):
+        if isinstance(current, exp.AggFunc | exp.WithinGroup) or (
+                definition is not None and definition.aggregate):
             kind = "aggregate"
         pending.extend(child for child in current.iter_expressions()
                        if not isinstance(child, exp.Query | exp.Subquery))
