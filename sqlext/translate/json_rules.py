@@ -23,6 +23,7 @@ from executor.functions.json_constructors import JsonLayout
 from executor.functions.json_rows import ROWS
 from sqlext.translate.function_rules import FunctionRules, SpecialForm
 from sqlext.translate.scope import ColumnInfo, Scope, Source
+from sqlext.translate.type_names import display_typmod
 
 JSON: Final = SqlType(t.JSON)
 JSONB: Final = SqlType(t.JSONB)
@@ -46,8 +47,10 @@ def _unknown() -> errors.SqlError:
 
 
 def _layout_type(sql_type: SqlType) -> tuple[int, int]:
-    """A value's type as a layout gives it: rows are json already."""
-    return (t.JSON, -1) if sql_type.oid == t.RECORD else (sql_type.oid, sql_type.typmod)
+    """A value's type as a layout gives it (the typmod it prints with): rows
+    are json already."""
+    return (t.JSON, -1) if sql_type.oid == t.RECORD else (sql_type.oid,
+                                                          display_typmod(sql_type))
 
 
 class JsonRules(FunctionRules):
@@ -202,11 +205,8 @@ class JsonRules(FunctionRules):
             raise errors.FeatureNotSupported(
                 f"{name}() is supported in FROM" + (
                     "" if len(columns) != 1 else " and in the select list") + " only")
-        rows = self.json_document(name, node.expressions[0], scope)
-        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
-        self._set_returning[-1].append(exp.Table(
-            this=exp.Anonymous(this="json_each", expressions=[rows]),
-            alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        alias = self.set_returning_source(exp.Anonymous(this="json_each", expressions=[
+            self.json_document(name, node.expressions[0], scope)]))
         value = exp.column("value", alias)
         node.replace(value)
         return value, columns[0][1]
@@ -219,11 +219,12 @@ class JsonRules(FunctionRules):
             raise errors.no_function(f"{name}({', '.join('unknown' for _ in call.expressions)})")
         rows = self.json_document(name, call.expressions[0], scope)
         visible = alias or name
-        reference = exp.column("value", visible, quoted=True)
+        # In parentheses: a computed column is no column of the FROM item.
+        reference = exp.Paren(this=exp.column("value", visible, quoted=True))
         single = len(_ROW_COLUMNS[name]) == 1
         produced: list[tuple[str, SqlType, exp.Expression]] = [
             (column or visible, column_type, reference if single else exp.Anonymous(
-                this="json_extract", expressions=[reference.copy(),
+                this="json_extract", expressions=[reference.this.copy(),
                                                   exp.Literal.string(f"$[{position}]")]))
             for position, (column, column_type) in enumerate(_ROW_COLUMNS[name])]
         if item.args.get("ordinality"):

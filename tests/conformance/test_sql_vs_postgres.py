@@ -11,14 +11,12 @@ past 64 bits.)
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
-from sqlext.tools.peer import PostgresPeer
-from tests.fixtures.differential import outcome
+from tests.fixtures.differential import outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -178,18 +176,8 @@ QUERIES = [
 
 @pytest.fixture(scope="module")
 def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
-    """PostgreSQL and sqlext, each in a schema of the same name (queries
-    show current_schema()), with the same tables."""
-    schema = f"conformance_{uuid.uuid4().hex}"
-    with PostgresPeer() as pg, psycopg.connect(pg.dsn, autocommit=True) as reference, \
-            server.connect(autocommit=True) as ours:
-        for connection in (reference, ours):
-            connection.execute(f"CREATE SCHEMA {schema}")
-            connection.execute(f"SET search_path TO {schema}")
-            for statement in SETUP:
-                connection.execute(statement)
-        yield reference, ours
-        ours.execute(f"DROP SCHEMA {schema} CASCADE")
+    with peer_connections(server, SETUP) as connections:
+        yield connections
 
 
 @pytest.mark.parametrize("sql", QUERIES)
