@@ -21,6 +21,7 @@ from catalog import types as t
 from catalog.sqltypes import INT8, TEXT, SqlType
 from executor.functions.json_constructors import JsonLayout
 from executor.functions.json_rows import ROWS
+from executor.functions.registry import FUNCTIONS
 from sqlext.translate.function_rules import FunctionRules, SpecialForm
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 from sqlext.translate.type_names import display_typmod
@@ -88,8 +89,8 @@ class JsonRules(FunctionRules):
 
     def json_aggregate_inputs(self, name: str, args: list[tuple[exp.Expression, SqlType]]
                               ) -> tuple[list[exp.Expression], SqlType]:
-        """What ``sqlext_<name>`` takes for the (translated) arguments of a
-        json aggregate, and the aggregate's type."""
+        """What the SQLite aggregate of json aggregate ``name`` takes for the
+        (translated) arguments, and the aggregate's type."""
         binary = name.startswith("jsonb")
         if name.endswith("object_agg"):
             (key, key_type), (value, value_type) = args
@@ -180,7 +181,7 @@ class JsonRules(FunctionRules):
         translated = [self.json_argument(arg, scope, polymorphic=len(args) == 1)
                       for arg in args]
         inputs, result = self.json_aggregate_inputs(name, translated)
-        replacement = exp.Anonymous(this=f"sqlext_{name}", expressions=inputs)
+        replacement = exp.Anonymous(this=FUNCTIONS[name].target, expressions=inputs)
         node.replace(replacement)
         return replacement, result
 
