@@ -149,6 +149,9 @@ class FunctionDef:
     integer_range: bool = False
     """With an integer result, SQLite's 64-bit answer may not fit the result
     type (abs of the smallest integer): checked, 22003 as in PostgreSQL."""
+    ordered_set: bool = False
+    """An ordered-set aggregate: called as ``name(direct arguments) WITHIN
+    GROUP (ORDER BY ...)`` only (``min_args``/``max_args`` count both)."""
     json_args: bool = False
     """The SQLite function takes its arguments as JSON values (arrays are
     stored as JSON: array_agg builds one with json_group_array)."""
@@ -204,13 +207,14 @@ class Declarations:
     def aggregate(self, name: str, result: ResultRule, target: str | type,
                   *args: SqlType | None, min_args: int = 1, max_args: int | None = 1,
                   names: Iterable[str] = (), numeric: type | None = None,
-                  **flags: Any) -> None:
+                  sqlite_args: int = 1, **flags: Any) -> None:
         """An aggregate SQLite has as ``target``, or ours (``target`` is then
-        its class, named ``sqlext_<name>`` in SQLite); ``numeric``: ours, used
-        when the first argument is numeric."""
+        its class, named ``sqlext_<name>`` in SQLite, taking ``sqlite_args``
+        arguments); ``numeric``: ours, used when the first argument is numeric."""
         implementations = []
         if isinstance(target, type):
-            implementations.append(Implementation(f"sqlext_{name}", 1, target, "aggregate"))
+            implementations.append(Implementation(f"sqlext_{name}", sqlite_args, target,
+                                                  "aggregate"))
             target = f"sqlext_{name}"
         numeric_target = None
         if numeric is not None:
@@ -246,6 +250,16 @@ class Declarations:
                  "overloads": overloads, "type_args": type_args}
         return self._ours(name, _overload_result(overloads), (), (), sqlite, arg_count, flags,
                           "runtime" if runtime else "scalar")
+    def internal_aggregate(self, sqlite_name: str, arg_count: int) -> Callable[[type], type]:
+        """An aggregate of ours (the decorated class) that only the engine's
+        own SQL calls (``arg_count`` -1: any number of arguments)."""
+
+        def declare(aggregate: type) -> type:
+            self.internal_functions.append(Implementation(
+                sqlite_name, arg_count, aggregate, "aggregate"))
+            return aggregate
+
+        return declare
 
     def _ours(self, name: str, result: ResultRule, args: tuple[SqlType | None, ...],
               names: Iterable[str], sqlite: str | None, sqlite_args: int | None,

@@ -345,6 +345,11 @@ class ExpressionTranslator:
             raise errors.UndefinedColumn(f'column "{shown}" does not exist',
                                          position=source_position(node.this))
         source, found = located
+        computed = source.computed.get(found.name)
+        if computed is not None:
+            replacement = computed.copy()
+            node.replace(replacement)
+            return replacement, found.type
         node.set("db", None)
         node.set("catalog", None)
         node.this.set("quoted", True)

@@ -94,10 +94,8 @@ class FunctionRules(ExpressionTranslator):
             check_unnest_argument(array_type)
         if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
             array = vector_as_array(array)
-        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
-        self._set_returning[-1].append(exp.Table(
-            this=exp.Anonymous(this="json_each", expressions=[array.copy()]),
-            alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        alias = self.set_returning_source(exp.Anonymous(this="json_each",
+                                                        expressions=[array.copy()]))
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
         value = exp.column("value", alias)
         if name == "unnest":
@@ -108,6 +106,20 @@ class FunctionRules(ExpressionTranslator):
             exp.Literal.string("x"), value, exp.Literal.string("n"), ordinal])
         node.replace(record)
         return record, record_type((("x", element), ("n", INT4)))
+
+    def set_returning_source(self, rows: exp.Expression) -> str:
+        """Join the table function ``rows`` to the SELECT whose select list
+        is being translated; returns its alias. PostgreSQL runs several
+        set-returning functions of a select list side by side, not one per
+        row of another: only one is supported."""
+        if self._set_returning[-1]:
+            raise errors.FeatureNotSupported(
+                "only one set-returning function in a select list is supported",
+                hint="Call the others in FROM.")
+        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
+        self._set_returning[-1].append(exp.Table(
+            this=rows, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        return alias
 
     def _listening_channels_call(self, node: exp.Anonymous, name: str, scope: Scope
                                  ) -> tuple[exp.Expression, SqlType] | None:

@@ -41,7 +41,7 @@ def output_name(node: exp.Expression) -> str:
         return t.TYPES[resolve_type(inner.args["to"]).oid].name
     if isinstance(inner, exp.Anonymous):
         return inner.name.lower().rpartition(".")[2]
-    if isinstance(inner, exp.Bracket | exp.Filter):
+    if isinstance(inner, exp.Bracket | exp.Filter | exp.WithinGroup):
         return output_name(inner.this)
     if isinstance(inner, exp.Trim):
         return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(

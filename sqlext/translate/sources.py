@@ -24,8 +24,10 @@ from catalog.sqltypes import (
 )
 from catalog.system import LIVE_TABLES
 from executor.functions.declare import Overload
+from executor.functions.json_rows import ROWS as JSON_ROWS
 from executor.functions.registry import FUNCTIONS
 from executor.streaming.windows import VISIBLE
+from sqlext.translate.aggregate_rules import AggregateRules
 from sqlext.translate.expression_rules import DATETIME_OIDS
 from sqlext.translate.function_rules import (
     FunctionRules,
@@ -62,7 +64,7 @@ class CurrentBatch(exp.Expression):
     arg_types: ClassVar[dict[str, bool]] = {"this": True}
 
 
-class SourceTranslator(FunctionRules):
+class SourceTranslator(AggregateRules):
     """Translates the FROM clause (and VALUES, which may stand anywhere)."""
 
     def relation(self, table: exp.Table) -> Relation:
@@ -277,6 +279,8 @@ class SourceTranslator(FunctionRules):
         """A function in FROM. Each becomes a subquery with a value column
         ``v`` and an ordinal ``n`` (for WITH ORDINALITY)."""
         name = call.name.lower().rpartition(".")[2]
+        if name in JSON_ROWS:
+            return self.json_rows_source(item, call, alias, alias_columns, scope)
         if name == "generate_series":
             query, value_type = self._generate_series(call, scope)
         elif name == "unnest":
