@@ -30,7 +30,6 @@ from executor.streaming.windows import VISIBLE
 from sqlext.translate.aggregate_rules import AggregateRules
 from sqlext.translate.expression_rules import DATETIME_OIDS
 from sqlext.translate.function_rules import (
-    FunctionRules,
     SpecialForm,
     check_unnest_argument,
     listening_channels_call,
@@ -385,7 +384,7 @@ class SourceTranslator(AggregateRules):
         return value, value_type
 
     SPECIAL_FORMS: ClassVar[dict[str, SpecialForm]] = {
-        **FunctionRules.SPECIAL_FORMS,
+        **AggregateRules.SPECIAL_FORMS,
         "generate_series": _series_in_select_list,  # type: ignore[dict-item]
     }
 
