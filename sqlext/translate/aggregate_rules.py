@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog import types as t
+from catalog.schema import PG_CATALOG
 from catalog.sqltypes import FLOAT8, TEXT, SqlType, check_matchable, is_numeric
 from executor.functions.declare import FunctionDef
 from executor.functions.ordered_aggregates import HYPOTHETICAL, SortedCall, SortKey
@@ -57,6 +58,14 @@ def _call_parts(items: list[exp.Expression]) -> tuple[list[exp.Expression], bool
     return args, distinct, order
 
 
+def _function_name(call: exp.Anonymous) -> str:
+    """The name a call names (pg_catalog.name too)."""
+    schema, _, name = call.name.lower().rpartition(".")
+    if schema and schema != PG_CATALOG:
+        raise errors.UndefinedFunction(f"function {call.name} does not exist")
+    return name
+
+
 def _sort_key(column: int, ordered: exp.Ordered) -> SortKey:
     descending = bool(ordered.args.get("desc"))
     nulls_first = ordered.args.get("nulls_first")
@@ -84,7 +93,7 @@ class AggregateRules(JsonRules):
 
     def _call(self, node: exp.Anonymous, scope: Scope) -> Translated:
         args, distinct, order = _call_parts(list(node.expressions))
-        name = node.name.lower().rpartition(".")[2]
+        name = _function_name(node)
         if distinct or order is not None:
             return self._qualified(node, name, args, distinct, order, scope)
         definition = FUNCTIONS.get(name)
@@ -152,9 +161,11 @@ class AggregateRules(JsonRules):
         if distinct:
             for _, arg_type in translated:
                 _check_sortable(arg_type, "equality")
-            first = len(columns)
-            columns.extend(value for value, _ in translated)
-            groups = tuple(range(first, len(columns)))
+            values = [value for value, _ in translated]
+            first = 0 if values == inputs else len(columns)
+            if first:  # the aggregate takes the arguments converted (to JSON)
+                columns.extend(values)
+            groups = tuple(range(first, first + len(values)))
             keys = [_sort_key(first + position, ordered)
                     for position, ordered in zip(positions, order, strict=True)]
             keys += [SortKey(column) for column in groups
@@ -213,7 +224,7 @@ class AggregateRules(JsonRules):
         call = node.this
         if not isinstance(call, exp.Anonymous):
             raise errors.SqlSyntaxError('syntax error at or near "WITHIN"')
-        name = call.name.lower().rpartition(".")[2]
+        name = _function_name(call)
         direct = list(call.expressions)
         order = list(node.expression.expressions)
         definition = FUNCTIONS.get(name)

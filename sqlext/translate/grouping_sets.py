@@ -109,6 +109,8 @@ class _Expansion:
     def __init__(self, node: exp.Select, is_input_column: Callable[[str], bool]) -> None:
         self.node = node
         self.is_input_column = is_input_column
+        self.sources = {item.alias_or_name for item in _from_items(node)}
+        """The names of the query's FROM items."""
         self.keys: list[exp.Expression] = []
         group = node.args.get("group")
         self.sets: list[GroupingSet] = [()]
@@ -125,6 +127,8 @@ class _Expansion:
 
     def _key(self, item: exp.Expression) -> int:
         resolved = self._resolved(item)
+        if any(_is_aggregate(found) for found in _this_level(resolved)):
+            raise errors.GroupingError("aggregate functions are not allowed in GROUP BY")
         for index, key in enumerate(self.keys):
             if _same(resolved, key):
                 return index
@@ -192,7 +196,9 @@ class _Expansion:
         def visit(node: exp.Expression) -> exp.Expression:
             if _is_grouping(node):
                 return exp.Literal.number(self.mask(node, present))
-            if isinstance(node, exp.Query | exp.Subquery) or _is_aggregate(node):
+            if isinstance(node, exp.Query | exp.Subquery):
+                return self._subquery(node, present)
+            if _is_aggregate(node):
                 return node.copy()  # left as it is (a copy: not visited further)
             for index, key in enumerate(self.keys):
                 if index not in present and _same(node, key):
@@ -200,6 +206,39 @@ class _Expansion:
             return node
 
         return expression.transform(visit)
+
+    def _subquery(self, query: exp.Expression, present: GroupingSet) -> exp.Expression:
+        """A copy of a subquery as the branch sees it: its references to a
+        grouping column the set leaves out are NULL when qualified with a
+        FROM item of this query; unqualified, they could be the subquery's
+        own columns, and are refused."""
+        copy = query.copy()
+        names = {key.name for index, key in enumerate(self.keys)
+                 if index not in present and isinstance(key, exp.Column)}
+        for column in list(copy.find_all(exp.Column)):
+            if column.name not in names:
+                continue
+            if not column.table:
+                raise errors.FeatureNotSupported(
+                    f'grouping column "{column.name}" in a subquery of a query with GROUPING '
+                    "SETS, ROLLUP or CUBE is ambiguous",
+                    hint="Qualify it with its table's name.")
+            if column.table in self.sources and any(
+                    index not in present and _same(column, key)
+                    for index, key in enumerate(self.keys)):
+                column.replace(_typed_null(column))
+        return copy
+
+
+def _named(expression: exp.Expression, name: str) -> exp.Alias:
+    """``expression AS name`` (``exp.alias_`` would name a subquery itself)."""
+    return exp.Alias(this=expression, alias=exp.to_identifier(name, quoted=True))
+
+
+def _from_items(node: exp.Select) -> list[exp.Expression]:
+    from_ = node.args.get("from_") or node.args.get("from")
+    return ([from_.this] if from_ is not None else []) + [
+        join.this for join in node.args.get("joins") or []]
 
 
 def _typed_null(key: exp.Expression) -> exp.Expression:
@@ -258,12 +297,10 @@ def _rewrite_sets(node: exp.Select, expansion: _Expansion) -> None:
         branch = node.copy()
         for key in ("with_", "with", "order", "limit", "offset", "distinct"):
             branch.set(key, None)
-        columns = [exp.alias_(expansion.substituted(expression, present), f"_g{index}",
-                              quoted=True)
+        columns = [_named(expansion.substituted(expression, present), f"_g{index}")
                    for index, expression in enumerate(projections + hidden)]
         if () in expansion.sets:
-            columns.append(exp.alias_(exp.Anonymous(this="count", expressions=[exp.Star()]),
-                                      "_gn", quoted=True))
+            columns.append(_named(exp.Anonymous(this="count", expressions=[exp.Star()]), "_gn"))
         branch.set("expressions", columns)
         branch.set("group", exp.Group(expressions=[
             expansion.keys[index].copy() for index in present]) if present else None)

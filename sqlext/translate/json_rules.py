@@ -61,15 +61,16 @@ class JsonRules(FunctionRules):
                       ) -> tuple[exp.Expression, SqlType]:
         """Translate an argument that becomes JSON: a table name stands for
         its row (type record, a json object). An unknown-typed literal is
-        text, or an error for ``polymorphic`` (anyelement) parameters."""
+        text, or an error for ``polymorphic`` (anyelement) parameters; a
+        parameter nothing else types is text, as everywhere."""
         source = self._whole_row(arg, scope)
         if source is not None:
-            row = self._row_json(source, scope, JsonLayout("row", ()))
+            row = self._row_json(source, scope)
             arg.replace(row)
             return row, ROW
         translated, arg_type = self.expr(arg, scope)
         if arg_type.is_unknown:
-            if polymorphic and not isinstance(translated, exp.Parameter | exp.Null):
+            if polymorphic and not isinstance(translated, exp.Parameter):
                 raise _unknown()
             self.coerce(translated, TEXT)
             arg_type = TEXT
@@ -112,8 +113,8 @@ class JsonRules(FunctionRules):
             return None
         return scope.source(arg.name)
 
-    def _row_json(self, source: Source, scope: Scope, layout: JsonLayout) -> exp.Expression:
-        """A row of ``source`` as a JSON object (the ``layout`` says json or jsonb)."""
+    def _row_json(self, source: Source, scope: Scope, pretty: bool = False) -> exp.Expression:
+        """A row of ``source`` as a json object (``pretty``: a line per field)."""
         values: list[exp.Expression] = []
         types: list[tuple[int, int]] = []
         for column in source.columns:
@@ -121,8 +122,8 @@ class JsonRules(FunctionRules):
                                           scope)
             values.append(value)
             types.append(_layout_type(value_type))
-        return _build(JsonLayout("row", tuple(types), layout.binary,
-                                 tuple(c.name for c in source.columns), layout.pretty), values)
+        return _build(JsonLayout("row", tuple(types), names=tuple(c.name for c in source.columns),
+                                 pretty=pretty), values)
 
     def _to_json(self, node: exp.Anonymous, name: str, scope: Scope
                  ) -> tuple[exp.Expression, SqlType] | None:
@@ -152,8 +153,7 @@ class JsonRules(FunctionRules):
         if not isinstance(pretty, exp.Boolean):
             raise errors.FeatureNotSupported(
                 "row_to_json() takes its pretty argument as a constant (true or false)")
-        replacement = self._row_json(source, scope, JsonLayout("row", (), False, (),
-                                                               bool(pretty.this)))
+        replacement = self._row_json(source, scope, bool(pretty.this))
         node.replace(replacement)
         return replacement, JSON
 

@@ -128,6 +128,9 @@ ORDERED_SET_AGGREGATES = [
     "rank(2.5) WITHIN GROUP (ORDER BY qty), rank('3') WITHIN GROUP (ORDER BY qty) FROM sales",
     "SELECT region, rank(5) WITHIN GROUP (ORDER BY qty) FROM sales GROUP BY region "
     "ORDER BY 1 NULLS FIRST",
+    "SELECT rank(4) WITHIN GROUP (ORDER BY qty) FILTER (WHERE region = 'east'), "
+    "json_agg(id) FILTER (WHERE qty > 5), jsonb_agg(id ORDER BY id DESC) FILTER (WHERE qty < 5) "
+    "FROM sales",
     "SELECT rank(1, 2) WITHIN GROUP (ORDER BY qty) FROM sales",
     "SELECT rank('a'::text) WITHIN GROUP (ORDER BY qty) FROM sales",
 ]
@@ -183,6 +186,15 @@ GROUPING_SETS = [
     "GROUP BY ROLLUP (region) ORDER BY 1 NULLS FIRST, 2",
     "SELECT region, percentile_disc(0.5) WITHIN GROUP (ORDER BY qty), "
     "jsonb_object_agg(id, qty) FROM sales GROUP BY ROLLUP (region) ORDER BY 1, 2",
+    "SELECT region, (SELECT count(*) FROM docs WHERE docs.id < length(sales.region)) "
+    "FROM sales GROUP BY ROLLUP (region) ORDER BY 1, 2",
+    "SELECT s.region, (SELECT count(*) FROM sales x WHERE x.region = s.region) AS same "
+    "FROM sales s GROUP BY ROLLUP (s.region) ORDER BY 1, 2",
+    "SELECT * FROM (SELECT region, count(*) AS n FROM sales GROUP BY CUBE (region)) c "
+    "WHERE n > 1 ORDER BY 1",
+    "SELECT region, count(*) FROM sales GROUP BY ROLLUP (region) UNION ALL "
+    "SELECT 'all', count(*) FROM sales ORDER BY 1, 2",
+    "SELECT region, count(*) FROM sales GROUP BY ROLLUP (region, 2)",
     "SELECT GROUPING(region) FROM sales",
     "SELECT region, GROUPING(product) FROM sales GROUP BY region",
     "SELECT region FROM sales WHERE GROUPING(region) = 0 GROUP BY region",
@@ -219,6 +231,7 @@ JSON_FUNCTIONS = [
     "SELECT row_to_json(s, true) FROM sales s WHERE id = 2",
     "SELECT row_to_json(d) FROM docs d ORDER BY id",
     "SELECT row_to_json(1)",
+    "SELECT row_to_json(x), json_agg(x.*) OVER () FROM (SELECT 1 AS a, 'b' AS \"B\") x",
     "SELECT json_agg(id) FROM sales",
     "SELECT json_agg(s) FROM sales s WHERE id < 3",
     "SELECT json_agg(ARRAY[id, qty]), json_agg(note), jsonb_agg(note) FROM sales WHERE id < 4",
