@@ -324,4 +324,4 @@ def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.C
 def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
                           sql: str) -> None:
     reference, ours = peers
-    assert outcome(ours, sql) == outcome(reference, sql)
+    assert outcome(ours, sql, typmods=True) == outcome(reference, sql, typmods=True)
