@@ -4,10 +4,11 @@ hypothetical-set aggregates (WITHIN GROUP), GROUPING SETS / ROLLUP / CUBE
 with GROUPING(), and the json/jsonb constructors, aggregates, editing and
 set-returning functions.
 
-Each query runs on both servers; column names, result type OIDs and the
-rows as text must match byte for byte, or both must fail with the same
-SQLSTATE. Every ORDER BY (of the query and inside aggregates) sorts
-completely: PostgreSQL leaves the order of ties open.
+Each query runs on both servers; column names, result types (OIDs and
+modifiers) and the rows as text must match byte for byte, or both must fail
+with the same SQLSTATE, message, DETAIL and HINT. Every ORDER BY (of the
+query and inside aggregates) sorts completely: PostgreSQL leaves the order
+of ties open.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.fixtures.differential import outcome, peer_connections
+from tests.fixtures.differential import outcome, peer_connections, told
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -320,8 +321,18 @@ def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.C
         yield connections
 
 
+def _error(connection: psycopg.Connection, sql: str) -> tuple[object, ...]:
+    """The error's SQLSTATE, message, DETAIL and HINT (positions aside)."""
+    (kind, diagnosis), _ = told(connection, sql)
+    assert kind == "error"
+    return tuple(diagnosis[:4])
+
+
 @pytest.mark.parametrize("sql", QUERIES)
 def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
                           sql: str) -> None:
     reference, ours = peers
-    assert outcome(ours, sql, typmods=True) == outcome(reference, sql, typmods=True)
+    expected = outcome(reference, sql, typmods=True)
+    assert outcome(ours, sql, typmods=True) == expected
+    if expected[0] == "error":
+        assert _error(ours, sql) == _error(reference, sql)
