@@ -307,6 +307,8 @@ JSON_ROWS = [
     "SELECT jsonb_array_elements('[1,2]'), 7",
     "SELECT jsonb_array_elements_text('[\"x\", null]') IS NULL",
     "SELECT id, jsonb_object_keys(doc) FROM docs WHERE id = 1 ORDER BY 2",
+    "SELECT jsonb_array_elements_text('[\"a\", \"b\"]'), "
+    "upper(jsonb_array_elements_text('[\"a\", \"b\"]'))",
     "SELECT jsonb_agg(value ORDER BY value DESC) FROM jsonb_array_elements_text('[\"b\", "
     "\"a\", \"c\"]')",
 ]
