@@ -109,10 +109,11 @@ class FunctionRules(ExpressionTranslator):
 
     def set_returning_source(self, rows: exp.Expression) -> str:
         """Join ``rows`` (a table function or a query) to the SELECT whose
-        select list is being translated; returns its alias. PostgreSQL runs several
-        set-returning functions of a select list side by side, not one per
-        row of another: only one is supported (or the same call again, as
-        pgjdbc's getPrimaryKeys writes: side by side, it yields the same rows)."""
+        select list is being translated; returns its alias. PostgreSQL runs
+        several set-returning functions of a select list side by side, not
+        one per row of another: only one is supported (or the same call
+        again, as pgjdbc's getPrimaryKeys writes: side by side, it yields the
+        same rows)."""
         for joined in self._set_returning[-1]:
             if joined.this == rows:
                 return joined.alias_or_name
