@@ -136,6 +136,8 @@ QUERIES = [
     "SELECT make_interval(days => 3), make_interval(1, 2, 3, 4, 5, 6, 7.5), "
     "make_interval(hours := 2, secs => 1.25), make_interval(), make_interval(weeks => -2)",
     "SELECT make_interval(foo => 1)",
+    "SELECT make_timestamptz(2020, 1, 1, 0, 0, 0, '+20')",
+    "SELECT make_timestamptz(2020, 1, 1, 0, 0, 0, 'Foo/Bar')",
     "SELECT make_interval(secs => 'inf')",
     "SELECT make_date(NULL, 1, 1), make_interval(days => NULL)",
     "SELECT to_timestamp(0), to_timestamp('inf'), to_timestamp('-infinity'), to_timestamp(1.5e9),"
@@ -200,6 +202,9 @@ QUERIES = [
     "'0.9999'), to_char(-0.001::float8, 'S0.999'), to_char(4000, 'RN'), to_char(7, '')",
     "SELECT to_char(-1234.5::numeric, 'FM9,999.00'), to_char(0::numeric, '9.99'), "
     "to_char(42::smallint, '9999'), to_char(-7, 'FM9MI'), to_char(7, 'S9'), to_char(-7, '9S')",
+    "SELECT to_char('NaN'::float8, '999.9'), to_char('Infinity'::float8, '999'), "
+    "to_char('-Infinity'::float8, 'FM999'), to_char('NaN'::float8, '9.9EEEE'), "
+    "to_char('-Infinity'::float8, '99.99EEEE'), to_char(2147483647, '9,999,999,999')",
     "SELECT to_char(12, '9.9.9')",
     "SELECT to_char(12, 'S9MI')",
     "SELECT to_char(12, '9PR9')",
