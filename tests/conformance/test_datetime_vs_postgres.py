@@ -11,14 +11,12 @@ zones and in zones with daylight saving time.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
-from sqlext.tools.peer import PostgresPeer
-from tests.fixtures.differential import outcome
+from tests.fixtures.differential import outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -292,19 +290,8 @@ ZONED_QUERIES = [
 
 @pytest.fixture(scope="module")
 def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
-    """A PostgreSQL 15 connection and an sqlext one, each in a new schema
-    with the same tables, both in the same TimeZone."""
-    schema = f"datetimes_{uuid.uuid4().hex}"
-    with PostgresPeer() as pg, psycopg.connect(pg.dsn, autocommit=True) as reference, \
-            server.connect(autocommit=True) as ours:
-        for connection in (reference, ours):
-            connection.execute(f"CREATE SCHEMA {schema}")
-            connection.execute(f"SET search_path TO {schema}")
-            connection.execute("SET TimeZone TO 'UTC'")
-            for statement in SETUP:
-                connection.execute(statement)
-        yield reference, ours
-        ours.execute(f"DROP SCHEMA {schema} CASCADE")
+    with peer_connections(server, SETUP, "datetimes") as connections:
+        yield connections
 
 
 def _same(peers: tuple[psycopg.Connection, psycopg.Connection], sql: str, zone: str) -> None:
