@@ -108,7 +108,7 @@ class FunctionRules(ExpressionTranslator):
         return record, record_type((("x", element), ("n", INT4)))
 
     def set_returning_source(self, rows: exp.Expression) -> str:
-        """Join the table function ``rows`` to the SELECT whose select list
+        """Join the table function or query ``rows`` to the SELECT whose select list
         is being translated; returns its alias. PostgreSQL runs several
         set-returning functions of a select list side by side, not one per
         row of another: only one is supported."""
@@ -117,8 +117,10 @@ class FunctionRules(ExpressionTranslator):
                 "only one set-returning function in a select list is supported",
                 hint="Call the others in FROM.")
         alias = f"_srf{sum(len(found) for found in self._set_returning)}"
-        self._set_returning[-1].append(exp.Table(
-            this=rows, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        named = exp.TableAlias(this=exp.to_identifier(alias))
+        self._set_returning[-1].append(
+            exp.Subquery(this=rows, alias=named) if isinstance(rows, exp.Query)
+            else exp.Table(this=rows, alias=named))
         return alias
 
     def _listening_channels_call(self, node: exp.Anonymous, name: str, scope: Scope

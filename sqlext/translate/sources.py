@@ -377,9 +377,7 @@ class SourceTranslator(AggregateRules):
             raise errors.FeatureNotSupported(
                 "generate_series() is supported in FROM and in the select list only")
         query, value_type = self._generate_series(node, scope)
-        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
-        self._set_returning[-1].append(exp.Subquery(
-            this=query, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        alias = self.set_returning_source(query)
         value = exp.column("v", alias)
         node.replace(value)
         return value, value_type
