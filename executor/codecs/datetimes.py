@@ -222,7 +222,7 @@ def _infinite_timestamp(sign: int) -> int:
     return TIMESTAMP_POS_INFINITY if sign > 0 else TIMESTAMP_NEG_INFINITY
 
 
-def _round_to(microseconds: int, typmod: int) -> int:
+def round_to_typmod(microseconds: int, typmod: int) -> int:
     """AdjustTimestampForTypmod: round half away from zero to typmod digits."""
     if not 0 <= typmod < 6:
         return microseconds
@@ -243,7 +243,7 @@ def _timestamp_micros(text: str, typmod: int, session: Zone | None) -> int:
     micros = parsed.days * USECS_PER_DAY + parsed.clock
     if session is not None:
         micros -= (parsed.zone or session).local_offset(micros) * USECS_PER_SECOND
-    micros = _round_to(micros, typmod)
+    micros = round_to_typmod(micros, typmod)
     if not TIMESTAMP_MIN <= micros < TIMESTAMP_END:
         raise DatetimeFieldOverflow(f'timestamp out of range: "{text}"')
     return micros
@@ -278,7 +278,7 @@ def _time_micros(text: str, typmod: int) -> int:
     if zone is not None and not zone.fixed:
         # Without a date a zone with DST rules has no offset to ignore.
         raise invalid_syntax("time", text, InvalidDatetimeFormat)
-    micros = _round_to(_clock(match, text), typmod)
+    micros = round_to_typmod(_clock(match, text), typmod)
     if micros > USECS_PER_DAY:
         raise _field_overflow(text)
     return micros
@@ -326,7 +326,7 @@ def _timestamp_reader(typmod: int) -> Callable[[int], str]:
         if micros not in (TIMESTAMP_POS_INFINITY, TIMESTAMP_NEG_INFINITY):
             if not TIMESTAMP_MIN <= micros < TIMESTAMP_END:
                 raise DatetimeFieldOverflow("timestamp out of range")
-            micros = _round_to(micros, typmod)
+            micros = round_to_typmod(micros, typmod)
         return format_timestamp(micros)
 
     return read
@@ -336,7 +336,7 @@ def _time_reader(typmod: int) -> Callable[[int], str]:
     def read(micros: int) -> str:
         if not 0 <= micros <= USECS_PER_DAY:
             raise DatetimeFieldOverflow("time out of range")
-        return format_clock(_round_to(micros, typmod))
+        return format_clock(round_to_typmod(micros, typmod))
 
     return read
 

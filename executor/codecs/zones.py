@@ -244,5 +244,8 @@ def offset_or_zone(name: str) -> Zone:
     """A zone named to make_timestamptz(): an ISO offset ('+2' is UTC+2)
     first, otherwise as ``function_zone``."""
     if _ISO_OFFSET.fullmatch(name):
-        return offset_zone(name.strip(), name)
+        try:
+            return offset_zone(name.strip(), name)
+        except InvalidTimeZoneDisplacementValue:
+            raise InvalidParameterValue(f'numeric time zone "{name}" out of range') from None
     return function_zone(name)

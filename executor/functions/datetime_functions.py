@@ -1,6 +1,7 @@
 """Date/time functions: EXTRACT and date_part(), date_trunc(), date_bin(),
 age(), AT TIME ZONE, the make_*() and justify_*() families, isfinite(),
-to_timestamp(double precision) and timeofday().
+timeofday() and the steps of generate_series() over timestamps
+(``formatting_functions`` has to_char(), to_timestamp() and to_date()).
 
 Each is declared with PostgreSQL's signatures (``Overload``); those serving
 several types get the chosen parameter types' OIDs first. Storage values are
@@ -28,10 +29,6 @@ from catalog.sqltypes import (
     SqlType,
 )
 from executor.codecs.civil import (
-    DATE_END,
-    DATE_MIN,
-    TIMESTAMP_NEG_INFINITY,
-    TIMESTAMP_POS_INFINITY,
     USECS_PER_DAY,
     USECS_PER_SECOND,
     format_clock,
@@ -44,13 +41,13 @@ from executor.codecs.zones import Zone, function_zone, offset_or_zone, session_z
 from executor.functions.declare import Declarations, Function, Overload, Runtime
 from executor.values import datetime_fields as fields
 from executor.values import datetime_math as math
-from executor.values import datetime_scan, datetime_template, number_template
 from executor.values.conversions import storage_timestamp
 
 FUNCTIONS = Declarations()
 
 TIME: Final = SqlType(t.TIME)
-_INFINITE: Final = frozenset({"infinity", "-infinity"})
+INFINITE: Final = frozenset({"infinity", "-infinity"})
+"""The storage forms of infinite dates and timestamps."""
 
 
 def session(runtime: Runtime) -> Zone:
@@ -72,15 +69,11 @@ def _interval_text(parts: tuple[int, int, int]) -> str:
     return format_interval(*parts)
 
 
-def _is_infinite(micros: int) -> bool:
-    return micros in (TIMESTAMP_POS_INFINITY, TIMESTAMP_NEG_INFINITY)
-
-
 # --- EXTRACT and date_part ----------------------------------------------------------------
 
 def field_of(unit_name: str, value: Any, oid: int, zone: Zone) -> fields.Number | None:
     """EXTRACT(unit_name FROM value), a value of type ``oid``."""
-    if oid in (t.DATE, t.TIMESTAMP, t.TIMESTAMPTZ) and value in _INFINITE:
+    if oid in (t.DATE, t.TIMESTAMP, t.TIMESTAMPTZ) and value in INFINITE:
         return fields.infinite_field(unit_name, oid, value == "-infinity")
     unit = fields.extract_unit(unit_name, oid)
     if oid == t.DATE:
@@ -118,7 +111,7 @@ def _date_part(runtime: Runtime) -> Function:
         if oid == t.DATE:  # PostgreSQL's date_part(text, date) reads a timestamp
             oid = t.TIMESTAMP
             value = format_timestamp(stored_date(value) * USECS_PER_DAY) \
-                if value not in _INFINITE else value
+                if value not in INFINITE else value
         found = field_of(str(unit_name), value, oid, session(runtime))
         return None if found is None else float(found)
     return date_part
@@ -134,19 +127,19 @@ def _date_part(runtime: Runtime) -> Function:
     Overload((TEXT, TIMESTAMPTZ, TEXT), TIMESTAMPTZ),
     type_args=(1,), runtime=True)
 def _date_trunc(runtime: Runtime) -> Function:
-    def date_trunc(oid: int, unit_name: Any, value: Any, zone_name: Any = "") -> Any:
-        if unit_name is None or value is None or zone_name is None:
+    def date_trunc(oid: int, unit_name: Any, value: Any, *zone_name: Any) -> Any:
+        if unit_name is None or value is None or None in zone_name:
             return None
         if oid == t.INTERVAL:
             unit = fields.trunc_unit(str(unit_name), oid)
             return _interval_text(fields.truncate_interval(unit, *parse_interval(str(value))))
-        if value in _INFINITE:
+        if value in INFINITE:
             return value
         unit = fields.trunc_unit(str(unit_name), oid)
         micros = stored_timestamp(value)
         if oid == t.TIMESTAMP:
             return format_timestamp(fields.truncate_timestamp(unit, micros).micros)
-        zone = function_zone(zone_name) if zone_name else session(runtime)
+        zone = function_zone(str(zone_name[0])) if zone_name else session(runtime)
         offset = zone.utc_offset(micros) * USECS_PER_SECOND
         truncated = fields.truncate_timestamp(unit, micros + offset)
         if truncated.whole_days:
@@ -162,9 +155,9 @@ def _date_trunc(runtime: Runtime) -> Function:
 def _date_bin(stride: Any, source: Any, origin: Any) -> Any:
     if stride is None or source is None or origin is None:
         return None
-    if source in _INFINITE:
+    if source in INFINITE:
         return source
-    if origin in _INFINITE:
+    if origin in INFINITE:
         raise errors.DatetimeFieldOverflow("origin out of range")
     return format_timestamp(math.date_bin(parse_interval(str(stride)), stored_timestamp(source),
                                           stored_timestamp(origin)))
@@ -206,7 +199,7 @@ def _timezone(zone_oid: int, oid: int, zone_value: Any, value: Any) -> Any:
     timestamptz shown in it."""
     if zone_value is None or value is None:
         return None
-    if value in _INFINITE:
+    if value in INFINITE:
         return value
     zone = function_zone(str(zone_value)) if zone_oid == t.TEXT else _interval_zone(zone_value)
     micros = stored_timestamp(value)
@@ -221,41 +214,6 @@ def _interval_zone(value: Any) -> Zone:
         raise errors.InvalidParameterValue(
             f'interval time zone "{value}" must not include months or days')
     return Zone(micros // USECS_PER_SECOND)
-
-
-# --- to_char -------------------------------------------------------------------------------
-
-_NUMBER_KINDS: Final = {t.INT4: "int", t.INT8: "int", t.FLOAT4: "real", t.FLOAT8: "double",
-                        t.NUMERIC: "numeric"}
-
-
-@FUNCTIONS.overloaded(
-    "to_char",
-    *(Overload((SqlType(oid), TEXT), TEXT)
-      for oid in (t.TIMESTAMP, t.TIMESTAMPTZ, t.INTERVAL, t.INT4, t.INT8, t.FLOAT4, t.FLOAT8,
-                  t.NUMERIC)),
-    type_args=(0,), runtime=True)
-def _to_char(runtime: Runtime) -> Function:
-    def to_char(oid: int, value: Any, template: Any) -> Any:
-        if value is None or template is None:
-            return None
-        if oid in _NUMBER_KINDS:
-            return number_template.to_char(value, str(template), _NUMBER_KINDS[oid])
-        nodes = datetime_template.parse_template(str(template))
-        if not nodes or value in _INFINITE:
-            return None
-        if oid == t.INTERVAL:
-            moment = datetime_template.Moment.of_interval(*parse_interval(str(value)))
-        elif oid == t.TIMESTAMP:
-            moment = datetime_template.Moment.of_timestamp(stored_timestamp(value))
-        else:
-            micros = stored_timestamp(value)
-            zone = session(runtime)
-            offset = zone.utc_offset(micros)
-            moment = datetime_template.Moment.of_timestamp(
-                micros + offset * USECS_PER_SECOND, offset, zone.abbreviation(micros))
-        return datetime_template.to_char(nodes, moment)
-    return to_char
 
 
 # --- building values ---------------------------------------------------------------------
@@ -316,38 +274,6 @@ def _make_interval(*parts: Any) -> Any:
     return _interval_text(math.make_interval(*whole, float(seconds)))
 
 
-@FUNCTIONS.overloaded("to_timestamp", Overload((FLOAT8,), TIMESTAMPTZ),
-                      Overload((TEXT, TEXT), TIMESTAMPTZ), runtime=True)
-def _to_timestamp(runtime: Runtime) -> Function:
-    """to_timestamp(seconds since 1970) and to_timestamp(text, template)."""
-    def to_timestamp(value: Any, template: Any = ...) -> Any:
-        if value is None or template is None:
-            return None
-        if template is ...:
-            seconds = float(value)  # NaN is stored as the text 'NaN'
-            if seconds in (float("inf"), -float("inf")):
-                return "infinity" if seconds > 0 else "-infinity"
-            return format_timestamp(math.from_unix_seconds(seconds))
-        read = datetime_scan.read_timestamp(str(value), str(template))
-        zone = session(runtime) if read.offset is None else Zone(read.offset)
-        micros = utc_micros(read.micros, zone)
-        if read.fraction_digits:
-            unit = 10 ** (6 - read.fraction_digits)
-            micros = (abs(micros) + unit // 2) // unit * unit * (1 if micros >= 0 else -1)
-        return format_timestamp(math.checked_timestamp(micros))
-    return to_timestamp
-
-
-@FUNCTIONS.overloaded("to_date", Overload((TEXT, TEXT), DATE))
-def _to_date(value: Any, template: Any) -> Any:
-    if value is None or template is None:
-        return None
-    days = datetime_scan.read_timestamp(str(value), str(template)).micros // USECS_PER_DAY
-    if not DATE_MIN <= days < DATE_END:
-        raise errors.DatetimeFieldOverflow(f'date out of range: "{value}"')
-    return format_date(days)
-
-
 # --- intervals ----------------------------------------------------------------------------
 
 def _justify(name: str, justify: Any) -> None:
@@ -369,7 +295,7 @@ for _name, _justification in (("justify_days", math.justify_days),
     *(Overload((SqlType(oid),), BOOL) for oid in (t.DATE, t.TIMESTAMP, t.TIMESTAMPTZ,
                                                   t.INTERVAL)))
 def _isfinite(value: Any) -> Any:
-    return None if value is None else int(value not in _INFINITE)
+    return None if value is None else int(value not in INFINITE)
 
 
 @FUNCTIONS.overloaded("timeofday", Overload((), TEXT), runtime=True)

@@ -24,6 +24,7 @@ from executor.functions import (
     catalog_info,
     conditionals,
     datetime_functions,
+    formatting_functions,
     json_aggregates,
     json_constructors,
     json_functions,
@@ -46,7 +47,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
     json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites, datetime_functions))
+    rewrites, datetime_functions, formatting_functions))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -12,6 +12,7 @@ group separator ',', the currency symbol a space.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Final
@@ -162,9 +163,20 @@ def _roman(number: int) -> str:
     return "".join(pieces)
 
 
-def _exponent(value: float, post: int) -> str:
+def _exponent(value: float, post: int, pre: int) -> str:
+    if not math.isfinite(value):  # '#' in place of every digit
+        return " " + "#" * pre + "." + "#" * (post + 4)
     text = f"{value:+.{post}e}"
     return " " + text[1:] if text[0] == "+" else text
+
+
+def _fixed(value: float, places: int) -> str:
+    """PostgreSQL's snprintf %.*f, which spells NaN and Infinity out."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return f"{value:.{places}f}"
 
 
 def to_char(value: int | float | Decimal, template: str, kind: str) -> str:
@@ -178,7 +190,7 @@ def to_char(value: int | float | Decimal, template: str, kind: str) -> str:
             ROUND_HALF_UP) if kind == "numeric" else round(value)))
         return _process(num, number, 0, "+")
     if num.eeee:
-        return _exponent(float(value), num.post)
+        return _exponent(float(value), num.post, num.pre)
     if num.multiplying:
         value = value * 10 ** num.multi if kind == "int" else value * (10.0 ** num.multi)
         num.pre += num.multi
@@ -191,9 +203,9 @@ def to_char(value: int | float | Decimal, template: str, kind: str) -> str:
     else:
         if kind in ("real", "double"):
             limit = _REAL_DIGITS if kind == "real" else _DOUBLE_DIGITS
-            whole = len(f"{abs(float(value)):.0f}")
+            whole = len(_fixed(abs(float(value)), 0))
             num.post = 0 if whole >= limit else min(num.post, limit - whole)
-            text = f"{float(value):.{num.post}f}"
+            text = _fixed(float(value), num.post)
         else:
             rounded = Decimal(str(value)).quantize(Decimal(1).scaleb(-num.post), ROUND_HALF_UP)
             text = f"{rounded:f}"

@@ -11,14 +11,12 @@ zones and in zones with daylight saving time.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
-from sqlext.tools.peer import PostgresPeer
-from tests.fixtures.differential import outcome
+from tests.fixtures.differential import outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -136,6 +134,8 @@ QUERIES = [
     "SELECT make_interval(days => 3), make_interval(1, 2, 3, 4, 5, 6, 7.5), "
     "make_interval(hours := 2, secs => 1.25), make_interval(), make_interval(weeks => -2)",
     "SELECT make_interval(foo => 1)",
+    "SELECT make_timestamptz(2020, 1, 1, 0, 0, 0, '+20')",
+    "SELECT make_timestamptz(2020, 1, 1, 0, 0, 0, 'Foo/Bar')",
     "SELECT make_interval(secs => 'inf')",
     "SELECT make_date(NULL, 1, 1), make_interval(days => NULL)",
     "SELECT to_timestamp(0), to_timestamp('inf'), to_timestamp('-infinity'), to_timestamp(1.5e9),"
@@ -200,6 +200,9 @@ QUERIES = [
     "'0.9999'), to_char(-0.001::float8, 'S0.999'), to_char(4000, 'RN'), to_char(7, '')",
     "SELECT to_char(-1234.5::numeric, 'FM9,999.00'), to_char(0::numeric, '9.99'), "
     "to_char(42::smallint, '9999'), to_char(-7, 'FM9MI'), to_char(7, 'S9'), to_char(-7, '9S')",
+    "SELECT to_char('NaN'::float8, '999.9'), to_char('Infinity'::float8, '999'), "
+    "to_char('-Infinity'::float8, 'FM999'), to_char('NaN'::float8, '9.9EEEE'), "
+    "to_char('-Infinity'::float8, '99.99EEEE'), to_char(2147483647, '9,999,999,999')",
     "SELECT to_char(12, '9.9.9')",
     "SELECT to_char(12, 'S9MI')",
     "SELECT to_char(12, '9PR9')",
@@ -287,19 +290,8 @@ ZONED_QUERIES = [
 
 @pytest.fixture(scope="module")
 def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
-    """A PostgreSQL 15 connection and an sqlext one, each in a new schema
-    with the same tables, both in the same TimeZone."""
-    schema = f"datetimes_{uuid.uuid4().hex}"
-    with PostgresPeer() as pg, psycopg.connect(pg.dsn, autocommit=True) as reference, \
-            server.connect(autocommit=True) as ours:
-        for connection in (reference, ours):
-            connection.execute(f"CREATE SCHEMA {schema}")
-            connection.execute(f"SET search_path TO {schema}")
-            connection.execute("SET TimeZone TO 'UTC'")
-            for statement in SETUP:
-                connection.execute(statement)
-        yield reference, ours
-        ours.execute(f"DROP SCHEMA {schema} CASCADE")
+    with peer_connections(server, SETUP, "datetimes") as connections:
+        yield connections
 
 
 def _same(peers: tuple[psycopg.Connection, psycopg.Connection], sql: str, zone: str) -> None:
