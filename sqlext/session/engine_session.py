@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from sqlglot import exp
 
 from catalog import errors
+from catalog.dependencies import cascade_notice
 from catalog.schema import PUBLIC
 from executor import codecs
 from executor.context import StatementContext
@@ -353,8 +354,9 @@ class EngineSession:
         changes, self.parameter_changes = self.parameter_changes, []
         return changes
 
-    def notice(self, message: str, code: str = "00000", severity: str = "NOTICE") -> None:
-        self.notices.append(Notice(severity, code, message))
+    def notice(self, message: str, code: str = "00000", severity: str = "NOTICE",
+               detail: str | None = None) -> None:
+        self.notices.append(Notice(severity, code, message, detail))
 
     # --- compiling ------------------------------------------------------------
 
@@ -842,6 +844,9 @@ class EngineSession:
             executor.end_statement()
         for message in result.notices:
             self.notice(message)
+        if result.cascaded:
+            message, detail = cascade_notice(result.cascaded)
+            self.notice(message, detail=detail)
         self._statement_done()
         return Command(result.tag)
 

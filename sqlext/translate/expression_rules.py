@@ -95,6 +95,8 @@ class ExpressionTranslator:
         """The (PostgreSQL) functions the statement calls."""
         self.read_relations: dict[int, Relation] = {}
         """Every relation named in a FROM clause, by OID."""
+        self.used_columns: dict[int, set[int]] = {}
+        """Relation OID -> the numbers of its columns the statement names."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
         self._set_returning: list[list[exp.Expression]] = []
@@ -345,6 +347,8 @@ class ExpressionTranslator:
             raise errors.UndefinedColumn(f'column "{shown}" does not exist',
                                          position=source_position(node.this))
         source, found = located
+        if source.relation_oid and found.column_number > 0:
+            self.used_columns.setdefault(source.relation_oid, set()).add(found.column_number)
         node.set("db", None)
         node.set("catalog", None)
         node.this.set("quoted", True)
