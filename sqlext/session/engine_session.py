@@ -105,6 +105,20 @@ class UtilityRunner(Protocol):
         ...
 
 
+class Listeners(Protocol):
+    """Who listens to what (``sqlext.server.notify_hub``)."""
+
+    def expect(self, process_id: int, channel: str) -> None:
+        """LISTEN in the session's open block."""
+        ...
+
+    def block_ended(self, process_id: int) -> None:
+        """Its LISTEN and UNLISTEN took effect or were rolled back."""
+        ...
+
+    def listens(self, process_id: int, channel: str) -> bool: ...
+
+
 class SessionHost(Protocol):
     """What a session needs of the engine that runs it (``sqlext.server.engine``)."""
 
@@ -125,6 +139,9 @@ class SessionHost(Protocol):
 
     @property
     def utilities(self) -> UtilityRunner: ...
+
+    @property
+    def notify_hub(self) -> Listeners: ...
 
     @property
     def copy_dir(self) -> Path | None:
@@ -583,6 +600,8 @@ class EngineSession:
             self.close_portal(name)
         block, self.block = self.block, None
         self.failed = False
+        if block is not None:
+            self.host.notify_hub.block_ended(self.process_id)
         if block is not None and block.local_settings:
             for key, value in block.local_settings.items():
                 if value is None:
@@ -896,6 +915,15 @@ class EngineSession:
     def announce_listen(self, listen: bool, channel: str | None) -> None:
         """LISTEN / UNLISTEN: takes effect when the transaction commits."""
         self.token.announcing().listens.append((listen, channel))
+        if listen and channel is not None and self.block is not None:
+            self.host.notify_hub.expect(self.process_id, channel)
+
+    def reads(self, channel: str) -> bool:
+        """Whether a notification on ``channel`` the client has not been sent
+        yet still reaches it, now that the session reads it: it must listen
+        to the channel by then (PostgreSQL reads its queue between
+        transactions)."""
+        return self.host.notify_hub.listens(self.process_id, channel)
 
     def notify_client(self, sender: int, channel: str, payload: str) -> None:
         """A notification for this session's client (from the hub)."""
