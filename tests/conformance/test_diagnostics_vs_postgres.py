@@ -67,6 +67,8 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT -NULL",
         "PREPARE neg AS SELECT -$1",
         "SELECT -1, -(2), -'1'::int, -'2.5'::float8",
+        "SELECT pg_typeof(max(x)), pg_typeof(count(*)) FROM (VALUES (1), (2)) AS v(x)",
+        "SELECT '{1}'::int[], '{a}'::text[], '{1}'::int[]::bigint[]",
     ],
     "views depend on what they read": [
         "CREATE TABLE t (a int, b text, c int)",
