@@ -27,6 +27,7 @@ from executor.functions import (
     json_functions,
     listen_notify,
     math_functions,
+    network_functions,
     rewrites,
     sequences,
     session_info,
@@ -40,7 +41,7 @@ from storage.sqlite import Database
 FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in (
     session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
     json_functions, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites, datetime_functions))
+    rewrites, datetime_functions, network_functions))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -221,6 +221,7 @@ class ExpressionTranslator:
             or is_string(target)
             or (node_type.oid in DATETIME_OIDS and target.oid in DATETIME_OIDS)
             or (is_string(node_type) and target.oid in (t.VARCHAR, t.BPCHAR, t.TEXT, t.NAME))
+            or {node_type.oid, target.oid} <= {t.INET, t.CIDR}
             or (node_type.oid == t.JSON and target.oid == t.JSONB)
             or (node_type.oid == t.JSONB and target.oid == t.JSON)
             or (t.element_of(node_type.oid) and t.element_of(target.oid))
@@ -757,9 +758,30 @@ class ExpressionTranslator:
 
     def _bitwise(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
         types = self._children(node, scope)
+        if any(found.oid in (t.INET, t.CIDR) for found in types):
+            return self._containment_of_networks(node, types)
         for child in list(node.iter_expressions()):
             self.coerce(child, INT8)
         return node, arithmetic_type(*(types + types)[:2])
+
+    def _containment_of_networks(self, node: exp.Binary, types: list[SqlType]
+                                 ) -> tuple[exp.Expression, SqlType]:
+        """inet << inet (is contained by) and inet >> inet (contains); the
+        other operators of inet are not supported."""
+        symbol = _BITWISE_SYMBOLS[type(node)]
+        if any(found.oid not in (t.INET, t.CIDR, t.UNKNOWN) for found in types):
+            shown = f" {symbol} ".join(t.format_type(found.oid) for found in types)
+            raise errors.no_operator(shown)
+        if symbol not in ("<<", ">>"):
+            raise errors.FeatureNotSupported(f"operator {symbol} of inet is not supported")
+        inner, outer = (self.coerce(operand, SqlType(t.INET))
+                        for operand in (node.this, node.expression))
+        if symbol == ">>":
+            inner, outer = outer, inner
+        call = exp.Anonymous(this="sqlext_network_within",
+                             expressions=[inner.copy(), outer.copy()])
+        node.replace(call)
+        return call, BOOL
 
     def _case(self, node: exp.Case, scope: Scope) -> tuple[exp.Expression, SqlType]:
         subject = node.this
@@ -1206,6 +1228,9 @@ def _narrowed_once(node: exp.Expression, source: SqlType, target: SqlType) -> ex
 
 
 _ONCE: Final = "sqlext_once"
+
+_BITWISE_SYMBOLS: Final = {exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "#",
+                           exp.BitwiseLeftShift: "<<", exp.BitwiseRightShift: ">>"}
 
 
 def _converted(node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:
