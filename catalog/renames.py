@@ -1,7 +1,8 @@
 """ALTER TABLE ... RENAME: whatever names a table or one of its columns
 elsewhere in the catalog follows the new name, as in PostgreSQL: the
 table's indexes and constraints, other tables' foreign keys, the sequences
-of serial columns and the triggers on the table."""
+of serial columns, the triggers on the table and the columns views use
+(views know the table itself by OID)."""
 
 from __future__ import annotations
 
@@ -62,8 +63,13 @@ def column_renamed(catalog: Catalog, table: Relation, old: str, new: str) -> Cat
                                    definition=_definition_renamed(relation, old, new)))
             continue
         constraints = tuple(follows(c, relation) for c in relation.constraints)
-        if constraints != relation.constraints:
-            changed.append(replace(relation, constraints=constraints))
+        rule = relation.rule
+        if rule is not None and old in (rule.columns_read(table.oid) or ()):
+            rule = replace(rule, reads=tuple(
+                (oid, names(columns) if oid == table.oid else columns)
+                for oid, columns in rule.reads))
+        if constraints != relation.constraints or rule is not relation.rule:
+            changed.append(replace(relation, constraints=constraints, rule=rule))
     catalog = catalog.with_relations(changed)
     for sequence in list(catalog.sequences.values()):
         if sequence.schema == table.schema and sequence.owned_by == (table.name, old):

@@ -77,6 +77,26 @@ class Constraint:
 
 
 @dataclass(frozen=True, slots=True)
+class ViewRule:
+    """The ``_RETURN`` rule of a view or materialized view (pg_rewrite), and
+    what its query reads (the rule's pg_depend rows of deptype 'n').
+
+    PostgreSQL binds a view to what it reads by OID: the relations and the
+    columns it uses cannot be dropped while it exists (``catalog.dependencies``),
+    and renaming them leaves it working."""
+
+    oid: int
+    reads: tuple[tuple[int, tuple[str, ...]], ...]
+    """(OID of a relation the query reads, the columns of it the query
+    uses), in the order the query names them; no columns: the query reads
+    the relation as a whole (``count(*)``)."""
+
+    def columns_read(self, oid: int) -> tuple[str, ...] | None:
+        """The columns of relation ``oid`` the query uses (None: it does not read it)."""
+        return next((columns for read, columns in self.reads if read == oid), None)
+
+
+@dataclass(frozen=True, slots=True)
 class Relation:
     """A table, view, index or sequence (a row of pg_class)."""
 
@@ -106,6 +126,9 @@ class Relation:
     """Set for materialized views: how the view is kept up to date."""
     acl: Acl | None = None
     """Privileges granted (None: only the owner's, see ``catalog.roles``)."""
+    rule: ViewRule | None = None
+    """Views and materialized views: what the query reads. (None for those
+    in snapshots written before dependencies were recorded.)"""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)

@@ -23,7 +23,9 @@ timestamp          str 'YYYY-MM-DD HH:MM:SS[.ffffff]'
 timestamptz        str, the same form in UTC
 interval           str, PostgreSQL's output form ('1 day 02:03:04')
 uuid               str, lower case with dashes
-inet               str, as PostgreSQL prints it ('10.0.0.1', '10.0.0.0/8')
+inet, cidr         str, a form that sorts as PostgreSQL orders them: family,
+                   network, mask length, address in hex ('40a00000008' +
+                   '0a000001' is 10.0.0.1/8; ``executor.codecs.network``)
 json               str, as given; jsonb: str, normalised as PostgreSQL prints it
 arrays             str, a JSON array of the element's storage values
 =================  ==========================================================
@@ -89,6 +91,7 @@ _BASE_TYPES: Final = [
     _t(28, "xid", "xid", 4, "U", "INTEGER", 1011),
     _t(114, "json", "json", -1, "U", "TEXT", 199),
     _t(700, "float4", "real", 4, "N", "", 1021),
+    _t(650, "cidr", "cidr", -1, "I", "TEXT", 651),
     _t(869, "inet", "inet", -1, "I", "TEXT", 1041, preferred=True),
     _t(701, "float8", "double precision", 8, "N", "", 1022, preferred=True),
     _t(1042, "bpchar", "character", -1, "S", "TEXT", 1014),
@@ -140,6 +143,7 @@ TEXT: Final = 25
 OID: Final = 26
 XID: Final = 28
 INET: Final = 869
+CIDR: Final = 650
 JSON: Final = 114
 FLOAT4: Final = 700
 FLOAT8: Final = 701

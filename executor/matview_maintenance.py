@@ -1,6 +1,7 @@
 """Materialized views in the executor: running the programs the dialect
-layer generated (``catalog.matviews.Matview``), dependency checks, and
-recomputing stale views before a statement reads them."""
+layer generated (``catalog.matviews.Matview``), and recomputing stale views
+before a statement reads them. (They are dropped with what they read:
+``executor.ddl.drops``.)"""
 
 from __future__ import annotations
 
@@ -49,44 +50,14 @@ def recompute_stale(database: Database, catalog: Catalog,
             refresh(relation, database)
 
 
-def dependents(catalog: Catalog, relation: Relation) -> list[Relation]:
-    key = (relation.schema, relation.name)
-    return sorted((r for r in catalog.relations.values()
-                   if r.matview is not None and key in r.matview.sources),
-                  key=lambda r: r.name)
-
-
-def drop_dependents(relation: Relation, catalog: Catalog, database: Database, cascade: bool,
-                    notices: list[str]) -> Catalog:
-    """The materialized views reading ``relation`` go first (CASCADE), or
-    the drop fails."""
-    found = dependents(catalog, relation)
-    if found and not cascade:
-        word = relation.kind_name
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop {word} {relation.name} because other objects depend on it",
-            detail="\n".join(f"materialized view {view.name} depends on {word} "
-                             f"{relation.name}" for view in found),
-            hint="Use DROP ... CASCADE to drop the dependent objects too.")
-    for view in found:
-        notices.append(f"drop cascades to materialized view {view.name}")
-        catalog = drop(view, catalog, database, cascade, notices)
-    return catalog
-
-
-def drop(view: Relation, catalog: Catalog, database: Database, cascade: bool,
-         notices: list[str]) -> Catalog:
-    assert view.matview is not None
-    catalog = drop_dependents(view, catalog, database, cascade, notices)
-    run(database, view.matview.drop)
-    return catalog.without_relation(view.schema, view.name)
-
-
 def check_alterable(relation: Relation, catalog: Catalog, change: str) -> None:
     """Renaming or dropping columns of a relation a materialized view reads
     would leave the view's triggers reading names that no longer exist;
     ``change`` says what was asked (``drop column c of table t``)."""
-    found = dependents(catalog, relation)
+    key = (relation.schema, relation.name)
+    found = sorted((r for r in catalog.relations.values()
+                    if r.matview is not None and key in r.matview.sources),
+                   key=lambda r: r.name)
     if found:
         raise errors.DependentObjectsStillExist(
             f"cannot {change} because other objects depend on it",

@@ -134,6 +134,12 @@ class Session(Protocol):
     (process id of the notifier, channel, payload) at once if it is idle,
     otherwise just before the next ReadyForQuery that reports it idle."""
 
+    def reads(self, channel: str) -> bool:
+        """Whether a notification on ``channel`` is still for the client
+        when the connection comes to send it (the session may have stopped
+        listening in the meantime)."""
+        ...
+
     def initial_parameters(self) -> list[tuple[str, str]]:
         """ParameterStatus values sent after authentication, in order."""
         ...

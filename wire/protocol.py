@@ -163,8 +163,9 @@ class Connection:
         fast enough (sending pauses until it is done), else None."""
         self._idle = False
         """The last ReadyForQuery said 'I' and no message came since."""
-        self._notifications: list[bytes] = []
-        """NotificationResponses waiting for the session to be idle."""
+        self._notifications: list[tuple[str, bytes]] = []
+        """NotificationResponses waiting for the session to be idle, with
+        their channels."""
         self._notification_bytes = 0
         self.unsent_bytes: Callable[[], int] = lambda: 0
         """Set by the transport: bytes written and not yet taken by the client."""
@@ -206,7 +207,8 @@ class Connection:
     def notify(self, process_id: int, channel: str, payload: str) -> None:
         """Send a NotificationResponse: now if the session is idle, else
         just before the next ReadyForQuery that reports it idle (after its
-        transaction block), as PostgreSQL does."""
+        transaction block), as PostgreSQL does; one the session no longer
+        ``reads`` by then is dropped."""
         if self.state is State.CLOSED:
             return
         message = messages.notification_response(process_id, channel, payload)
@@ -221,8 +223,10 @@ class Connection:
                      "transaction block while listening."))
             return
         if not self._idle:
-            self._notifications.append(message)
+            self._notifications.append((channel, message))
             self._notification_bytes += len(message)
+            return
+        if self.session is None or not self.session.reads(channel):
             return
         self._emit(message)
         if self.flush_hook is not None:
@@ -438,7 +442,8 @@ class Connection:
         assert self.session is not None
         status = self.session.transaction_status()
         if status == "I" and self._notifications:
-            self._emit(b"".join(self._notifications))
+            self._emit(b"".join(message for channel, message in self._notifications
+                                if self.session.reads(channel)))
             self._notifications.clear()
             self._notification_bytes = 0
         self._emit(messages.ready_for_query(status))

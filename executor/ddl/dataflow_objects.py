@@ -8,7 +8,8 @@ a table). What depends on what:
 * a PE trigger depends on its procedure: DROP PROCEDURE fails with 2BP01
   while one exists, unless CASCADE drops the trigger too;
 * a window depends on its stream: DROP STREAM fails with 2BP01 while one
-  exists, unless CASCADE drops the window too.
+  exists, unless CASCADE drops the window too (``executor.ddl.drops``, which
+  drops streams and windows with what depends on them).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from dataclasses import dataclass, replace
 from catalog import errors
 from catalog.dataflow import Parameter, Procedure, Trigger, WindowSpec
 from catalog.schema import Catalog, Relation
-from executor import matview_maintenance
-from executor.ddl.relations import DdlResult, drop_relation, storage_name
+from executor.ddl.drops import drop_relations
+from executor.ddl.relations import DdlResult, storage_name
 from executor.streaming import windows
 from storage.sqlite import Database
 
@@ -125,18 +126,23 @@ def _pe_triggers_of(catalog: Catalog, procedure: Procedure) -> list[Trigger]:
 
 def _drop(spec: DropDataflow, catalog: Catalog, database: Database) -> DdlResult:
     notices: list[str] = []
+    cascaded: list[str] = []
+    relations: list[Relation] = []
     for schema, name in spec.names:
         if spec.kind in ("stream", "window"):
-            catalog = _drop_stream(spec, schema, name, catalog, database, notices)
+            relation = _stream_or_window(spec, schema, name, catalog, notices)
+            if relation is not None:
+                relations.append(relation)
         elif spec.kind == "procedure":
-            catalog = _drop_procedure(spec, schema, name, catalog, notices)
+            catalog = _drop_procedure(spec, schema, name, catalog, cascaded, notices)
         else:
             trigger = catalog.triggers.get((schema, name))
             if trigger is None:
                 _missing(spec, "trigger", name, notices)
                 continue
             catalog = catalog.without_trigger(schema, name)
-    return DdlResult(catalog, f"DROP {spec.kind.upper()}", notices)
+    catalog = drop_relations(relations, catalog, database, spec.cascade, cascaded)
+    return DdlResult(catalog, f"DROP {spec.kind.upper()}", notices, cascaded)
 
 
 def _missing(spec: DropDataflow, kind: str, name: str, notices: list[str]) -> None:
@@ -147,57 +153,34 @@ def _missing(spec: DropDataflow, kind: str, name: str, notices: list[str]) -> No
     notices.append(f'{kind} "{name}" does not exist, skipping')
 
 
-def _drop_stream(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
-                 database: Database, notices: list[str]) -> Catalog:
+def _stream_or_window(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
+                      notices: list[str]) -> Relation | None:
+    """The stream or window DROP STREAM / WINDOW names (None: IF EXISTS and
+    there is none)."""
     relation = catalog.find_relation(name, schema) if schema else None
     if relation is None:
         _missing(spec, spec.kind, name, notices)
-        return catalog
+        return None
     if spec.kind == "window":
         if relation.window is None:
             raise errors.WrongObjectType(f'"{name}" is not a window')
-        return drop_window(relation, catalog, database, spec.cascade, notices)
-    if relation.stream is None:
+    elif relation.stream is None:
         raise errors.WrongObjectType(f'"{name}" is not a stream',
                                      hint="Use DROP TABLE to remove a table.")
-    return drop_stream(relation, catalog, database, spec.cascade, notices)
-
-
-def drop_stream(stream: Relation, catalog: Catalog, database: Database, cascade: bool,
-                notices: list[str]) -> Catalog:
-    """The stream, and with CASCADE the windows it feeds."""
-    fed = catalog.windows_on(stream)
-    if fed and not cascade:
-        raise errors.DependentObjectsStillExist(
-            f"cannot drop stream {stream.name} because other objects depend on it",
-            detail="\n".join(f"window {w.name} depends on stream {stream.name}" for w in fed),
-            hint="Use DROP ... CASCADE to drop the dependent objects too.")
-    for window in fed:
-        notices.append(f"drop cascades to window {window.name}")
-        catalog = drop_window(window, catalog, database, cascade, notices)
-    return drop_relation(stream, catalog, database, cascade, notices)
-
-
-def drop_window(window: Relation, catalog: Catalog, database: Database, cascade: bool,
-                 notices: list[str]) -> Catalog:
-    """The window's storage, the trigger that feeds it and the AFTER SLIDE
-    triggers on it go with it."""
-    catalog = matview_maintenance.drop_dependents(window, catalog, database, cascade, notices)
-    windows.drop_storage(database, window)
-    return catalog.without_triggers_on(window).without_relation(window.schema, window.name)
+    return relation
 
 
 def _drop_procedure(spec: DropDataflow, schema: str, name: str, catalog: Catalog,
-                    notices: list[str]) -> Catalog:
+                    cascaded: list[str], notices: list[str]) -> Catalog:
     procedure = catalog.procedures.get((schema, name))
     if procedure is None:
         _missing(spec, "procedure", name, notices)
         return catalog
-    return drop_procedure(procedure, catalog, spec.cascade, notices)
+    return drop_procedure(procedure, catalog, spec.cascade, cascaded)
 
 
 def drop_procedure(procedure: Procedure, catalog: Catalog, cascade: bool,
-                   notices: list[str]) -> Catalog:
+                   cascaded: list[str]) -> Catalog:
     """The procedure, and with CASCADE the triggers that run it."""
     name = procedure.name
     users = _pe_triggers_of(catalog, procedure)
@@ -208,7 +191,6 @@ def drop_procedure(procedure: Procedure, catalog: Catalog, cascade: bool,
                              for t in users),
             hint="Use DROP ... CASCADE to drop the dependent objects too.")
     for trigger in users:
-        notices.append(f"drop cascades to trigger {trigger.name} on {trigger.target[1]}")
+        cascaded.append(f"trigger {trigger.name} on {trigger.target[1]}")
         catalog = catalog.without_trigger(trigger.schema, trigger.name)
     return catalog.without_procedure(procedure.schema, name)
-

@@ -1,9 +1,9 @@
 """Applying any schema change as a role: the one place DDL is routed.
 
-Each family of specs has its own apply function (``relations``,
-``dataflow_objects``, ``access_control``, ``drop_schema``); ``privileges``
-decides first whether the role may make the change, and afterwards what it
-created becomes the role's.
+Each family of specs has its own apply function (``relations``, ``drops``,
+``alter_table``, ``dataflow_objects``, ``access_control``, ``drop_schema``);
+``privileges`` decides first whether the role may make the change, and
+afterwards what it created becomes the role's.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from __future__ import annotations
 from catalog.schema import Catalog
 from executor.ddl import privileges, relations
 from executor.ddl.access_control import ROLE_SPECS, RoleSpec, apply_role
+from executor.ddl.alter_table import alter_table
 from executor.ddl.dataflow_objects import DATAFLOW_SPECS, DataflowSpec, apply_dataflow
 from executor.ddl.drop_schema import drop_schemas
+from executor.ddl.drops import apply_drop
 from storage.sqlite import Database
 
 DdlSpec = relations.DdlSpec | DataflowSpec | RoleSpec
@@ -28,8 +30,11 @@ def apply_as(role: str, spec: DdlSpec, catalog: Catalog, database: Database
     privileges.check(spec, catalog, role)
     if isinstance(spec, DATAFLOW_SPECS):
         result = apply_dataflow(spec, catalog, database)
-    elif isinstance(spec, relations.Drop) and spec.kind == "schema":
-        result = drop_schemas(spec, catalog, database)
+    elif isinstance(spec, relations.Drop):
+        drop = drop_schemas if spec.kind == "schema" else apply_drop
+        result = drop(spec, catalog, database)
+    elif isinstance(spec, relations.AlterTable):
+        result = alter_table(spec, catalog, database)
     else:
         result = relations.apply(spec, catalog, database)
     result.catalog = privileges.owned_by_creator(catalog, result.catalog, role)

@@ -6,9 +6,10 @@ of each object with CASCADE would."""
 from __future__ import annotations
 
 from catalog import errors
-from catalog.schema import PUBLIC, Catalog, Relation
-from executor.ddl.dataflow_objects import drop_procedure, drop_stream, drop_window
-from executor.ddl.relations import DdlResult, Drop, drop_relation
+from catalog.schema import PUBLIC, Catalog
+from executor.ddl.dataflow_objects import drop_procedure
+from executor.ddl.drops import drop_relations
+from executor.ddl.relations import DdlResult, Drop
 from storage.sqlite import Database
 
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", PUBLIC)
@@ -16,13 +17,14 @@ SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", PUBLIC)
 
 def drop_schemas(spec: Drop, catalog: Catalog, database: Database) -> DdlResult:
     notices: list[str] = []
+    cascaded: list[str] = []
     for _, name in spec.names:
-        catalog = _drop_schema(name, spec, catalog, database, notices)
-    return DdlResult(catalog, "DROP SCHEMA", notices)
+        catalog = _drop_schema(name, spec, catalog, database, notices, cascaded)
+    return DdlResult(catalog, "DROP SCHEMA", notices, cascaded)
 
 
 def _drop_schema(name: str, spec: Drop, catalog: Catalog, database: Database,
-                 notices: list[str]) -> Catalog:
+                 notices: list[str], cascaded: list[str]) -> Catalog:
     if name not in catalog.schemas:
         if not spec.if_exists:
             raise errors.InvalidSchemaName(f'schema "{name}" does not exist')
@@ -37,29 +39,16 @@ def _drop_schema(name: str, spec: Drop, catalog: Catalog, database: Database,
             f"cannot drop schema {name} because other objects depend on it",
             detail="\n".join(f"{what} depends on schema {name}" for what in held),
             hint="Use DROP ... CASCADE to drop the dependent objects too.")
-    notices.extend(f"drop cascades to {what}" for what in held)
-    while (relation := _next_to_drop(catalog, name)) is not None:
-        if relation.window is not None:
-            catalog = drop_window(relation, catalog, database, True, notices)
-        elif relation.stream is not None:
-            catalog = drop_stream(relation, catalog, database, True, notices)
-        else:
-            catalog = drop_relation(relation, catalog, database, True, notices)
+    cascaded.extend(held)
+    relations = [r for r in catalog.relations.values() if r.schema == name and r.kind != "i"]
+    catalog = drop_relations(relations, catalog, database, True, cascaded)
     for procedure in [p for p in catalog.procedures.values() if p.schema == name]:
-        catalog = drop_procedure(procedure, catalog, True, notices)
+        catalog = drop_procedure(procedure, catalog, True, cascaded)
     for sequence in [s for s in catalog.sequences.values() if s.schema == name]:
         catalog = catalog.without_sequence(sequence.schema, sequence.name)
     for trigger in [t for t in catalog.triggers.values() if t.schema == name]:
         catalog = catalog.without_trigger(trigger.schema, trigger.name)
     return catalog.without_schema(name)
-
-
-def _next_to_drop(catalog: Catalog, schema: str) -> Relation | None:
-    """The newest relation: what depends on a relation was made after it,
-    so views go before their tables (SQLite fails later on a view whose
-    table went first). A drop may take others with it: one at a time."""
-    left = [r for r in catalog.relations.values() if r.schema == schema and r.kind != "i"]
-    return max(left, key=lambda r: r.oid, default=None)
 
 
 def contents(catalog: Catalog, schema: str) -> list[str]:

@@ -139,8 +139,15 @@ class _VarPop(_Deviation):
 FUNCTIONS.aggregate("count", INT8, "count", None, min_args=0)
 FUNCTIONS.aggregate("sum", _sum, "sum", NUMERIC, numeric=_NumericSum, interval_too=True)
 FUNCTIONS.aggregate("avg", _avg, "avg", NUMERIC, numeric=_NumericAvg, interval_too=True)
-FUNCTIONS.aggregate("min", first_known, "min", None)
-FUNCTIONS.aggregate("max", first_known, "max", None)
+def _extreme(types: list[SqlType]) -> SqlType:
+    """min() and max(): of the argument's type; PostgreSQL takes a cidr as
+    the inet it is (there is no min(cidr))."""
+    found = first_known(types)
+    return SqlType(t.INET) if found.oid == t.CIDR else found
+
+
+FUNCTIONS.aggregate("min", _extreme, "min", None)
+FUNCTIONS.aggregate("max", _extreme, "max", None)
 FUNCTIONS.aggregate("bool_and", BOOL, "min", BOOL, names=("every",))
 FUNCTIONS.aggregate("bool_or", BOOL, "max", BOOL)
 FUNCTIONS.aggregate("string_agg", TEXT, "group_concat", TEXT, TEXT, min_args=2, max_args=2)

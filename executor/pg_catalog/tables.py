@@ -277,7 +277,12 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
                        if index.kind == "i"]
     yield "pg_constraint", [
         _constraint_row(r, c, catalog) for r in relations for c in r.constraints]
-    yield "pg_depend", [dependency for s in sequences for dependency in _sequence_owner(s, catalog)]
+    yield "pg_depend", [dependency for s in sequences for dependency in _sequence_owner(s, catalog)
+                        ] + [dependency for r in relations for dependency in _rule_rows(r, catalog)]
+    yield "pg_rewrite", [
+        row("pg_rewrite", oid=r.rule.oid, rulename="_RETURN", ev_class=r.oid, ev_type="1",
+            ev_enabled="O", is_instead=True, ev_qual="<>")
+        for r in relations if r.rule is not None]
     yield "pg_proc", [_procedure_row(p, catalog) for p in catalog.procedures.values()]
     yield "pg_tables", [
         row("pg_tables", schemaname=r.schema, tablename=r.name, tableowner=r.owner,
@@ -416,6 +421,31 @@ def _sequence_owner(sequence: Sequence, catalog: Catalog) -> Iterator[Row]:
         pg_class = KNOWN_OIDS["pg_class"]
         yield row("pg_depend", classid=pg_class, objid=sequence.oid, refclassid=pg_class,
                   refobjid=owner[0].oid, refobjsubid=owner[1], deptype="a")
+
+
+def _rule_rows(view: Relation, catalog: Catalog) -> Iterator[Row]:
+    """A view's rule as PostgreSQL 15 records it in pg_depend: it belongs to
+    the view ('i'), and depends (deptype 'n') on the view itself (its OLD
+    and NEW entries) and on each column it uses of what it reads (or on a
+    relation as a whole when it uses no column of it)."""
+    rule = view.rule
+    if rule is None:
+        return
+    pg_class = KNOWN_OIDS["pg_class"]
+
+    def depends(oid: int, column: int, kind: str) -> Row:
+        return row("pg_depend", classid=KNOWN_OIDS["pg_rewrite"], objid=rule.oid,
+                   objsubid=0, refclassid=pg_class, refobjid=oid, refobjsubid=column,
+                   deptype=kind)
+
+    yield depends(view.oid, 0, "i")
+    yield depends(view.oid, 0, "n")
+    for oid, columns in rule.reads:
+        read = catalog.relation_by_oid(oid)
+        if read is None:
+            continue
+        for number in [read.column_number(c) for c in columns] or [0]:
+            yield depends(oid, number, "n")
 
 
 def _index_row(index: Relation, catalog: Catalog) -> Row:

@@ -17,7 +17,7 @@ from typing import Any
 from catalog import errors
 from catalog import types as t
 from executor import codecs
-from executor.codecs import civil
+from executor.codecs import civil, network
 from executor.codecs.zones import Zone
 from executor.values import datetime_math
 
@@ -25,6 +25,7 @@ INT_RANGES = {t.INT2: (-(2**15), 2**15 - 1), t.INT4: (-(2**31), 2**31 - 1),
                t.INT8: (-(2**63), 2**63 - 1)}
 _INT_NAMES = {t.INT2: "smallint", t.INT4: "integer", t.INT8: "bigint"}
 _STRING_TYPES = frozenset({t.TEXT, t.VARCHAR, t.BPCHAR, t.NAME, t.UNKNOWN})
+_NETWORK_TYPES = frozenset({t.INET, t.CIDR})
 _EPOCH_2000 = datetime(2000, 1, 1)
 _MICROS_PER_DAY = 86_400_000_000
 _INTERVAL = struct.Struct("!qii")
@@ -77,15 +78,25 @@ def convert(value: Any, source: int, source_typmod: int, target: int, typmod: in
         return _to_int(value, target)
     if target == t.TEXT and source == t.BOOL:
         return "true" if value else "false"
+    if source in _NETWORK_TYPES:
+        if target == t.CIDR:
+            return network.network_of(value)  # an inet's host bits are cleared
+        if target in _STRING_TYPES:
+            return _to_string(network.show(value), target, typmod)
     text = codecs.text_encoder(source, source_typmod, settings)(value).decode()
     if target in _STRING_TYPES:
-        length = t.char_length(typmod)
-        if length is not None and len(text) > length:
-            text = text[:length]
-        if target == t.BPCHAR and length is not None:
-            text = text.ljust(length)
-        return text
+        return _to_string(text, target, typmod)
     return codecs.text_decoder(target, typmod, settings)(text)
+
+
+def _to_string(text: str, target: int, typmod: int) -> str:
+    """An explicit cast's text: cut to the length, character(n) padded."""
+    length = t.char_length(typmod)
+    if length is not None and len(text) > length:
+        text = text[:length]
+    if target == t.BPCHAR and length is not None:
+        text = text.ljust(length)
+    return text
 
 
 # --- date/time arithmetic ------------------------------------------------------------

@@ -12,6 +12,7 @@ from dataclasses import replace
 from sqlglot import exp
 
 from catalog import errors
+from catalog.dependencies import describe, views_using
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
@@ -267,7 +268,7 @@ class DdlCompiler:
         reads = tuple((r.schema, r.name) for r in self.translator.read_relations.values())
         return relations.CreateView(query.schema, query.name, query.definition,
                               to_sqlite(query.translated), query.columns,
-                              bool(node.args.get("replace")), reads)
+                              bool(node.args.get("replace")), reads, query.uses)
 
     def view_query(self, node: exp.Create, what: str) -> ViewQuery:
         """The query of CREATE [MATERIALIZED] VIEW, translated, its outputs
@@ -293,7 +294,15 @@ class DdlCompiler:
         columns = tuple(Column(name, info.type.oid, info.type.typmod)
                         for name, info in zip(names, produced, strict=False))
         schema = creation_schema(table, self.catalog, self.search_path)
-        return ViewQuery(schema, table.name, definition, translated, columns)
+        return ViewQuery(schema, table.name, definition, translated, columns,
+                         self._uses())
+
+    def _uses(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """What the translated view query reads (``ViewRule.reads``)."""
+        used = self.translator.used_columns
+        return tuple((oid, tuple(relation.columns[number - 1].name
+                                 for number in sorted(used.get(oid, ()))))
+                     for oid, relation in self.translator.read_relations.items())
 
     def _create_sequence(self, node: exp.Create) -> relations.CreateSequence:
         start, increment = 1, 1
@@ -338,12 +347,24 @@ class DdlCompiler:
         sequence = self.catalog.find_sequence(table.name, None, self.search_path)
         return (sequence.schema if sequence else None), table.name
 
+    def _check_type_change(self, table: exp.Table, column: str) -> None:
+        """ALTER COLUMN ... TYPE (which sqlext does not do): PostgreSQL
+        refuses it for a column a view uses, and sqlext says so first."""
+        schema, name = self._resolved(table)
+        relation = self.catalog.relation(name, schema, self.search_path)
+        relation.column(column)
+        views = views_using(self.catalog, relation, column)
+        if views:
+            raise errors.FeatureNotSupported(
+                "cannot alter type of a column used by a view or rule",
+                detail=f'rule _RETURN on {describe(views[0])} depends on column "{column}"')
+
     def _alter(self, node: exp.Alter) -> relations.AlterTable:
         if str(node.args.get("kind") or "").upper() != "TABLE":
             raise errors.FeatureNotSupported("only ALTER TABLE is supported")
         table = _must_be_table(node.this)
         add: list[relations.ColumnSpec] = []
-        drop: list[str] = []
+        drop: list[tuple[str, bool]] = []
         rename_to: str | None = None
         rename_column: tuple[str, str] | None = None
         for action in node.args.get("actions") or []:
@@ -357,13 +378,15 @@ class DdlCompiler:
             elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == (
                 "COLUMN"
             ):
-                drop.extend(column.name for column in action.args.get("tables")
-                            or action.expressions)
+                drop.extend((column.name, bool(action.args.get("cascade")))
+                            for column in action.args.get("tables") or action.expressions)
             elif isinstance(action, exp.AlterRename):
                 rename_to = action.this.name
             elif isinstance(action, exp.RenameColumn):
                 rename_column = (action.this.name, action.args["to"].name)
             else:
+                if isinstance(action, exp.AlterColumn) and action.args.get("dtype"):
+                    self._check_type_change(table, action.name)
                 raise errors.FeatureNotSupported(
                     f"ALTER TABLE {pg_sql(action)} is not supported")
         schema, name = self._resolved(table)

@@ -27,6 +27,8 @@ class ViewQuery:
     """The query as PostgreSQL text (pg_get_viewdef)."""
     translated: exp.Expression
     columns: tuple[Column, ...]
+    uses: tuple[tuple[int, tuple[str, ...]], ...]
+    """What the query reads (``catalog.schema.ViewRule.reads``)."""
 
 
 def compile_matview(query: ViewQuery, translator: Translator, if_not_exists: bool
@@ -59,7 +61,7 @@ def compile_matview(query: ViewQuery, translator: Translator, if_not_exists: boo
                   "tables change")
     return CreateMatview(query.schema, query.name, physical, query.definition,
                              query.columns, program.create, program.matview, notice,
-                             if_not_exists)
+                             if_not_exists, query.uses)
 
 
 def _check_source(relation: Relation) -> None:

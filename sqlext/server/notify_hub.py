@@ -6,8 +6,16 @@ their channel when it commits (the notifier included), in commit order and,
 within a transaction, in the order they were made. A notification reports
 a commit, so with a command log it waits, as the committing client's reply
 does, until that commit is durable; the ones after it wait behind it.
-When to put a notification on the wire (at once for an idle client, after
-its transaction block otherwise) is the connection's business.
+
+A session reads what was committed only between transactions, as a
+PostgreSQL backend reads its notification queue, and keeps what is on the
+channels it listens to by then (``listens``): notifications committed
+during a block that UNLISTENs a channel never reach the client, and those
+on a channel it LISTENs to in the block do (when it was listening already:
+a first LISTEN starts reading at its commit), so they are sent to it too
+(``expect``). When to put a notification on the wire (at once for an idle
+client, before the ReadyForQuery that reports it idle otherwise) is the
+connection's business.
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ class NotifyHub:
         self._listening: dict[int, dict[str, None]] = {}
         """Process id -> its channels, in the order it began listening."""
         self._waiting: deque[tuple[asyncio.Future[None] | None, list[Delivery]]] = deque()
+        self._expected: dict[str, dict[int, Deliver]] = {}
+        """Channel -> sessions that LISTEN to it in their open block."""
 
     # --- sessions -------------------------------------------------------------------
 
@@ -43,10 +53,32 @@ class NotifyHub:
     def detach(self, process_id: int) -> None:
         """A session closed: it stops listening."""
         self._change(process_id, ((False, None),))
+        self.block_ended(process_id)
         self._sessions.pop(process_id, None)
+
+    def expect(self, process_id: int, channel: str) -> None:
+        """LISTEN in the session's open block: if it reads notifications
+        already (it listens to some channel), it gets those committed on
+        ``channel`` meanwhile, and keeps them if the LISTEN commits."""
+        deliver = self._sessions.get(process_id)
+        if deliver is not None and process_id in self._listening:
+            self._expected.setdefault(channel, {})[process_id] = deliver
+
+    def block_ended(self, process_id: int) -> None:
+        """The session's block committed or rolled back: its LISTENs took
+        effect or are gone."""
+        for channel in [c for c, waiting in self._expected.items() if process_id in waiting]:
+            del self._expected[channel][process_id]
+            if not self._expected[channel]:
+                del self._expected[channel]
 
     def listened(self, channel: str) -> bool:
         return channel in self._channels
+
+    def listens(self, process_id: int, channel: str) -> bool:
+        """Whether the session listens to ``channel`` (a notification it
+        reads now is kept, or dropped)."""
+        return channel in self._listening.get(process_id, ())
 
     def channels(self, process_id: int) -> list[str]:
         """pg_listening_channels() of a session."""
@@ -84,7 +116,8 @@ class NotifyHub:
     def _publish(self, sender: int, notifications: Iterable[Notification]) -> None:
         deliveries = [(deliver, sender, channel, payload)
                       for channel, payload in notifications
-                      for deliver in self._channels.get(channel, {}).values()]
+                      for deliver in {**self._channels.get(channel, {}),
+                                      **self._expected.get(channel, {})}.values()]
         if not deliveries:
             return
         barrier = self._barrier()

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from catalog import errors
+from executor.codecs.network import address_value
 from executor.core import Executor
 from executor.pg_catalog.rows import Row, row
 from executor.pg_catalog.tables import DATABASE_OID
@@ -170,7 +171,7 @@ def _activity(session: EngineSession) -> dict[str, Any]:
     else:
         transaction_start = epoch_timestamp(activity.query_start) if activity.active else None
     wait_type, wait_event = _wait_event(session)
-    return {"client_addr": host or None, "client_port": port,
+    return {"client_addr": address_value(host), "client_port": port,
             "backend_start": epoch_timestamp(activity.backend_start),
             "xact_start": transaction_start,
             "query_start": epoch_timestamp(activity.query_start),

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from sqlglot import exp
 
 from catalog import errors
+from catalog.dependencies import cascade_notice
 from catalog.schema import PUBLIC
 from executor import codecs
 from executor.context import StatementContext
@@ -104,6 +105,20 @@ class UtilityRunner(Protocol):
         ...
 
 
+class Listeners(Protocol):
+    """Who listens to what (``sqlext.server.notify_hub``)."""
+
+    def expect(self, process_id: int, channel: str) -> None:
+        """LISTEN in the session's open block."""
+        ...
+
+    def block_ended(self, process_id: int) -> None:
+        """Its LISTEN and UNLISTEN took effect or were rolled back."""
+        ...
+
+    def listens(self, process_id: int, channel: str) -> bool: ...
+
+
 class SessionHost(Protocol):
     """What a session needs of the engine that runs it (``sqlext.server.engine``)."""
 
@@ -124,6 +139,9 @@ class SessionHost(Protocol):
 
     @property
     def utilities(self) -> UtilityRunner: ...
+
+    @property
+    def notify_hub(self) -> Listeners: ...
 
     @property
     def copy_dir(self) -> Path | None:
@@ -353,8 +371,9 @@ class EngineSession:
         changes, self.parameter_changes = self.parameter_changes, []
         return changes
 
-    def notice(self, message: str, code: str = "00000", severity: str = "NOTICE") -> None:
-        self.notices.append(Notice(severity, code, message))
+    def notice(self, message: str, code: str = "00000", severity: str = "NOTICE",
+               detail: str | None = None) -> None:
+        self.notices.append(Notice(severity, code, message, detail))
 
     # --- compiling ------------------------------------------------------------
 
@@ -581,6 +600,8 @@ class EngineSession:
             self.close_portal(name)
         block, self.block = self.block, None
         self.failed = False
+        if block is not None:
+            self.host.notify_hub.block_ended(self.process_id)
         if block is not None and block.local_settings:
             for key, value in block.local_settings.items():
                 if value is None:
@@ -842,6 +863,9 @@ class EngineSession:
             executor.end_statement()
         for message in result.notices:
             self.notice(message)
+        if result.cascaded:
+            message, detail = cascade_notice(result.cascaded)
+            self.notice(message, detail=detail)
         self._statement_done()
         return Command(result.tag)
 
@@ -891,6 +915,15 @@ class EngineSession:
     def announce_listen(self, listen: bool, channel: str | None) -> None:
         """LISTEN / UNLISTEN: takes effect when the transaction commits."""
         self.token.announcing().listens.append((listen, channel))
+        if listen and channel is not None and self.block is not None:
+            self.host.notify_hub.expect(self.process_id, channel)
+
+    def reads(self, channel: str) -> bool:
+        """Whether a notification on ``channel`` the client has not been sent
+        yet still reaches it, now that the session reads it: it must listen
+        to the channel by then (PostgreSQL reads its queue between
+        transactions)."""
+        return self.host.notify_hub.listens(self.process_id, channel)
 
     def notify_client(self, sender: int, channel: str, payload: str) -> None:
         """A notification for this session's client (from the hub)."""

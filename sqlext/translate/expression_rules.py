@@ -95,6 +95,8 @@ class ExpressionTranslator:
         """The (PostgreSQL) functions the statement calls."""
         self.read_relations: dict[int, Relation] = {}
         """Every relation named in a FROM clause, by OID."""
+        self.used_columns: dict[int, set[int]] = {}
+        """Relation OID -> the numbers of its columns the statement names."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
         self._set_returning: list[list[exp.Expression]] = []
@@ -219,6 +221,7 @@ class ExpressionTranslator:
             or is_string(target)
             or (node_type.oid in DATETIME_OIDS and target.oid in DATETIME_OIDS)
             or (is_string(node_type) and target.oid in (t.VARCHAR, t.BPCHAR, t.TEXT, t.NAME))
+            or {node_type.oid, target.oid} <= {t.INET, t.CIDR}
             or (node_type.oid == t.JSON and target.oid == t.JSONB)
             or (node_type.oid == t.JSONB and target.oid == t.JSON)
             or (t.element_of(node_type.oid) and t.element_of(target.oid))
@@ -345,6 +348,8 @@ class ExpressionTranslator:
             raise errors.UndefinedColumn(f'column "{shown}" does not exist',
                                          position=source_position(node.this))
         source, found = located
+        if source.relation_oid and found.column_number > 0:
+            self.used_columns.setdefault(source.relation_oid, set()).add(found.column_number)
         computed = source.computed.get(found.name)
         if computed is not None:
             replacement = computed.copy()
@@ -758,9 +763,30 @@ class ExpressionTranslator:
 
     def _bitwise(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
         types = self._children(node, scope)
+        if any(found.oid in (t.INET, t.CIDR) for found in types):
+            return self._containment_of_networks(node, types)
         for child in list(node.iter_expressions()):
             self.coerce(child, INT8)
         return node, arithmetic_type(*(types + types)[:2])
+
+    def _containment_of_networks(self, node: exp.Binary, types: list[SqlType]
+                                 ) -> tuple[exp.Expression, SqlType]:
+        """inet << inet (is contained by) and inet >> inet (contains); the
+        other operators of inet are not supported."""
+        symbol = _BITWISE_SYMBOLS[type(node)]
+        if any(found.oid not in (t.INET, t.CIDR, t.UNKNOWN) for found in types):
+            shown = f" {symbol} ".join(t.format_type(found.oid) for found in types)
+            raise errors.no_operator(shown)
+        if symbol not in ("<<", ">>"):
+            raise errors.FeatureNotSupported(f"operator {symbol} of inet is not supported")
+        inner, outer = (self.coerce(operand, SqlType(t.INET))
+                        for operand in (node.this, node.expression))
+        if symbol == ">>":
+            inner, outer = outer, inner
+        call = exp.Anonymous(this="sqlext_network_within",
+                             expressions=[inner.copy(), outer.copy()])
+        node.replace(call)
+        return call, BOOL
 
     def _case(self, node: exp.Case, scope: Scope) -> tuple[exp.Expression, SqlType]:
         subject = node.this
@@ -1207,6 +1233,9 @@ def _narrowed_once(node: exp.Expression, source: SqlType, target: SqlType) -> ex
 
 
 _ONCE: Final = "sqlext_once"
+
+_BITWISE_SYMBOLS: Final = {exp.BitwiseAnd: "&", exp.BitwiseOr: "|", exp.BitwiseXor: "#",
+                           exp.BitwiseLeftShift: "<<", exp.BitwiseRightShift: ">>"}
 
 
 def _converted(node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:

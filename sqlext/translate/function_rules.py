@@ -152,11 +152,11 @@ class FunctionRules(ExpressionTranslator):
         argument, arg_type = self.expr(node.expressions[0], scope)
         if arg_type.is_unknown and argument.find(exp.Parameter):
             arg_type = TEXT  # what a parameter nothing else types is
-        replacement: exp.Expression = StorageLiteral(this=arg_type.oid)
-        if argument.find(exp.Parameter):
-            # Not evaluated, but its parameters stay in the statement:
-            # SQLite expects as many values as the highest one it sees.
-            replacement = exp.Coalesce(this=replacement, expressions=[argument.copy()])
+        # The argument stays, not evaluated (COALESCE stops at the type): an
+        # aggregate in it keeps the query an aggregate one, and SQLite expects
+        # as many parameter values as the highest parameter it sees.
+        replacement = exp.Coalesce(this=StorageLiteral(this=arg_type.oid),
+                                   expressions=[argument.copy()])
         node.replace(replacement)
         return replacement, SqlType(t.REGTYPE)
 

@@ -38,7 +38,8 @@ def output_name(node: exp.Expression) -> str:
     if isinstance(inner, exp.Cast):
         if _named_by_operand(inner):
             return output_name(inner.this)
-        return t.TYPES[resolve_type(inner.args["to"]).oid].name
+        oid = resolve_type(inner.args["to"]).oid
+        return t.TYPES[t.array_element(oid) or oid].name  # 'x'::inet[] is named inet
     if isinstance(inner, exp.Anonymous):
         return inner.name.lower().rpartition(".")[2]
     if isinstance(inner, exp.Bracket | exp.Filter | exp.WithinGroup):

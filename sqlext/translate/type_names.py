@@ -34,6 +34,7 @@ _DTYPE: Final[dict[exp.DataType.Type, int]] = {
     exp.DataType.Type.TIMESTAMPTZ: t.TIMESTAMPTZ,
     exp.DataType.Type.INTERVAL: t.INTERVAL,
     exp.DataType.Type.UUID: t.UUID,
+    exp.DataType.Type.INET: t.INET,
     exp.DataType.Type.JSON: t.JSON,
     exp.DataType.Type.JSONB: t.JSONB,
 }

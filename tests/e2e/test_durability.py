@@ -170,6 +170,10 @@ def full_dump(conn: psycopg.Connection, mask: frozenset[str] = frozenset()) -> D
     dump["procedures"] = conn.execute(
         "SELECT name, state, waiting_batches, stopped_at_batch, error_code "
         "FROM sqlext_procedures ORDER BY name").fetchall()
+    dump["dependencies"] = conn.execute(
+        "SELECT r.ev_class::regclass::text, d.refobjid::regclass::text, d.refobjsubid, "
+        "d.deptype FROM pg_depend d JOIN pg_rewrite r ON d.objid = r.oid ORDER BY 1, 2, 3, 4"
+        ).fetchall()
     dump["pg_proc"] = conn.execute(
         "SELECT proname, pronargs FROM pg_proc WHERE pronamespace = 'public'::regnamespace "
         "ORDER BY 1").fetchall()
@@ -240,6 +244,26 @@ def test_killed_server_comes_back_identical(tmp_path: Path, reference: ServerPro
         _kill(server)
         server = _durable(tmp_path, "--recovery", recovery)
         assert _dump(server, mask) == before
+    finally:
+        server.stop()
+
+
+def test_views_keep_what_they_depend_on_through_snapshots_and_the_log(tmp_path: Path) -> None:
+    server = _durable(tmp_path)
+    try:
+        with server.connect(autocommit=True) as conn:
+            conn.execute("CREATE TABLE t (a int, b text); CREATE VIEW va AS SELECT a FROM t")
+            _checkpoint(conn)  # va is in the snapshot, vb only in the log
+            conn.execute("CREATE VIEW vb AS SELECT b FROM t")
+        _kill(server)
+        server = _durable(tmp_path)
+        with server.connect(autocommit=True) as conn:
+            with pytest.raises(psycopg.errors.DependentObjectsStillExist) as refused:
+                conn.execute("DROP TABLE t")
+            assert refused.value.diag.message_detail == (
+                "view va depends on table t\nview vb depends on table t")
+            with pytest.raises(psycopg.errors.DependentObjectsStillExist):
+                conn.execute("ALTER TABLE t DROP COLUMN a")
     finally:
         server.stop()
 

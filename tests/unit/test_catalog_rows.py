@@ -11,7 +11,7 @@ import pytest
 from catalog import types as t
 from catalog.dataflow import Parameter, Procedure
 from catalog.roles import Role
-from catalog.schema import Catalog, Column, Constraint, Relation, Sequence
+from catalog.schema import Catalog, Column, Constraint, Relation, Sequence, ViewRule
 from catalog.system import INFORMATION_SCHEMA_TABLES, SYSTEM_TABLES, columns_of, system_relations
 from executor.pg_catalog.information_schema import column_rows, information_schema_rows
 from executor.pg_catalog.rows import Row, RowsOfRelation, row, select_list
@@ -81,9 +81,11 @@ def _catalog() -> Catalog:
                  definition="CREATE INDEX orders_desc ON public.orders USING btree (id DESC)",
                  index_table="orders", index_columns=("id",)),
         Relation(20006, "public", "big", "v", "public__big", (Column("id", t.INT8),),
-                 definition="SELECT id FROM orders"),
+                 definition="SELECT id FROM orders",
+                 rule=ViewRule(20016, ((20002, ("id",)),))),
         Relation(20007, "public", "totals", "m", "public__totals", (Column("n", t.INT8),),
-                 definition="SELECT count(*) AS n FROM orders"),
+                 definition="SELECT count(*) AS n FROM orders",
+                 rule=ViewRule(20017, ((20002, ()),))),
     ]
     return (Catalog().with_relations(system_relations()).with_relations(relations)
             .with_sequence(Sequence(20008, "public", "customers_id_seq",

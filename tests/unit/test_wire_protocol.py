@@ -85,12 +85,17 @@ class ScriptedSession:
         self.portal_rows: dict[str, int] = {}
         self.barrier: Wakeup | None = None
         """Set by the statement DURABLE: its reply waits for the log."""
+        self.channels = {"c", "chan"}
+        """What the session listens to."""
 
     def initial_parameters(self) -> list[tuple[str, str]]:
         return [("server_version", "15.18"), ("client_encoding", "UTF8")]
 
     def transaction_status(self) -> str:
         return self.status
+
+    def reads(self, channel: str) -> bool:
+        return channel in self.channels
 
     def take_notices(self) -> list[m.Notice]:
         return []
@@ -373,6 +378,24 @@ def test_notifications_wait_for_the_end_of_a_cycle_and_of_a_block() -> None:
     output = connection.take_output()
     assert kinds(output) == "CAAZ"  # just before the ReadyForQuery that says idle
     assert [body[4:6] for kind, body in messages_of(output) if kind == b"A"] == [b"c\x00"] * 2
+
+
+def test_a_notification_the_session_no_longer_reads_is_dropped() -> None:
+    connection, backend = connect()
+    session = backend.session
+    session.status = "T"
+    connection.receive(m.encode_query("begin"))
+    connection.take_output()
+    session.on_notification(1, "c", "held")
+    session.on_notification(2, "chan", "held, then unlistened")
+    session.channels = {"c"}
+    session.status = "I"
+    connection.receive(m.encode_query("commit"))
+    output = connection.take_output()
+    assert kinds(output) == "CAZ"
+    assert _notification_of(output) == (1, b"c\x00held\x00")
+    session.on_notification(3, "chan", "idle, not listened")
+    assert connection.take_output() == b""
 
 
 def test_copy_in_then_remaining_statements() -> None:
