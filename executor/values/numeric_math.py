@@ -15,14 +15,16 @@ makes them. Result scales and rounding (half away from zero) follow numeric.c:
 ``add``/``sub`` keep the larger dscale, ``mul`` the sum (rounded to 16383),
 ``div`` picks the scale that gives at least 16 significant digits
 (select_div_scale, worked out on base-10000 digits as numeric.c stores them),
-and the transcendental functions pick theirs from estimates computed in floating
-point exactly as numeric.c does, then return the correctly rounded value at that
-scale (numeric.c computes with guard digits to the same end). Results outside
+and the functions pick theirs from the same floating-point estimates numeric.c
+makes. Quotients, square roots and integer powers are correctly rounded (as
+numeric.c's are); exp and ln repeat numeric.c's series step by step, because
+their last digit can differ from the correctly rounded one. Results outside
 numeric's range raise 22003, like numeric.c's make_result.
 
-Cost per call, measured with timeit on this machine (2 shared cores, Python 3.11,
-operands like 12345.678 and -3.50): add 0.2 µs, mul 0.25 µs, div 1.5 µs,
-compare 0.15 µs, to_text 0.2 µs, from_text 1.1 µs.
+Cost per call (timeit, best of 5, Python 3.11 on the shared 2-core machine,
+operands 12345.678 and -3.50): add, sub, mul 0.09 µs; compare 0.06 µs;
+to_text 0.07 µs; mod 0.16 µs; apply_typmod 0.3 µs; from_text 0.6 µs; div 2 µs;
+sqrt 7 µs; exp 25 µs; ln 30 µs; power with a fractional exponent 90 µs.
 """
 
 from __future__ import annotations
@@ -81,9 +83,6 @@ _WIDEST: Final = 2 * (MAX_ADJUSTED + 1 + DSCALE_MAX)
 _EXACT: Final = Context(prec=_WIDEST, rounding=ROUND_HALF_UP, Emax=MAX_ADJUSTED,
                         Emin=-_WIDEST, traps=[Overflow])
 """Exact arithmetic; NaN and infinities flow through quietly (Inf - Inf is NaN)."""
-_STRICT: Final = Context(prec=_WIDEST, rounding=ROUND_HALF_UP, Emax=MAX_ADJUSTED,
-                         Emin=-_WIDEST, traps=[Overflow, InvalidOperation])
-"""For finite operands only: a result out of range raises instead of being NaN."""
 UNBOUNDED: Final = Context(prec=_WIDEST, rounding=ROUND_HALF_UP, Emax=10 * _WIDEST,
                            Emin=-10 * _WIDEST, traps=[InvalidOperation])
 """Exact arithmetic on finite values beyond numeric's range, for intermediate
@@ -366,8 +365,8 @@ def div_trunc(a: Decimal, b: Decimal) -> Decimal:
     if not b:
         raise _division_by_zero()
     try:
-        result = _STRICT.divide_int(a, b)
-    except (Overflow, InvalidOperation):
+        result = _EXACT.divide_int(a, b)
+    except Overflow:
         raise _overflow() from None
     return result if result else ZERO
 
@@ -384,7 +383,7 @@ def mod(a: Decimal, b: Decimal) -> Decimal:
         return a
     if not b:
         raise _division_by_zero()
-    result = _STRICT.remainder(a, b)
+    result = _EXACT.remainder(a, b)
     return result if result else result.copy_abs()
 
 
@@ -547,22 +546,19 @@ def width_bucket(operand: Decimal, low: Decimal, high: Decimal, count: int) -> i
         raise errors.InvalidArgumentForWidthBucketFunction("lower and upper bounds must be finite")
     if low == high:
         raise errors.InvalidArgumentForWidthBucketFunction("lower bound cannot equal upper bound")
-    if low < high:
-        below, above = operand < low, operand >= high
-        offset, width = (None, None) if below or above else (_SUB(operand, low), _SUB(high, low))
-    else:
-        below, above = operand > low, operand <= high
-        offset, width = (None, None) if below or above else (_SUB(low, operand), _SUB(low, high))
-    if below:
+    ascending = low < high
+    if (operand < low) if ascending else (operand > low):
         return 0
-    if above:
+    if (operand >= high) if ascending else (operand <= high):
         if count == _INT32_MAX:
             raise errors.NumericValueOutOfRange("integer out of range")
         return count + 1
-    assert offset is not None and width is not None
+    offset = UNBOUNDED.subtract(operand, low) if ascending else UNBOUNDED.subtract(low, operand)
+    width = UNBOUNDED.subtract(high, low) if ascending else UNBOUNDED.subtract(low, high)
     # PostgreSQL 15 divides with select_div_scale's rounding before taking the floor.
-    scaled = _EXACT.multiply(offset, count)
-    return int(_rescale(_quotient(scaled, width, _div_scale(scaled, width)), 0, ROUND_FLOOR)) + 1
+    scaled = UNBOUNDED.multiply(offset, count)
+    quotient = _quotient(scaled, width, _div_scale(scaled, width), bounded=False)
+    return int(quotient.to_integral_value(ROUND_FLOOR, UNBOUNDED)) + 1
 
 
 # --- roots, exponentials, logarithms ------------------------------------------
@@ -639,10 +635,10 @@ def _exp_var(value: Decimal, scale: int) -> Decimal:
         return _zero(scale)
     dweight = int(approximate * _LOG10_E)
     halvings = 0
-    if abs(approximate) > 0.01:
-        while abs(approximate) > 0.01:
-            halvings += 1
-            approximate /= 2
+    while abs(approximate) > 0.01:
+        halvings += 1
+        approximate /= 2
+    if halvings:
         value = _quotient(value, Decimal(1 << halvings), _dscale(value) + halvings)
     significant = max(1 + dweight + scale + int(halvings * _LOG10_2), 0) + 8
     working = significant - 1
