@@ -26,6 +26,7 @@ from executor.functions import (
     json_functions,
     listen_notify,
     math_functions,
+    privilege_info,
     rewrites,
     sequences,
     session_info,
@@ -39,7 +40,7 @@ from storage.sqlite import Database
 FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in (
     session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
     json_functions, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites))
+    rewrites, privilege_info))
 
 
 def _gather() -> dict[str, FunctionDef]:
