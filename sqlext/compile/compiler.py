@@ -155,7 +155,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
     if isinstance(statement, x.UtilityStatement):
         return _utility(statement, translator)
     if isinstance(statement, x.RoleDdl):
-        spec = compile_role_statement(statement, context.catalog, context.search_path)
+        spec = compile_role_statement(statement, translator)
         return Compiled(statement, (), None, ddl=spec)
     if isinstance(statement, x.DataflowDdl):
         compiler = DataflowCompiler(DdlCompiler(translator), _body_check(context))

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from sqlglot import exp
+
 from catalog import acl as acls
 from catalog import errors
 from catalog.acl import PRIVILEGE_LETTERS, PUBLIC_GRANTEE
@@ -27,6 +29,7 @@ from executor.ddl.access_control import (
     RoleSpec,
 )
 from sqlext.sql import nodes as x
+from sqlext.translate.translator import Translator
 from wire.auth import ScramVerifier, md5_password_hash
 
 _VERIFIER = re.compile(r"^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"
@@ -34,8 +37,9 @@ _VERIFIER = re.compile(r"^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[
 _FLAGS = ("superuser", "login", "createrole", "createdb")
 
 
-def compile_role_statement(node: x.RoleDdl, catalog: Catalog,
-                           search_path: tuple[str, ...]) -> RoleSpec:
+def compile_role_statement(node: x.RoleDdl, translator: Translator) -> RoleSpec:
+    """``node`` as a spec; ``translator`` looks the objects up (as its role)."""
+    catalog = translator.catalog
     if isinstance(node, x.CreateRole):
         options = dict(node.args["options"])
         if node.args.get("user"):
@@ -52,7 +56,7 @@ def compile_role_statement(node: x.RoleDdl, catalog: Catalog,
         return GrantRoles(tuple(node.expressions), members, bool(node.args.get("revoke")),
                           bool(node.args.get("admin")), node.args.get("granted_by"))
     assert isinstance(node, x.GrantPrivileges)
-    return _grant(node, catalog, search_path)
+    return _grant(node, translator)
 
 
 def _attributes(options: dict[str, object]) -> RoleAttributes:
@@ -78,17 +82,16 @@ def _role_specs(specs: list[str], catalog: Catalog) -> tuple[str, ...]:
     return tuple(specs)
 
 
-def _grant(node: x.GrantPrivileges, catalog: Catalog,
-           search_path: tuple[str, ...]) -> GrantPrivileges:
+def _grant(node: x.GrantPrivileges, translator: Translator) -> GrantPrivileges:
     """In PostgreSQL's order: the objects, the grantees, then the privileges."""
+    catalog = translator.catalog
     kind = _KINDS[node.args["kind"]]
     if node.args.get("schemas"):
         objects = _in_schemas(kind, node.args["schemas"], catalog)
     elif kind == "schema":
         objects = [(_existing_schema(name, catalog), "") for name in node.expressions]
     else:
-        objects = [_grant_object(kind, table, catalog, search_path)
-                   for table in node.expressions]
+        objects = [_grant_object(kind, table, translator) for table in node.expressions]
     grantees = _role_specs(node.args["grantees"], catalog)
     everything = acls.ALL_PRIVILEGES[kind]
     privileges = ""
@@ -145,8 +148,9 @@ def _in_schemas(kind: str, schemas: Iterable[str], catalog: Catalog) -> list[tup
     return objects
 
 
-def _grant_object(kind: str, table: x.exp.Expression, catalog: Catalog,
-                  search_path: tuple[str, ...]) -> tuple[str, str]:
+def _grant_object(kind: str, table: exp.Table, translator: Translator) -> tuple[str, str]:
+    catalog, search_path = translator.catalog, translator.search_path
+    translator.check_schema(table)
     schema = table.text("db") or None
     if kind == "procedure":
         procedure = catalog.find_procedure(table.name, schema, search_path)

@@ -257,6 +257,7 @@ class DdlCompiler:
                 raise errors.FeatureNotSupported("indexes on expressions are not supported")
             columns.append((target.name, bool(ordered.args.get("desc"))))
         schema = creation_schema(table, self.catalog, self.search_path)
+        self.translator.check_schema(table)
         relation = self.catalog.relation(table.name, table.db or None, self.search_path)
         return relations.CreateIndex(relation.schema if not table.db else schema,
                                index.name or None, relation.name, tuple(columns),

@@ -9,8 +9,8 @@ from itertools import chain
 import pytest
 
 from catalog import types as t
-from catalog.dataflow import Parameter, Procedure
 from catalog.acl import AclItem
+from catalog.dataflow import Parameter, Procedure
 from catalog.roles import Membership, Role
 from catalog.schema import Catalog, Column, Constraint, Relation, Sequence
 from catalog.system import INFORMATION_SCHEMA_TABLES, SYSTEM_TABLES, columns_of, system_relations
