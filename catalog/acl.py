@@ -99,17 +99,21 @@ def names(acl: Acl | None) -> set[str]:
         PUBLIC_GRANTEE}
 
 
-def upgraded(acl: object, owner: str, kind: str) -> Acl | None:
-    """An ACL as a snapshot of an older server kept it, with items of
-    ``(grantee, letters)`` granted by the owner, where the owner's entry
-    had every privilege then known (SELECT to TRUNCATE, EXECUTE)."""
-    if acl is None or all(isinstance(item, AclItem) for item in acl):  # type: ignore[attr-defined]
-        return acl  # type: ignore[return-value]
+def upgraded(acl: tuple[AclItem | tuple[str, str], ...] | None, owner: str, kind: str
+             ) -> Acl | None:
+    """An ACL as loaded from a snapshot: those of older servers hold
+    ``(grantee, letters)`` pairs, granted by the owner, whose own entry then
+    had every privilege known (SELECT to TRUNCATE, or EXECUTE)."""
+    if acl is None:
+        return None
     items = []
-    for grantee, letters in acl:  # type: ignore[attr-defined]
-        if grantee == owner and letters in ("arwdD", "X"):
-            letters = ALL_PRIVILEGES[kind]
-        items.append(AclItem(grantee, owner, letters))
+    for item in acl:
+        if not isinstance(item, AclItem):
+            grantee, letters = item
+            if grantee == owner and letters in ("arwdD", "X"):
+                letters = ALL_PRIVILEGES[kind]
+            item = AclItem(grantee, owner, letters)
+        items.append(item)
     return tuple(items)
 
 

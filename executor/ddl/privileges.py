@@ -29,6 +29,8 @@ from catalog.schema import Catalog, Relation, Schema
 from executor.ddl import dataflow_objects, relations
 
 Spec = relations.DdlSpec | dataflow_objects.DataflowSpec
+Named = list[tuple[str | None, str, str]]
+"""Relations a change names: (schema if known, name, privileges needed)."""
 
 
 def check(spec: Spec, catalog: Catalog, role: str) -> None:
@@ -98,9 +100,6 @@ def _procedures_used(spec: Spec, catalog: Catalog) -> list[Procedure]:
     elif isinstance(spec, dataflow_objects.CreateProcedure) and spec.replace:
         keys = [(spec.schema, spec.name)]
     return [procedure for key in keys if (procedure := catalog.procedures.get(key)) is not None]
-
-
-Named = list[tuple[str | None, str, str]]
 
 
 def _named(spec: Spec, catalog: Catalog) -> Named:
