@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from catalog import acl as acls
+from catalog.acl import Acl
 from catalog.pickling import restore_fields
-from catalog.roles import Acl
 
 BATCH_ID: Final = "batch_id"
 """The pseudo-column every stream has: the batch a tuple belongs to."""
@@ -74,10 +75,11 @@ class Procedure:
     """The source of the statements (SQL) or the function body (Python)."""
     owner: str = "postgres"
     acl: Acl | None = None
-    """EXECUTE granted (None: the owner and PUBLIC, see ``catalog.roles``)."""
+    """EXECUTE granted (None: the owner and PUBLIC, see ``catalog.acl``)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
+        object.__setattr__(self, "acl", acls.upgraded(self.acl, self.owner, "procedure"))
 
     @property
     def required_params(self) -> int:

@@ -1,17 +1,16 @@
-"""Roles and privileges: who may log in, who owns what, who may do what.
+"""Roles: who may log in, and who is a member of whom.
 
 As in PostgreSQL:
 
-* a role owns what it creates; the owner has every privilege on it and is
-  the only one (with superusers) who may alter, drop or GRANT on it;
-* superusers pass every privilege check;
-* an object's ACL is ``None`` until the first GRANT or REVOKE: the owner has
-  every privilege and, for procedures, PUBLIC may EXECUTE;
-* privileges are the letters of ``aclitem``: r SELECT, a INSERT, w UPDATE,
-  d DELETE, D TRUNCATE, X EXECUTE.
+* a role owns what it creates; a role has the privileges of the roles it is
+  a member of (every role inherits), ownership included;
+* superusers pass every privilege check and are members of every role;
+* what each role may do with an object is in the object's ACL
+  (``catalog.acl``).
 
-Roles are named, not numbered, in owners and ACLs; ``ALTER ROLE ... RENAME``
-rewrites them (``Catalog.with_role_renamed``). Pure data, no I/O.
+Roles are named, not numbered, in owners, ACLs and memberships; ``ALTER
+ROLE ... RENAME`` rewrites them (``Catalog.with_role_renamed``). Pure data,
+no I/O.
 """
 
 from __future__ import annotations
@@ -25,18 +24,24 @@ BOOTSTRAP_SUPERUSER_OID: Final = 10
 DATABASE_OWNER_OID: Final = 6171
 BOOTSTRAP_SUPERUSER: Final = "postgres"
 DATABASE_OWNER: Final = "pg_database_owner"
-PUBLIC_GRANTEE: Final = ""
-"""How an ACL names PUBLIC (every role), as ``aclitem`` prints it."""
+CURRENT_USER: Final = "\0CURRENT_USER"
+SESSION_USER: Final = "\0SESSION_USER"
+"""How a statement names the current or the session user where it could name
+a role (CURRENT_ROLE is CURRENT_USER); no role name holds a NUL."""
 
-TABLE_PRIVILEGES: Final = {"SELECT": "r", "INSERT": "a", "UPDATE": "w", "DELETE": "d",
-                           "TRUNCATE": "D"}
-PROCEDURE_PRIVILEGES: Final = {"EXECUTE": "X"}
-PRIVILEGE_NAMES: Final = {letter: name for names in (TABLE_PRIVILEGES, PROCEDURE_PRIVILEGES)
-                          for name, letter in names.items()}
-_LETTER_ORDER: Final = "arwdDX"
 
-Acl = tuple[tuple[str, str], ...]
-"""(grantee role name, or PUBLIC_GRANTEE; privilege letters) pairs."""
+def dropped_role(oid: int) -> str:
+    """What a session calls its own role once it is dropped: a name no
+    role can have, so nothing is granted to it."""
+    return f"\0{oid}"
+
+
+def check_role_name(name: str) -> str:
+    """``name``, unless it is a ``dropped_role``'s (42704, as PostgreSQL
+    fails to find the name of the OID)."""
+    if name.startswith("\0"):
+        raise errors.UndefinedObject(f"invalid role OID: {name[1:]}")
+    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,55 +69,16 @@ SYSTEM_ROLES: Final = (
 PostgreSQL 15, pg_database_owner (the owner of schema public)."""
 
 
-def default_acl(owner: str, kind: str) -> Acl:
-    """What a ``None`` ACL means: the owner may do everything, and PUBLIC may
-    execute procedures."""
-    if kind == "procedure":
-        return ((owner, "X"), (PUBLIC_GRANTEE, "X"))
-    return ((owner, "arwdD"),)
+@dataclass(frozen=True, slots=True)
+class Membership:
+    """A row of pg_auth_members: ``member`` is a member of ``role`` (and,
+    as every role inherits, has its privileges)."""
 
-
-def _ordered(letters: str) -> str:
-    return "".join(letter for letter in _LETTER_ORDER if letter in letters)
-
-
-def granted(acl: Acl, grantee: str, letters: str) -> Acl:
-    """``acl`` with ``letters`` added for ``grantee``."""
-    entries = dict(acl)
-    entries[grantee] = _ordered(entries.get(grantee, "") + letters)
-    return tuple(entries.items())
-
-
-def revoked(acl: Acl, grantee: str, letters: str) -> Acl:
-    """``acl`` without ``letters`` for ``grantee`` (entries left empty go)."""
-    entries = dict(acl)
-    remaining = "".join(c for c in entries.get(grantee, "") if c not in letters)
-    if remaining:
-        entries[grantee] = remaining
-    else:
-        entries.pop(grantee, None)
-    return tuple(entries.items())
-
-
-def privileges_of(acl: Acl, role: str) -> str:
-    """The letters ``role`` holds through its own entry and PUBLIC's."""
-    return "".join(letters for grantee, letters in acl
-                   if grantee in (role, PUBLIC_GRANTEE))
-
-
-def acl_items(acl: Acl | None, owner: str) -> list[str] | None:
-    """The ACL as pg_class.relacl / pg_proc.proacl print it
-    (``alice=r/postgres``, ``=X/postgres`` for PUBLIC); None when default."""
-    if acl is None:
-        return None
-    return [f"{_quoted_role(grantee)}={letters}/{_quoted_role(owner)}"
-            for grantee, letters in acl]
-
-
-def _quoted_role(name: str) -> str:
-    if name == "" or (name.replace("_", "a").isalnum() and name == name.lower()):
-        return name
-    return '"' + name.replace('"', '""') + '"'
+    role: str
+    member: str
+    grantor: str
+    admin: bool = False
+    """WITH ADMIN OPTION: the member may grant and revoke the role."""
 
 
 def permission_denied(kind: str, name: str) -> errors.InsufficientPrivilege:

@@ -14,19 +14,21 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Final
 
+from catalog import acl as acls
 from catalog import errors
+from catalog.acl import PUBLIC_GRANTEE, Acl, AclItem
 from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
 from catalog.matviews import Matview
 from catalog.pickling import restore_fields
 from catalog.roles import (
+    BOOTSTRAP_SUPERUSER,
     BOOTSTRAP_SUPERUSER_OID,
+    DATABASE_OWNER,
     SYSTEM_ROLES,
-    Acl,
+    Membership,
     Role,
-    default_acl,
     must_own,
     permission_denied,
-    privileges_of,
 )
 
 PG_CATALOG: Final = "pg_catalog"
@@ -42,6 +44,33 @@ RELKIND_NAMES: Final = {"r": "table", "v": "view", "m": "materialized view", "i"
 
 NAMESPACE_OIDS: Final = {PG_CATALOG: 11, PUBLIC: 2200, INFORMATION_SCHEMA: 13000}
 
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """A row of pg_namespace (its name is the key it is kept under)."""
+
+    oid: int
+    owner: str = BOOTSTRAP_SUPERUSER
+    acl: Acl | None = None
+    """USAGE and CREATE granted (None: only the owner's, see ``catalog.acl``)."""
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        restore_fields(self, state)
+
+
+def _system_schema(oid: int, owner: str) -> Schema:
+    """As initdb makes them: the owner may do everything, anyone may look in."""
+    return Schema(oid, owner, (AclItem(owner, owner, "UC"), AclItem(PUBLIC_GRANTEE, owner, "U")))
+
+
+SYSTEM_SCHEMAS: Final = {
+    PG_CATALOG: _system_schema(NAMESPACE_OIDS[PG_CATALOG], BOOTSTRAP_SUPERUSER),
+    PUBLIC: _system_schema(NAMESPACE_OIDS[PUBLIC], DATABASE_OWNER),
+    INFORMATION_SCHEMA: _system_schema(NAMESPACE_OIDS[INFORMATION_SCHEMA], BOOTSTRAP_SUPERUSER),
+}
+"""The schemas of a fresh PostgreSQL 15 database: public belongs to
+pg_database_owner, so only the database owner (and superusers) create in it."""
+
 _VERSIONS: Final = itertools.count(1)
 """Every catalog value gets a version no other value has (plans are cached
 by it), even when two transactions change the same committed catalog."""
@@ -55,6 +84,11 @@ class Column:
     not_null: bool = False
     default: str | None = None
     """The default expression as PostgreSQL SQL text (what pg_get_expr shows)."""
+    acl: Acl = ()
+    """Privileges granted on this column alone (pg_attribute.attacl)."""
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        restore_fields(self, state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,13 +159,14 @@ class Relation:
     matview: Matview | None = None
     """Set for materialized views: how the view is kept up to date."""
     acl: Acl | None = None
-    """Privileges granted (None: only the owner's, see ``catalog.roles``)."""
+    """Privileges granted (None: only the owner's, see ``catalog.acl``)."""
     rule: ViewRule | None = None
     """Views and materialized views: what the query reads. (None for those
     in snapshots written before dependencies were recorded.)"""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
+        object.__setattr__(self, "acl", acls.upgraded(self.acl, self.owner, "relation"))
 
     @property
     def kind_name(self) -> str:
@@ -180,8 +215,8 @@ class Catalog:
     """One consistent version of the schema."""
 
     version: int = 0
-    schemas: Mapping[str, int] = field(
-        default_factory=lambda: MappingProxyType(dict(NAMESPACE_OIDS))
+    schemas: Mapping[str, Schema] = field(
+        default_factory=lambda: MappingProxyType(dict(SYSTEM_SCHEMAS))
     )
     relations: Mapping[tuple[str, str], Relation] = field(
         default_factory=lambda: MappingProxyType({})
@@ -198,8 +233,16 @@ class Catalog:
     roles: Mapping[str, Role] = field(
         default_factory=lambda: MappingProxyType({r.name: r for r in SYSTEM_ROLES})
     )
+    memberships: Mapping[tuple[str, str], Membership] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    """(role, member) -> who made ``member`` a member of ``role``."""
     next_oid: int = FIRST_USER_OID
     _by_oid: dict[int, Relation] = field(init=False, repr=False, compare=False)
+    _roles_by_oid: dict[int, Role] = field(init=False, repr=False, compare=False)
+    _member_of: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    """Role -> every role it is a member of, directly or not, nearest first
+    (filled as asked)."""
     _triggers_by_target: dict[tuple[str, str], list[Trigger]] = field(
         init=False, repr=False, compare=False)
     _procedures_by_stream: dict[int, tuple[Trigger, ...]] = field(
@@ -215,6 +258,8 @@ class Catalog:
             relation.oid: tuple(t for t in by_target.get(key, ()) if t.procedure)
             for key, relation in self.relations.items() if relation.stream is not None}
         object.__setattr__(self, "_by_oid", by_oid)
+        object.__setattr__(self, "_roles_by_oid", {r.oid: r for r in self.roles.values()})
+        object.__setattr__(self, "_member_of", {})
         object.__setattr__(self, "_triggers_by_target", by_target)
         object.__setattr__(self, "_procedures_by_stream", by_stream)
 
@@ -283,29 +328,107 @@ class Catalog:
                        if r.window is not None and r.window.stream == key),
                       key=lambda r: r.name)
 
+    # --- roles and privileges ---------------------------------------------------
+
     def role_oid(self, name: str) -> int:
         """The OID of a role (of the bootstrap superuser for one since dropped)."""
         role = self.roles.get(name)
         return role.oid if role is not None else BOOTSTRAP_SUPERUSER_OID
 
+    def role_by_oid(self, oid: int) -> Role | None:
+        return self._roles_by_oid.get(oid)
+
     def role_name(self, oid: int) -> str | None:
-        return next((r.name for r in self.roles.values() if r.oid == oid), None)
+        role = self._roles_by_oid.get(oid)
+        return role.name if role is not None else None
 
     def is_superuser(self, role: str) -> bool:
         found = self.roles.get(role)
         return found is not None and found.superuser
 
-    def holds(self, role: str, owner: str, acl: Acl | None, kind: str, letters: str) -> bool:
-        """Whether ``role`` holds every privilege in ``letters`` on an object
-        of ``owner`` with ``acl`` (``kind``: 'procedure' or a relation's)."""
+    def member_of(self, role: str) -> tuple[str, ...]:
+        """The roles ``role`` is a member of, directly or through others,
+        nearest first (PostgreSQL's ``roles_is_member_of``, without itself)."""
+        found = self._member_of.get(role)
+        if found is None:
+            parents: dict[str, list[str]] = {}
+            for granted, member in sorted(self.memberships):
+                parents.setdefault(member, []).append(granted)
+            reached = [role]
+            for current in reached:
+                reached.extend(p for p in parents.get(current, ()) if p not in reached)
+            found = tuple(reached[1:])
+            self._member_of[role] = found
+        return found
+
+    def has_privileges_of(self, role: str, other: str) -> bool:
+        """Whether ``role`` has the privileges of ``other``: it is ``other``,
+        a member of it, or a superuser (``has_privs_of_role``)."""
+        return role == other or self.is_superuser(role) or other in self.member_of(role)
+
+    def is_admin_of(self, role: str, granted: str) -> bool:
+        """Whether ``role`` may grant and revoke membership in ``granted``:
+        a superuser, or a member of it (directly or not) with ADMIN OPTION."""
         if self.is_superuser(role):
             return True
-        held = privileges_of(acl if acl is not None else default_acl(owner, kind), role)
+        return any(m.admin for member in (role, *self.member_of(role))
+                   if (m := self.memberships.get((granted, member))) is not None)
+
+    def holder(self, role: str) -> acls.Holds:
+        return lambda other: self.has_privileges_of(role, other)
+
+    def privileges(self, role: str, acl: Acl | None, kind: str, owner: str
+                   ) -> tuple[str, str]:
+        """The privileges and grant options ``role`` holds on an object
+        (superusers: all of them)."""
+        everything = acls.ALL_PRIVILEGES[kind]
+        if self.is_superuser(role):
+            return everything, everything
+        return acls.mask(acls.effective(acl, kind, owner), owner, self.holder(role), everything)
+
+    def holds(self, role: str, owner: str, acl: Acl | None, kind: str, letters: str) -> bool:
+        """Whether ``role`` holds every privilege in ``letters`` on an object
+        of ``owner`` with ``acl`` (``kind``: see ``catalog.acl.ALL_PRIVILEGES``)."""
+        held, _ = self.privileges(role, acl, kind, owner)
         return all(letter in held for letter in letters)
+
+    def column_privileges(self, role: str, relation: Relation, column: Column) -> str:
+        """What ``role`` may do with one column, granted on the column alone."""
+        return self.privileges(role, column.acl, "column", relation.owner)[0]
 
     def require(self, role: str, relation: Relation, letters: str) -> None:
         """Raise 42501 unless ``role`` may use ``relation`` that way."""
-        if not self.holds(role, relation.owner, relation.acl, relation.kind_name, letters):
+        if not self.holds(role, relation.owner, relation.acl, "relation", letters):
+            raise permission_denied(relation.kind_name, relation.name)
+
+    def require_columns(self, role: str, relation: Relation, letter: str,
+                        columns: Iterable[str]) -> None:
+        """Raise 42501 unless ``role`` may use ``relation`` that way, or at
+        least each of ``columns`` (with none named: any one column), as
+        PostgreSQL checks a statement's columns."""
+        if not self.holds(role, relation.owner, relation.acl, "relation", letter):
+            self._require_on_columns(role, relation, letter, tuple(columns))
+
+    def require_access(self, role: str, relation: Relation, letters: str,
+                       columns: Mapping[str, tuple[str, ...]]) -> None:
+        """Raise 42501 unless ``role`` holds ``letters`` on ``relation``;
+        SELECT, INSERT and UPDATE held on the ``columns`` used do as well."""
+        held, _ = self.privileges(role, relation.acl, "relation", relation.owner)
+        for letter in letters:
+            if letter in held:
+                continue
+            if letter not in "raw":
+                raise permission_denied(relation.kind_name, relation.name)
+            self._require_on_columns(role, relation, letter, columns.get(letter, ()))
+
+    def _require_on_columns(self, role: str, relation: Relation, letter: str,
+                            columns: tuple[str, ...]) -> None:
+        by_name = {column.name: column for column in relation.columns}
+        held = [name in by_name and letter in self.column_privileges(role, relation,
+                                                                     by_name[name])
+                for name in columns] or [letter in self.column_privileges(role, relation, c)
+                                         for c in relation.columns]
+        if not (all(held) if columns else any(held)):
             raise permission_denied(relation.kind_name, relation.name)
 
     def require_execute(self, role: str, procedure: Procedure) -> None:
@@ -313,25 +436,44 @@ class Catalog:
             raise permission_denied("procedure", procedure.name)
 
     def require_owner(self, role: str, owner: str, kind: str, name: str) -> None:
-        """Raise 42501 unless ``role`` owns the object or is a superuser."""
-        if role != owner and not self.is_superuser(role):
+        """Raise 42501 unless ``role`` has the owner's privileges."""
+        if not self.has_privileges_of(role, owner):
             raise must_own(kind, name)
 
+    def may_use_schema(self, role: str, name: str, letter: str = "U") -> bool:
+        """Whether ``role`` has USAGE (or ``letter``: CREATE) on an existing schema."""
+        schema = self.schemas[name]
+        return self.holds(role, schema.owner, schema.acl, "schema", letter)
+
+    def require_schema(self, role: str, name: str, letter: str = "U") -> None:
+        """Raise 42501 unless ``role`` may look up (or create) objects in a schema."""
+        if name in self.schemas and not self.may_use_schema(role, name, letter):
+            raise permission_denied("schema", name)
+
     def owned_by(self, role: str) -> list[str]:
-        """What depends on ``role`` (owned objects, privileges granted to
-        it), as DROP ROLE's detail lists it."""
+        """What depends on ``role`` (objects it owns, privileges it holds or
+        granted), as DROP ROLE's detail lists it."""
         found: list[str] = []
+        for name, schema in self.schemas.items():
+            if schema.owner == role and name not in SYSTEM_SCHEMAS:
+                found.append(f"owner of schema {name}")
+            elif role in acls.names(schema.acl):
+                found.append(f"privileges for schema {name}")
         for relation in self.user_relations():
             if relation.kind == "i":
                 continue
+            kind = relation.kind_name
             if relation.owner == role:
-                found.append(f"owner of {relation.kind_name} {relation.name}")
-            elif relation.acl is not None and role in dict(relation.acl):
-                found.append(f"privileges for {relation.kind_name} {relation.name}")
+                found.append(f"owner of {kind} {relation.name}")
+                continue
+            if role in acls.names(relation.acl):
+                found.append(f"privileges for {kind} {relation.name}")
+            found.extend(f"privileges for column {column.name} of {kind} {relation.name}"
+                         for column in relation.columns if role in acls.names(column.acl))
         for procedure in self.procedures.values():
             if procedure.owner == role:
                 found.append(f"owner of procedure {procedure.name}")
-            elif procedure.acl is not None and role in dict(procedure.acl):
+            elif role in acls.names(procedure.acl):
                 found.append(f"privileges for procedure {procedure.name}")
         return found
 
@@ -393,28 +535,51 @@ class Catalog:
 
     def with_role_renamed(self, old: str, role: Role) -> Catalog:
         """``role`` (formerly ``old``) under its new name, in the role map and
-        in every owner and ACL that named it."""
+        in every owner, ACL and membership that named it."""
+        new = role.name
 
-        def rename(acl: Acl | None) -> Acl | None:
-            if acl is None:
-                return None
-            return tuple((role.name if grantee == old else grantee, letters)
-                         for grantee, letters in acl)
+        def owner(name: str) -> str:
+            return new if name == old else name
 
-        relations = [replace(r, owner=role.name if r.owner == old else r.owner,
-                             acl=rename(r.acl))
-                     for r in self.user_relations() if r.owner == old or r.acl]
-        procedures = {key: replace(p, owner=role.name if p.owner == old else p.owner,
-                                   acl=rename(p.acl))
-                      for key, p in self.procedures.items() if p.owner == old or p.acl}
+        def columns(relation: Relation) -> tuple[Column, ...]:
+            return tuple(replace(c, acl=acls.renamed(c.acl, old, new) or ())
+                         for c in relation.columns)
+
+        def names_it(owned: Relation | Procedure) -> bool:
+            return owned.owner == old or old in acls.names(owned.acl) or (
+                isinstance(owned, Relation) and any(old in acls.names(c.acl)
+                                                    for c in owned.columns))
+
+        relations = [replace(r, owner=owner(r.owner), acl=acls.renamed(r.acl, old, new),
+                             columns=columns(r))
+                     for r in self.user_relations() if names_it(r)]
+        procedures = {key: replace(p, owner=owner(p.owner), acl=acls.renamed(p.acl, old, new))
+                      for key, p in self.procedures.items() if names_it(p)}
+        schemas = {name: replace(s, owner=owner(s.owner), acl=acls.renamed(s.acl, old, new))
+                   for name, s in self.schemas.items()}
+        memberships = [replace(m, role=owner(m.role), member=owner(m.member),
+                               grantor=owner(m.grantor)) for m in self.memberships.values()]
         renamed = self.with_relations(relations)._changed("procedures", procedures)
+        renamed = renamed._changed("schemas", schemas)
+        renamed = replace(renamed, memberships=MappingProxyType(
+            {(m.role, m.member): m for m in memberships}))
         return renamed._changed("roles", {role.name: role}, remove=[old])
 
     def without_role(self, name: str) -> Catalog:
-        return self._changed("roles", remove=[name])
+        """The role gone, and its memberships with it (nothing else may name
+        it; memberships it granted stay, as in PostgreSQL)."""
+        kept = {key: m for key, m in self.memberships.items() if name not in (m.role, m.member)}
+        return replace(self._changed("roles", remove=[name]),
+                       memberships=MappingProxyType(kept))
 
-    def with_schema(self, name: str, oid: int) -> Catalog:
-        return self._changed("schemas", {name: oid})
+    def with_membership(self, membership: Membership) -> Catalog:
+        return self._changed("memberships", {(membership.role, membership.member): membership})
+
+    def without_membership(self, role: str, member: str) -> Catalog:
+        return self._changed("memberships", remove=[(role, member)])
+
+    def with_schema(self, name: str, schema: Schema) -> Catalog:
+        return self._changed("schemas", {name: schema})
 
     def without_schema(self, name: str) -> Catalog:
         return self._changed("schemas", remove=[name])
@@ -431,6 +596,7 @@ class Catalog:
             "procedures": list(self.procedures.values()),
             "triggers": list(self.triggers.values()),
             "roles": list(self.roles.values()),
+            "memberships": list(self.memberships.values()),
             "next_oid": self.next_oid,
         }
 
@@ -447,12 +613,23 @@ class Catalog:
         schemas = objects["schemas"]
         next_oid = objects["next_oid"]
         roles = objects.get("roles", list(self.roles.values()))  # older snapshots have none
+        memberships = objects.get("memberships", [])
         assert isinstance(schemas, dict) and isinstance(next_oid, int)
-        assert isinstance(roles, list)
-        return replace(self, version=next(_VERSIONS), schemas=MappingProxyType(dict(schemas)),
+        assert isinstance(roles, list) and isinstance(memberships, list)
+        return replace(self, version=next(_VERSIONS), schemas=MappingProxyType(
+                           {name: _schema(name, value) for name, value in schemas.items()}),
                        relations=MappingProxyType(relations),
                        sequences=keyed("sequences"),  # type: ignore[arg-type]
                        procedures=keyed("procedures"),  # type: ignore[arg-type]
                        triggers=keyed("triggers"),  # type: ignore[arg-type]
                        roles=MappingProxyType({r.name: r for r in roles}),
+                       memberships=MappingProxyType({(m.role, m.member): m for m in memberships}),
                        next_oid=next_oid)
+
+
+def _schema(name: str, kept: object) -> Schema:
+    """A schema as a snapshot keeps it (older ones kept only its OID)."""
+    if isinstance(kept, Schema):
+        return kept
+    assert isinstance(kept, int)
+    return SYSTEM_SCHEMAS.get(name, Schema(kept))

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Final
 
 from catalog import types
-from catalog.roles import BOOTSTRAP_SUPERUSER, DATABASE_OWNER, PUBLIC_GRANTEE
+from catalog.acl import PUBLIC_GRANTEE, AclItem
+from catalog.roles import BOOTSTRAP_SUPERUSER
 from catalog.schema import (
     INFORMATION_SCHEMA,
     NAMESPACE_OIDS,
@@ -96,7 +97,7 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "usename name, usesysid oid, usecreatedb bool, usesuper bool, userepl bool, "
         "usebypassrls bool, passwd text, valuntil timestamptz, useconfig _text"
     ),
-    "pg_auth_members": "oid oid, roleid oid, member oid, grantor oid, admin_option bool",
+    "pg_auth_members": "roleid oid, member oid, grantor oid, admin_option bool",
     "pg_am": "oid oid, amname name, amhandler regproc, amtype char",
     "pg_description": "objoid oid, classoid oid, objsubid int4, description text",
     "pg_inherits": "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool",
@@ -239,11 +240,6 @@ LIVE_TABLES: Final = frozenset({
 """System views of the running server, filled when a query reads them."""
 
 
-def schema_owner(name: str) -> str:
-    """Who owns a schema: pg_database_owner owns public, as in PostgreSQL 15."""
-    return DATABASE_OWNER if name == PUBLIC else BOOTSTRAP_SUPERUSER
-
-
 # PostgreSQL's own OIDs for its catalog tables ('pg_class'::regclass = 1259).
 KNOWN_OIDS: Final[dict[str, int]] = {
     "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
@@ -309,6 +305,14 @@ INFORMATION_SCHEMA_TABLES: Final[dict[str, str]] = {
         "sequence_catalog name, sequence_schema name, sequence_name name, data_type varchar, "
         "start_value varchar, increment varchar"
     ),
+    "table_privileges": (
+        "grantor name, grantee name, table_catalog name, table_schema name, table_name name, "
+        "privilege_type varchar, is_grantable varchar, with_hierarchy varchar"
+    ),
+    "column_privileges": (
+        "grantor name, grantee name, table_catalog name, table_schema name, table_name name, "
+        "column_name name, privilege_type varchar, is_grantable varchar"
+    ),
 }
 _FIRST_INFORMATION_SCHEMA_OID: Final = 13100
 
@@ -322,7 +326,7 @@ every relation of information_schema."""
 SUPERUSER_ONLY: Final = frozenset({"pg_authid"})
 """System tables only superusers may read, as in PostgreSQL (pg_authid holds
 the password verifiers)."""
-_READABLE: Final = ((PUBLIC_GRANTEE, "r"),)
+_READABLE: Final = (AclItem(PUBLIC_GRANTEE, BOOTSTRAP_SUPERUSER, "r"),)
 
 
 def system_relations() -> list[Relation]:

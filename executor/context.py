@@ -33,6 +33,9 @@ class StatementContext:
     """NOTICE messages functions raised while the statement ran."""
     warnings: list[str] = field(default_factory=list)
     """WARNING messages functions raised while the statement ran."""
+    session_user: str = "postgres"
+    """The session's user; ``user`` is the current one (SET ROLE changes it,
+    and a procedure runs as its owner)."""
 
     def setting(self, name: str) -> str | None:
         return self.settings.get(name.lower())

@@ -621,11 +621,17 @@ class Executor:
         return tuple(values)
 
     def _check_access(self, plan: SqlPlan) -> None:
+        """USAGE on the schemas of the relations the plan names (found by
+        name), then the privileges it needs on them."""
         context = self.context
         catalog = context.catalog
-        if plan.access and not catalog.is_superuser(context.user):
-            for key, letters in plan.access:
-                catalog.require(context.user, catalog.relations[key], letters)
+        role = context.user
+        if plan.access and not catalog.is_superuser(role):
+            for access in plan.access:
+                catalog.require_schema(role, access.relation[0])
+            for access in plan.access:
+                catalog.require_access(role, catalog.relations[access.relation],
+                                       access.privileges, dict(access.columns))
 
     # --- what the command log records --------------------------------------------------
 

@@ -62,6 +62,20 @@ class AfterInsert:
 
 
 @dataclass(frozen=True, slots=True)
+class Access:
+    """What a statement needs on one relation it names (PostgreSQL's
+    requiredPerms with selectedCols, insertedCols and updatedCols)."""
+
+    relation: tuple[str, str]
+    privileges: str
+    """Letters: r to read, a to insert, w to update, d to delete."""
+    columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """For r, a and w: the columns read, given values, or set. Privileges on
+    just those columns do instead of the relation's; with none named, on
+    any one of its columns."""
+
+
+@dataclass(frozen=True, slots=True)
 class SqlPlan:
     """A statement SQLite runs: a query, or DML with or without RETURNING."""
 
@@ -88,9 +102,8 @@ class SqlPlan:
     """INSERT: work that follows it in the same transaction."""
     bindings: int = 0
     """How many parameter values SQLite binds: up to the highest one used."""
-    access: tuple[tuple[tuple[str, str], str], ...] = ()
-    """(relation, privilege letters) the running role needs: r to read, a to
-    insert, w to update, d to delete (checked each time the plan runs)."""
+    access: tuple[Access, ...] = ()
+    """What the running role needs (checked each time the plan runs)."""
     slots: tuple[Slot, ...] = ()
     """Values bound after the ``bindings`` parameters (numbered on from them)."""
 

@@ -1,10 +1,10 @@
-"""CREATE / ALTER / DROP ROLE, GRANT and REVOKE: changes of the catalog only.
+"""CREATE / ALTER / DROP ROLE, and where GRANT and REVOKE go
+(``grants``: privileges, ``memberships``): changes of the catalog only.
 
 The rules are PostgreSQL's: superusers may do anything; roles with
 CREATEROLE manage the roles that are not superusers; every role may change
-its own password; only an object's owner (or a superuser) grants and revokes
-privileges on it. A role that owns objects, or holds privileges, cannot be
-dropped.
+its own password. A role that owns objects, or holds or granted privileges,
+cannot be dropped; the session user and the current user cannot be renamed.
 """
 
 from __future__ import annotations
@@ -12,17 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from catalog import errors
-from catalog.dataflow import Procedure
-from catalog.roles import (
-    BOOTSTRAP_SUPERUSER,
-    SYSTEM_ROLES,
-    Role,
-    default_acl,
-    granted,
-    permission_denied,
-    revoked,
-)
-from catalog.schema import Catalog, Relation
+from catalog.roles import BOOTSTRAP_SUPERUSER, CURRENT_USER, SESSION_USER, SYSTEM_ROLES, Role
+from catalog.schema import Catalog
+from executor.ddl.grants import GrantPrivileges, apply_grant
+from executor.ddl.memberships import GrantRoles, apply_membership
 from executor.ddl.relations import DdlResult
 
 _SYSTEM_ROLE_NAMES = frozenset(r.name for r in SYSTEM_ROLES)
@@ -47,6 +40,12 @@ class RoleAttributes:
 class CreateRole:
     name: str
     attributes: RoleAttributes
+    in_roles: tuple[str, ...] = ()
+    """IN ROLE: the roles it becomes a member of."""
+    members: tuple[str, ...] = ()
+    """ROLE: the roles that become its members."""
+    admins: tuple[str, ...] = ()
+    """ADMIN: the roles that become its members WITH ADMIN OPTION."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,37 +61,51 @@ class DropRoles:
     if_exists: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class GrantPrivileges:
-    kind: str
-    """'table' (any relation) or 'procedure'."""
-    objects: tuple[tuple[str, str], ...]
-    letters: str
-    grantees: tuple[str, ...]
-    """Role names; '' is PUBLIC."""
-    revoke: bool = False
+RoleSpec = CreateRole | AlterRole | DropRoles | GrantPrivileges | GrantRoles
+ROLE_SPECS = (CreateRole, AlterRole, DropRoles, GrantPrivileges, GrantRoles)
 
 
-RoleSpec = CreateRole | AlterRole | DropRoles | GrantPrivileges
-ROLE_SPECS = (CreateRole, AlterRole, DropRoles, GrantPrivileges)
+def with_roles_resolved(spec: RoleSpec, acting: str, session_user: str) -> RoleSpec:
+    """``spec`` with CURRENT_USER (CURRENT_ROLE) and SESSION_USER replaced
+    by the names of the roles they stand for in the session running it."""
+    names = {CURRENT_USER: acting, SESSION_USER: session_user}
+
+    def resolved(specs: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(names.get(name, name) for name in specs)
+
+    if isinstance(spec, AlterRole):
+        return replace(spec, name=names.get(spec.name, spec.name))
+    if isinstance(spec, GrantRoles | GrantPrivileges):
+        grantor = names.get(spec.grantor, spec.grantor) if spec.grantor is not None else None
+        if isinstance(spec, GrantRoles):
+            return replace(spec, members=resolved(spec.members), grantor=grantor)
+        return replace(spec, grantees=resolved(spec.grantees), grantor=grantor)
+    return spec
 
 
-def apply_role(spec: RoleSpec, catalog: Catalog, acting: str) -> DdlResult:
-    """Apply ``spec`` on behalf of the role ``acting``."""
+def apply_role(spec: RoleSpec, catalog: Catalog, acting: str, session_user: str) -> DdlResult:
+    """Apply ``spec`` (``with_roles_resolved``) on behalf of the role
+    ``acting``, in a session of ``session_user``."""
     if isinstance(spec, CreateRole):
         return _create(spec, catalog, acting)
     if isinstance(spec, AlterRole):
-        return _alter(spec, catalog, acting)
+        return _alter(spec, catalog, acting, session_user)
     if isinstance(spec, DropRoles):
-        return _drop(spec, catalog, acting)
-    return _grant(spec, catalog, acting)
+        return _drop(spec, catalog, acting, session_user)
+    if isinstance(spec, GrantRoles):
+        return apply_membership(spec, catalog, acting)
+    return apply_grant(spec, catalog, acting)
+
+
+def _check_reserved(name: str) -> None:
+    if name in ("public", "none") or name.startswith("pg_"):
+        raise errors.ReservedName(f'role name "{name}" is reserved',
+                                  detail=None if name in ("public", "none") else
+                                  'Role names starting with "pg_" are reserved.')
 
 
 def _check_new_name(name: str, catalog: Catalog) -> None:
-    if name == "public" or name.startswith("pg_"):
-        raise errors.ReservedName(f'role name "{name}" is reserved',
-                                  detail=None if name == "public" else
-                                  'Role names starting with "pg_" are reserved.')
+    _check_reserved(name)
     if name in catalog.roles:
         raise errors.DuplicateObject(f'role "{name}" already exists')
 
@@ -115,7 +128,16 @@ def _create(spec: CreateRole, catalog: Catalog, acting: str) -> DdlResult:
     _check_new_name(spec.name, catalog)
     catalog, oid = catalog.allocate_oids()
     role = _with_attributes(Role(oid, spec.name), spec.attributes)
-    return DdlResult(catalog.with_role(role), "CREATE ROLE")
+    catalog = catalog.with_role(role)
+    notices: list[str] = []
+    for grant in (GrantRoles(spec.in_roles, (spec.name,)),
+                  GrantRoles((spec.name,), spec.admins, admin=True),
+                  GrantRoles((spec.name,), spec.members)):
+        if grant.roles and grant.members:
+            result = apply_membership(grant, catalog, acting)
+            catalog = result.catalog
+            notices += result.notices
+    return DdlResult(catalog, "CREATE ROLE", notices)
 
 
 def _existing(catalog: Catalog, name: str) -> Role:
@@ -132,34 +154,48 @@ def _may_manage(catalog: Catalog, acting: str, target: Role) -> bool:
     return manager.superuser or (manager.createrole and not target.superuser)
 
 
-def _alter(spec: AlterRole, catalog: Catalog, acting: str) -> DdlResult:
+def _alter(spec: AlterRole, catalog: Catalog, acting: str, session_user: str) -> DdlResult:
     role = _existing(catalog, spec.name)
+    if spec.rename is not None:
+        return _rename(role, spec.rename, catalog, acting, session_user)
     attributes = spec.attributes
     only_password = attributes == RoleAttributes(password=attributes.password,
                                                  set_password=attributes.set_password)
-    own_password = role.name == acting and only_password and spec.rename is None
+    own_password = role.name == acting and only_password
     if not own_password and not _may_manage(catalog, acting, role):
         raise errors.InsufficientPrivilege(f'permission denied to alter role "{role.name}"')
     if attributes.superuser is not None and not catalog.is_superuser(acting):
         raise errors.InsufficientPrivilege("must be superuser to change the superuser attribute")
     if role.name == BOOTSTRAP_SUPERUSER and attributes.superuser is False:
         raise errors.FeatureNotSupported("permission denied: bootstrap user must be superuser")
-    if spec.rename is None:
-        return DdlResult(catalog.with_role(_with_attributes(role, attributes)), "ALTER ROLE")
-    if role.name in _SYSTEM_ROLE_NAMES:
-        raise errors.FeatureNotSupported(f'role "{role.name}" cannot be renamed')
+    return DdlResult(catalog.with_role(_with_attributes(role, attributes)), "ALTER ROLE")
+
+
+def _rename(role: Role, name: str, catalog: Catalog, acting: str, session_user: str
+            ) -> DdlResult:
+    """ALTER ROLE ... RENAME TO, checked in PostgreSQL's order. Sessions
+    know their roles by OID and go on under the new name."""
+    if role.name == session_user:
+        raise errors.FeatureNotSupported("session user cannot be renamed")
     if role.name == acting:
         raise errors.FeatureNotSupported("current user cannot be renamed")
-    _check_new_name(spec.rename, catalog)
+    _check_reserved(role.name)
+    if role.name == BOOTSTRAP_SUPERUSER:
+        raise errors.FeatureNotSupported(f'role "{role.name}" cannot be renamed')
+    _check_new_name(name, catalog)
+    if role.superuser and not catalog.is_superuser(acting):
+        raise errors.InsufficientPrivilege("must be superuser to rename superusers")
+    if not _may_manage(catalog, acting, role):
+        raise errors.InsufficientPrivilege("permission denied to rename role")
     notices = []
-    renamed = replace(role, name=spec.rename)
+    renamed = replace(role, name=name)
     if role.password is not None and role.password.startswith("md5"):
         renamed = replace(renamed, password=None)  # the MD5 hash is salted with the name
         notices.append("MD5 password cleared because of role rename")
     return DdlResult(catalog.with_role_renamed(role.name, renamed), "ALTER ROLE", notices)
 
 
-def _drop(spec: DropRoles, catalog: Catalog, acting: str) -> DdlResult:
+def _drop(spec: DropRoles, catalog: Catalog, acting: str, session_user: str) -> DdlResult:
     notices = []
     for name in spec.names:
         role = catalog.roles.get(name)
@@ -170,6 +206,8 @@ def _drop(spec: DropRoles, catalog: Catalog, acting: str) -> DdlResult:
             continue
         if name == acting:
             raise errors.ObjectInUse("current user cannot be dropped")
+        if name == session_user:
+            raise errors.ObjectInUse("session user cannot be dropped")
         if name in _SYSTEM_ROLE_NAMES:
             raise errors.DependentObjectsStillExist(
                 f'cannot drop role {name} because it is required by the database system')
@@ -184,24 +222,3 @@ def _drop(spec: DropRoles, catalog: Catalog, acting: str) -> DdlResult:
                 detail="\n".join(dependents))
         catalog = catalog.without_role(name)
     return DdlResult(catalog, "DROP ROLE", notices)
-
-
-def _grant(spec: GrantPrivileges, catalog: Catalog, acting: str) -> DdlResult:
-    for grantee in spec.grantees:
-        if grantee:
-            _existing(catalog, grantee)
-    change = revoked if spec.revoke else granted
-    for schema, name in spec.objects:
-        target: Procedure | Relation = (catalog.procedures[(schema, name)]
-                                        if spec.kind == "procedure"
-                                        else catalog.relation(name, schema))
-        kind = "procedure" if isinstance(target, Procedure) else target.kind_name
-        if acting != target.owner and not catalog.is_superuser(acting):
-            raise permission_denied(kind, name)
-        acl = target.acl if target.acl is not None else default_acl(target.owner, kind)
-        for grantee in spec.grantees:
-            acl = change(acl, grantee, spec.letters)
-        catalog = (catalog.with_procedure(replace(target, acl=acl))
-                   if isinstance(target, Procedure)
-                   else catalog.with_relation(replace(target, acl=acl)))
-    return DdlResult(catalog, "REVOKE" if spec.revoke else "GRANT")

@@ -21,12 +21,13 @@ DdlSpec = relations.DdlSpec | DataflowSpec | RoleSpec
 """Every schema change the compiler produces."""
 
 
-def apply_as(role: str, spec: DdlSpec, catalog: Catalog, database: Database
-             ) -> relations.DdlResult:
+def apply_as(role: str, spec: DdlSpec, catalog: Catalog, database: Database,
+             session_user: str | None = None) -> relations.DdlResult:
     """Apply ``spec`` to ``catalog`` (and ``database``) inside the running
-    transaction, as ``role``."""
+    transaction, as ``role`` (the current role of a session of
+    ``session_user``: the same role unless it changed with SET ROLE)."""
     if isinstance(spec, ROLE_SPECS):
-        return apply_role(spec, catalog, role)
+        return apply_role(spec, catalog, role, session_user or role)
     privileges.check(spec, catalog, role)
     if isinstance(spec, DATAFLOW_SPECS):
         result = apply_dataflow(spec, catalog, database)

@@ -3,9 +3,13 @@
 One place for the rules, checked before a change is applied (the apply
 functions then report missing objects as usual):
 
+* naming an object needs USAGE on its schema, creating one CREATE on the
+  schema it goes in;
 * dropping, altering, refreshing, indexing an object, or hanging a window or
-  trigger on it, is for its owner (and superusers);
-* TRUNCATE needs the TRUNCATE privilege;
+  trigger on it, is for its owner (and the roles that have the owner's
+  privileges, superusers among them);
+* TRUNCATE needs the TRUNCATE privilege, a foreign key REFERENCES on the
+  columns it references;
 * a view's query needs SELECT on everything it reads, and a PE trigger
   EXECUTE on its procedure;
 * schemas are created and dropped by superusers only: as in a fresh
@@ -20,10 +24,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from catalog import errors
-from catalog.schema import Catalog, Relation
+from catalog.dataflow import Procedure
+from catalog.schema import Catalog, Relation, Schema
 from executor.ddl import dataflow_objects, relations
 
 Spec = relations.DdlSpec | dataflow_objects.DataflowSpec
+Named = list[tuple[str | None, str, str]]
+"""Relations a change names: (schema if known, name, privileges needed)."""
 
 
 def check(spec: Spec, catalog: Catalog, role: str) -> None:
@@ -38,30 +45,67 @@ def check(spec: Spec, catalog: Catalog, role: str) -> None:
         raise errors.InsufficientPrivilege(
             "permission denied for language python",
             hint="Python procedures run inside the server: only superusers create them.")
-    for relation, letters in _relations_used(spec, catalog):
+    named = _named(spec, catalog)
+    for schema, _, _ in named:
+        if schema:
+            catalog.require_schema(role, schema)
+    for relation, letters in _found(named, catalog):
         if letters:
             catalog.require(role, relation, letters)
         else:
             catalog.require_owner(role, relation.owner, relation.kind_name, relation.name)
-    if isinstance(spec, dataflow_objects.CreateTrigger) and spec.procedure is not None:
-        procedure = catalog.procedures.get(spec.procedure)
-        if procedure is not None:
+    created = _created_in(spec)
+    if created is not None:
+        catalog.require_schema(role, created, "C")
+    if isinstance(spec, relations.CreateTable) and catalog.find_relation(
+            spec.name, spec.schema) is None:  # else it is 42P07 first
+        for constraint in spec.constraints:
+            if constraint.ref_table is not None:
+                _require_references(catalog, role, constraint)
+    for procedure in _procedures_used(spec, catalog):
+        catalog.require_schema(role, procedure.schema)
+        if isinstance(spec, dataflow_objects.CreateTrigger):
             catalog.require_execute(role, procedure)
-    if isinstance(spec, dataflow_objects.DropDataflow) and spec.kind == "procedure":
-        for key in spec.names:
-            procedure = catalog.procedures.get(key)
-            if procedure is not None:
-                catalog.require_owner(role, procedure.owner, "procedure", procedure.name)
-    if isinstance(spec, dataflow_objects.CreateProcedure) and spec.replace:
-        existing = catalog.procedures.get((spec.schema, spec.name))
-        if existing is not None:
-            catalog.require_owner(role, existing.owner, "procedure", existing.name)
+        else:
+            catalog.require_owner(role, procedure.owner, "procedure", procedure.name)
 
 
-def _relations_used(spec: relations.DdlSpec | dataflow_objects.DataflowSpec, catalog: Catalog
-                    ) -> list[tuple[Relation, str]]:
-    """(relation, privilege letters) pairs; '' means ownership is needed."""
-    named: list[tuple[str | None, str, str]] = []
+def _created_in(spec: Spec) -> str | None:
+    """The schema an object the change creates goes in."""
+    if isinstance(spec, relations.CreateTable | relations.CreateView | relations.CreateMatview
+                  | relations.CreateSequence | relations.CreateIndex
+                  | dataflow_objects.CreateProcedure | dataflow_objects.CreateWindow):
+        return spec.schema
+    return None
+
+
+def _require_references(catalog: Catalog, role: str, constraint: relations.ConstraintSpec
+                        ) -> None:
+    assert constraint.ref_table is not None
+    schema, name = constraint.ref_table
+    referenced = catalog.find_relation(name, schema)
+    if referenced is not None:
+        catalog.require_schema(role, schema)
+        catalog.require_columns(role, referenced, "x", constraint.ref_columns)
+
+
+def _procedures_used(spec: Spec, catalog: Catalog) -> list[Procedure]:
+    """Procedures a change names: a PE trigger's (EXECUTE needed), those
+    dropped or replaced (ownership needed)."""
+    keys: list[tuple[str, str]] = []
+    if isinstance(spec, dataflow_objects.CreateTrigger) and spec.procedure is not None:
+        keys = [spec.procedure]
+    elif isinstance(spec, dataflow_objects.DropDataflow) and spec.kind == "procedure":
+        keys = list(spec.names)
+    elif isinstance(spec, dataflow_objects.CreateProcedure) and spec.replace:
+        keys = [(spec.schema, spec.name)]
+    return [procedure for key in keys if (procedure := catalog.procedures.get(key)) is not None]
+
+
+def _named(spec: Spec, catalog: Catalog) -> Named:
+    """The relations a change names: (schema if known, name, privilege
+    letters needed; '' for ownership)."""
+    named: Named = []
     if isinstance(spec, relations.Drop):
         named = [(schema, name, "") for schema, name in spec.names]
     elif isinstance(spec, dataflow_objects.DropDataflow) and spec.kind in ("stream", "window"):
@@ -85,6 +129,11 @@ def _relations_used(spec: relations.DdlSpec | dataflow_objects.DataflowSpec, cat
             named.append((spec.schema, spec.name, ""))
     elif isinstance(spec, relations.CreateMatview):
         named = [(schema, name, "r") for schema, name in spec.matview.sources]
+    return named
+
+
+def _found(named: Named, catalog: Catalog) -> list[tuple[Relation, str]]:
+    """The named relations that exist, with the privileges needed on them."""
     found = []
     for schema, name, letters in named:
         if schema is not None and schema not in catalog.schemas:
@@ -96,14 +145,18 @@ def _relations_used(spec: relations.DdlSpec | dataflow_objects.DataflowSpec, cat
 
 
 def owned_by_creator(before: Catalog, after: Catalog, role: str) -> Catalog:
-    """``after`` with the relations and procedures a change created owned by
-    ``role`` (the apply functions make them with the default owner)."""
+    """``after`` with the schemas, relations and procedures a change created
+    owned by ``role`` (the apply functions make them with the default owner)."""
     owned = [replace(r, owner=role) for r in after.relations.values()
              if before.relation_by_oid(r.oid) is None and r.owner != role]
     procedures = [replace(p, owner=role) for key, p in after.procedures.items()
                   if key not in before.procedures and p.owner != role]
+    schemas: dict[str, Schema] = {name: replace(s, owner=role) for name, s in after.schemas.items()
+                                  if name not in before.schemas and s.owner != role}
     if owned:
         after = after.with_relations(owned)
     for procedure in procedures:
         after = after.with_procedure(procedure)
+    for name, schema in schemas.items():
+        after = after.with_schema(name, schema)
     return after

@@ -20,6 +20,7 @@ from catalog.schema import (
     Column,
     Constraint,
     Relation,
+    Schema,
     Sequence,
     ViewRule,
 )
@@ -173,6 +174,8 @@ class DdlResult:
     cascaded: list[str] = field(default_factory=list)
     """What CASCADE dropped besides the objects named (``view v``): one
     NOTICE says it (``catalog.dependencies.cascade_notice``)."""
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    """(SQLSTATE, message) of each WARNING the change gives."""
 
 
 def storage_name(schema: str, name: str) -> str:
@@ -464,7 +467,7 @@ def _create_schema(spec: CreateSchema, catalog: Catalog) -> DdlResult:
         raise errors.SqlError(f'unacceptable schema name "{spec.name}"',
                               detail='The prefix "pg_" is reserved for system schemas.')
     catalog, oid = catalog.allocate_oids()
-    return DdlResult(catalog.with_schema(spec.name, oid), "CREATE SCHEMA")
+    return DdlResult(catalog.with_schema(spec.name, Schema(oid)), "CREATE SCHEMA")
 
 
 def _create_sequence(spec: CreateSequence, catalog: Catalog) -> DdlResult:

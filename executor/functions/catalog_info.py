@@ -256,7 +256,7 @@ def _postmaster_start_time() -> str:
                   sqlite="sqlext_yes",
                   names=("has_schema_privilege", "has_database_privilege",
                          "has_column_privilege", "has_function_privilege",
-                         "has_sequence_privilege", "pg_has_role"))
+                         "has_sequence_privilege"))
 def _yes(*_: Any) -> int:
     return 1
 

@@ -34,6 +34,7 @@ from executor.functions import (
     math_functions,
     network_functions,
     ordered_aggregates,
+    privilege_info,
     rewrites,
     sequences,
     session_info,
@@ -48,7 +49,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
     json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites, datetime_functions, formatting_functions, network_functions))
+    rewrites, datetime_functions, formatting_functions, network_functions, privilege_info))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -77,7 +77,7 @@ def _reg_name(runtime: Runtime) -> Function:
         if oid == t.REGTYPE:
             return t.format_type(int(value)) if int(value) in t.TYPES else str(value)
         if oid == t.REGNAMESPACE:
-            return next((n for n, o in catalog.schemas.items() if o == value), str(value))
+            return next((n for n, s in catalog.schemas.items() if s.oid == value), str(value))
         relation = catalog.relation_by_oid(int(value))
         if relation is not None:
             return relation.name

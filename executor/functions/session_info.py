@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from catalog import errors
 from catalog import types as t
+from catalog.roles import check_role_name
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, TEXT, TIMESTAMP, TIMESTAMPTZ, SqlType
 from executor.functions.declare import Declarations, Function, Runtime
 from executor.values import conversions
@@ -51,10 +52,14 @@ def _current_schemas(runtime: Runtime) -> Function:
     return current_schemas
 
 
-@FUNCTIONS.runtime("current_user", NAME, max_args=0,
-                   names=("session_user", "user", "current_role"))
+@FUNCTIONS.runtime("current_user", NAME, max_args=0, names=("user", "current_role"))
 def _current_user(runtime: Runtime) -> Function:
-    return lambda: runtime.context().user
+    return lambda: check_role_name(runtime.context().user)
+
+
+@FUNCTIONS.runtime("session_user", NAME, max_args=0)
+def _session_user(runtime: Runtime) -> Function:
+    return lambda: check_role_name(runtime.context().session_user)
 
 
 @FUNCTIONS.runtime("current_setting", TEXT, TEXT, BOOL, min_args=1, max_args=2)

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from catalog import acl as acls
 from catalog import types as t
+from catalog.acl import PUBLIC_GRANTEE, AclItem
 from catalog.introspection import sequence_type, view_definition
 from catalog.schema import Catalog, Relation
-from catalog.system import schema_owner
 from executor.pg_catalog.rows import Row, RowsOfRelation, row
 
 CATALOG_NAME = "postgres"
 _CONSTRAINT_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "c": "CHECK", "f": "FOREIGN KEY"}
 _TABLE_TYPES = {"r": "BASE TABLE", "v": "VIEW"}
+PER_ROLE = frozenset({"table_privileges", "column_privileges"})
+"""Views that show each role only the grants it is concerned by: made by
+or to a role whose privileges it has, or to PUBLIC (``storage_name``)."""
 
 
 def _yes(value: bool) -> str:
@@ -63,8 +67,8 @@ def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
     relations = [r for r in catalog.relations.values() if r.kind in ("r", "v")]
     yield "schemata", [
         row("schemata", catalog_name=CATALOG_NAME, schema_name=name,
-            schema_owner=schema_owner(name))
-        for name in catalog.schemas]
+            schema_owner=schema.owner)
+        for name, schema in catalog.schemas.items()]
     yield "tables", [
         row("tables", table_catalog=CATALOG_NAME, table_schema=r.schema, table_name=r.name,
             table_type=_TABLE_TYPES[r.kind], is_insertable_into=_yes(r.kind == "r"),
@@ -80,7 +84,7 @@ def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
         for r in relations for c in r.constraints] + [
         # PostgreSQL lists each NOT NULL column as a CHECK constraint here.
         _table_constraint(
-            r, f"{catalog.schemas.get(r.schema, 0)}_{r.oid}_{number}_not_null", "CHECK")
+            r, f"{catalog.schemas[r.schema].oid}_{r.oid}_{number}_not_null", "CHECK")
         for r in relations if r.kind == "r"
         for number, column in enumerate(r.columns, start=1) if column.not_null]
     yield "key_column_usage", [
@@ -94,6 +98,46 @@ def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
             sequence_name=s.name, data_type=t.TYPES[sequence_type(s, catalog)].sql_name,
             start_value=str(s.start), increment=str(s.increment))
         for s in catalog.sequences.values()]
+    granted = [r for r in catalog.user_relations() if r.kind in ("r", "v")]
+    yield "table_privileges", [
+        row("table_privileges", **_grant(item, letter, r, catalog),
+            with_hierarchy=_yes(letter == "r"))
+        for r in granted for item in acls.effective(r.acl, "relation", r.owner)
+        for letter in item.privileges]
+    yield "column_privileges", [
+        row("column_privileges", **_grant(item, letter, r, catalog), column_name=column)
+        for r in granted for item, letter, column in _column_grants(r)]
+
+
+def storage_name(name: str) -> str:
+    """The SQLite table an information_schema table's rows are kept in
+    (the views of ``PER_ROLE`` read theirs from another)."""
+    return f"all_{name}" if name in PER_ROLE else name
+
+
+def _column_grants(relation: Relation) -> list[tuple[AclItem, str, str]]:
+    """Who may use each column how: the relation's column privileges apply
+    to every column, a column's own to it (once each, as PostgreSQL's
+    UNION gives them)."""
+    found: dict[tuple[str, str, str, str, bool], tuple[AclItem, str, str]] = {}
+    for column in relation.columns:
+        for item in (*acls.effective(relation.acl, "relation", relation.owner), *column.acl):
+            for letter in item.privileges:
+                if letter in acls.ALL_PRIVILEGES["column"]:
+                    key = (item.grantor, item.grantee, column.name, letter, letter in item.options)
+                    found.setdefault(key, (item, letter, column.name))
+    return list(found.values())
+
+
+def _grant(item: AclItem, letter: str, relation: Relation, catalog: Catalog) -> dict[str, object]:
+    """The columns of a privilege row (table_privileges, column_privileges)."""
+    public = item.grantee == PUBLIC_GRANTEE
+    grantable = letter in item.options or (
+        not public and catalog.has_privileges_of(item.grantee, relation.owner))
+    return {"grantor": item.grantor, "grantee": "PUBLIC" if public else item.grantee,
+            "table_catalog": CATALOG_NAME, "table_schema": relation.schema,
+            "table_name": relation.name, "privilege_type": acls.PRIVILEGE_NAMES[letter],
+            "is_grantable": _yes(grantable)}
 
 
 def _table_constraint(relation: Relation, name: str, kind: str) -> Row:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from catalog import types as t
+from catalog.acl import Acl
 from catalog.dataflow import Procedure
 from catalog.introspection import (
     SEQUENCE_MAX,
@@ -24,15 +25,15 @@ from catalog.introspection import (
     sequence_type,
     view_definition,
 )
-from catalog.roles import BOOTSTRAP_SUPERUSER_OID, Acl, acl_items
+from catalog.roles import BOOTSTRAP_SUPERUSER_OID
 from catalog.schema import (
     INFORMATION_SCHEMA,
     PG_CATALOG,
-    PUBLIC,
     Catalog,
     Column,
     Constraint,
     Relation,
+    Schema,
     Sequence,
 )
 from catalog.system import (
@@ -41,9 +42,13 @@ from catalog.system import (
     KNOWN_OIDS,
     SYSTEM_TABLES,
     columns_of,
-    schema_owner,
 )
-from executor.pg_catalog.information_schema import column_rows, information_schema_rows
+from executor.pg_catalog.information_schema import (
+    PER_ROLE,
+    column_rows,
+    information_schema_rows,
+    storage_name,
+)
 from executor.pg_catalog.rows import NO_FUNCTION, Row, RowsOfRelation, row, select_list
 from storage.sqlite import Database
 
@@ -78,14 +83,22 @@ _SESSION_VIEWS = {
 }
 
 
-def _create_statement(schema: str, name: str, spec: str) -> str:
+def _create_statements(schema: str, name: str, spec: str) -> Iterator[str]:
     columns = columns_of(spec)
+    names = ", ".join(f'"{column}"' for column, _ in columns)
     if schema == PG_CATALOG and name in _SESSION_VIEWS:
-        names = ", ".join(f'"{column}"' for column, _ in columns)
-        return f'CREATE VIEW {schema}."{name}" ({names}) AS {_SESSION_VIEWS[name]}'
+        yield f'CREATE VIEW {schema}."{name}" ({names}) AS {_SESSION_VIEWS[name]}'
+        return
     declared = ", ".join(f'"{column}" {t.BY_NAME[type_name].storage}'
                          for column, type_name in columns)
-    return f'CREATE TABLE {schema}."{name}" ({declared})'
+    stored = storage_name(name) if schema == INFORMATION_SCHEMA else name
+    yield f'CREATE TABLE {schema}."{stored}" ({declared})'
+    if schema == INFORMATION_SCHEMA and name in PER_ROLE:
+        # pg_has_role(name, 'USAGE') as the view calls it (the SQLite function is ours)
+        visible = "sqlext_pg_has_role({}, 'USAGE')"
+        yield (f'CREATE VIEW {schema}."{name}" ({names}) AS SELECT {names} FROM '
+               f'{schema}."{stored}" WHERE {visible.format("grantor")} OR '
+               f"""{visible.format("grantee")} OR grantee = 'PUBLIC'""")
 
 
 class CatalogTables:
@@ -100,7 +113,8 @@ class CatalogTables:
         for schema, tables in ((PG_CATALOG, SYSTEM_TABLES),
                                (INFORMATION_SCHEMA, INFORMATION_SCHEMA_TABLES)):
             for name, spec in tables.items():
-                database.execute(_create_statement(schema, name, spec))
+                for statement in _create_statements(schema, name, spec):
+                    database.execute(statement)
 
     def refresh(self, database: Database, catalog: Catalog) -> None:
         if not self._static_done:
@@ -114,7 +128,8 @@ class CatalogTables:
             (INFORMATION_SCHEMA, information_schema_rows(catalog, self._columns)),
         ):
             for name, rows in rows_by_table:
-                replace_rows(database, schema, name, rows)
+                stored = storage_name(name) if schema == INFORMATION_SCHEMA else name
+                replace_rows(database, schema, stored, rows)
 
 
 def replace_rows(database: Database, schema: str, name: str, rows: list[Row]) -> None:
@@ -260,8 +275,14 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
             usesuper=r.superuser, userepl=r.superuser, usebypassrls=r.superuser,
             passwd="********")
         for r in roles if r.login]
-    yield "pg_namespace", [_namespace_row(name, oid, catalog)
-                           for name, oid in catalog.schemas.items()]
+    yield "pg_auth_members", [
+        row("pg_auth_members", roleid=catalog.role_oid(m.role), member=catalog.role_oid(m.member),
+            grantor=catalog.role_oid(m.grantor), admin_option=m.admin)
+        for m in catalog.memberships.values()]
+    yield "pg_namespace", [
+        row("pg_namespace", oid=schema.oid, nspname=name, nspowner=catalog.role_oid(schema.owner),
+            nspacl=_acl(schema.acl))
+        for name, schema in catalog.schemas.items()]
     yield "pg_class", [_class_row(r, catalog) for r in relations] + [
         _sequence_class_row(s, catalog) for s in sequences]
     yield "pg_attribute", [
@@ -314,28 +335,24 @@ def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
     language = PYTHON_LANGUAGE_OID if procedure.language == "python" else 14
     return row(
         "pg_proc", oid=procedure.oid, proname=procedure.name,
-        pronamespace=catalog.schemas[procedure.schema],
+        pronamespace=catalog.schemas[procedure.schema].oid,
         proowner=catalog.role_oid(procedure.owner), prolang=language, procost=100.0,
         prosupport=None, prokind="p", provolatile="v", proparallel="u", pronargs=len(types),
         pronargdefaults=sum(1 for p in procedure.params if p.default),
         proargtypes=" ".join(map(str, types)),
         proargnames=_json(names) if any(names) else None, prosrc=procedure.body,
-        proacl=_acl(procedure.acl, procedure.owner),
+        proacl=_acl(procedure.acl),
     )
 
 
-def _acl(acl: Acl | None, owner: str) -> str | None:
-    items = acl_items(acl, owner)
-    return None if items is None else _json(items)
+def _acl(acl: Acl | None) -> str | None:
+    """An ACL as an aclitem[] value (NULL while the object has the default)."""
+    return None if acl is None else _json([item.text() for item in acl])
 
 
-def _namespace_row(name: str, oid: int, catalog: Catalog) -> Row:
-    """Schemas, owned and granted as in a fresh PostgreSQL 15 database."""
-    role = schema_owner(name)
-    acl = _json([f"{role}=UC/{role}", f"=U/{role}"]) if name in (
-        PUBLIC, PG_CATALOG, INFORMATION_SCHEMA) else None
-    return row("pg_namespace", oid=oid, nspname=name, nspowner=catalog.role_oid(role),
-               nspacl=acl)
+def _namespace_oid(catalog: Catalog, name: str) -> int:
+    schema: Schema | None = catalog.schemas.get(name)
+    return schema.oid if schema is not None else 0
 
 
 def _index_keys(index: Relation, catalog: Catalog) -> tuple[int, list[tuple[int, Column]]]:
@@ -360,7 +377,7 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
         for other in catalog.relations.values() for c in other.constraints)
     return row(
         "pg_class", oid=relation.oid, relname=relation.name,
-        relnamespace=catalog.schemas.get(relation.schema, 0),
+        relnamespace=_namespace_oid(catalog, relation.schema),
         relowner=catalog.role_oid(relation.owner), relam=am, relfilenode=relation.oid,
         relpages=int(index), reltuples=0.0 if index else -1.0, relhasindex=bool(indexes),
         relpersistence="p", relkind=relation.kind,
@@ -369,21 +386,21 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
         relhastriggers=has_triggers, relispopulated=True,
         relreplident="d" if relation.kind in ("r", "m") else "n",
         relacl=None if relation.schema in (PG_CATALOG, INFORMATION_SCHEMA) else _acl(
-            relation.acl, relation.owner),
+            relation.acl),
     )
 
 
 def _sequence_class_row(sequence: Sequence, catalog: Catalog) -> Row:
     return row(
         "pg_class", oid=sequence.oid, relname=sequence.name,
-        relnamespace=catalog.schemas[sequence.schema], relowner=BOOTSTRAP_SUPERUSER_OID,
+        relnamespace=catalog.schemas[sequence.schema].oid, relowner=BOOTSTRAP_SUPERUSER_OID,
         relfilenode=sequence.oid, relpages=1, reltuples=1.0, relpersistence="p", relkind="S",
         relnatts=len(_SEQUENCE_COLUMNS), relispopulated=True, relreplident="n",
     )
 
 
 def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typmod: int,
-                   not_null: bool, has_default: bool) -> Row:
+                   not_null: bool, has_default: bool, acl: Acl = ()) -> Row:
     pg_type = t.TYPES[type_oid]
     return row(
         "pg_attribute", attrelid=relation_oid, attname=name, atttypid=type_oid,
@@ -391,6 +408,7 @@ def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typ
         attndims=int(_is_array(pg_type)), attcacheoff=-1, atttypmod=typmod,
         attbyval=_by_value(pg_type), attalign=_alignment(pg_type),
         attstorage=_storage(pg_type), attnotnull=not_null, atthasdef=has_default,
+        attacl=_acl(acl or None),
         attislocal=True, attcollation=_collation(type_oid),
     )
 
@@ -407,7 +425,7 @@ def _column_attribute_rows(relation: Relation) -> Iterator[Row]:
     for number, column in enumerate(relation.columns, start=1):
         yield _attribute_row(relation.oid, column.name, number, column.type_oid,
                              column.typmod, column.not_null,
-                             column.default is not None and relation.kind == "r")
+                             column.default is not None and relation.kind == "r", column.acl)
 
 
 def _sequence_attribute_rows(sequence: Sequence) -> Iterator[Row]:
@@ -505,7 +523,7 @@ def _constraint_row(relation: Relation, constraint: Constraint, catalog: Catalog
             index_oid = _referenced_index(constraint, referenced, catalog)
     return row(
         "pg_constraint", oid=constraint.oid, conname=constraint.name,
-        connamespace=catalog.schemas.get(relation.schema, 0), contype=constraint.kind,
+        connamespace=_namespace_oid(catalog, relation.schema), contype=constraint.kind,
         convalidated=True, conrelid=relation.oid, conindid=index_oid,
         confrelid=referenced_oid,
         confupdtype=_FK_ACTIONS[constraint.on_update] if foreign else " ",

@@ -18,11 +18,19 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import Parameter, Procedure
-from catalog.schema import PG_CATALOG, Catalog
+from catalog.schema import PG_CATALOG, Catalog, Relation
 from executor import codecs
 from executor.ddl.dispatch import DdlSpec
 from executor.functions.registry import FUNCTIONS
-from executor.plans import NOW_SLOT, AfterInsert, OutputColumn, ParamType, Slot, SqlPlan
+from executor.plans import (
+    NOW_SLOT,
+    Access,
+    AfterInsert,
+    OutputColumn,
+    ParamType,
+    Slot,
+    SqlPlan,
+)
 from sqlext.compile.dataflow_ddl import DataflowCompiler
 from sqlext.compile.role_ddl import compile_role_statement
 from sqlext.compile.table_ddl import DdlCompiler
@@ -78,6 +86,10 @@ class CompileContext:
     params_decoded: bool = True
     """Parameter values come through their types' input functions (a
     client's Bind); procedure bodies get stored values as they are."""
+    role: str | None = None
+    """Who looks names up: naming something in a schema it may not use is
+    42501 (None: nobody in particular, the privileges are checked when the
+    plan runs)."""
 
 
 def _output(columns: list[ColumnInfo] | None,
@@ -108,7 +120,7 @@ def compile_statement(statement: exp.Expression, context: CompileContext,
     if source is not None:
         key = (source, param_oids, context.catalog.version, context.search_path,
                context.settings, context.param_names, context.batch_streams,
-               context.params_decoded)
+               context.params_decoded, context.role)
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
@@ -127,6 +139,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
     translator.param_names = dict(context.param_names)
     translator.batch_streams = context.batch_streams
     translator.params_decoded = context.params_decoded
+    translator.role = context.role
     if isinstance(statement, x.DeclareCursor):
         inner = _compile(statement.expression, context, param_oids)
         return Compiled(statement, inner.params, None, utility=statement)
@@ -135,7 +148,7 @@ def _compile(statement: exp.Expression, context: CompileContext,
     if isinstance(statement, x.UtilityStatement):
         return _utility(statement, translator)
     if isinstance(statement, x.RoleDdl):
-        spec = compile_role_statement(statement, context.catalog, context.search_path)
+        spec = compile_role_statement(statement, translator)
         return Compiled(statement, (), None, ddl=spec)
     if isinstance(statement, x.DataflowDdl):
         compiler = DataflowCompiler(DdlCompiler(translator), _body_check(context))
@@ -203,28 +216,31 @@ _NOW: Final = FUNCTIONS["now"].target
 _WRITE_PRIVILEGE: Final = {exp.Insert: "a", exp.Update: "w", exp.Delete: "d"}
 
 
-def _access(translator: Translator, statement: exp.Expression
-            ) -> tuple[tuple[tuple[str, str], str], ...]:
-    """The privileges a statement needs (``SqlPlan.access``): SELECT on what
-    it reads, and on a DML target whose rows it looks at (WHERE, RETURNING,
-    a join, SET or ON CONFLICT expressions over its columns), as in
-    PostgreSQL."""
-    needed = {(r.schema, r.name): "r" for r in translator.read_relations.values()}
+def _access(translator: Translator, statement: exp.Expression) -> tuple[Access, ...]:
+    """The privileges a statement needs (``SqlPlan.access``): SELECT on the
+    columns it reads, including those of a DML target it looks at (WHERE,
+    RETURNING, SET or ON CONFLICT expressions), and the right to change the
+    target's columns it writes, as in PostgreSQL."""
+    reads = translator.column_reads
+    needed: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {}
+    for relation in translator.read_relations.values():
+        needed[(relation.schema, relation.name)] = {"r": _names(relation, reads)}
     target = translator.target_relation
     if target is not None:
-        key = (target.schema, target.name)
-        letters = _WRITE_PRIVILEGE[type(statement)]
-        conflict = statement.args.get("conflict")
-        updates = conflict is not None and bool(conflict.args.get("expressions"))
-        if updates:
-            letters += "w"
-        reads = any(statement.args.get(arg) for arg in ("where", "returning", "from_", "using"))
-        if reads or updates or any(
-                assignment.expression.find(exp.Column) is not None
-                for assignment in statement.expressions if isinstance(statement, exp.Update)):
-            letters += "r"
-        needed[key] = needed.get(key, "") + letters
-    return tuple(needed.items())
+        wanted = needed.setdefault((target.schema, target.name), {})
+        letter = _WRITE_PRIVILEGE[type(statement)]
+        wanted[letter] = translator.target_columns
+        if translator.conflict_updates:
+            wanted["w"] = translator.conflict_updates
+        if target.oid in reads:
+            wanted["r"] = _names(target, reads)
+    return tuple(Access(key, "".join(wanted), tuple(wanted.items()))
+                 for key, wanted in needed.items())
+
+
+def _names(relation: Relation, reads: dict[int, set[str]]) -> tuple[str, ...]:
+    """The columns of ``relation`` a statement reads."""
+    return tuple(sorted(reads.get(relation.oid, ())))
 
 
 def _observes(translator: Translator) -> bool:
@@ -291,15 +307,17 @@ def _body_check(context: CompileContext) -> Callable[[exp.Expression, tuple[Para
 def procedure_context(context: CompileContext,
                       params: tuple[Parameter, ...]) -> CompileContext:
     """How a procedure body compiles: the caller's context, with the
-    procedure's parameters known by name."""
+    procedure's parameters known by name (it runs as its owner: the
+    caller's role looks nothing up)."""
     names = tuple((p.name, number) for number, p in enumerate(params, start=1) if p.name)
-    return replace(context, param_names=names, params_decoded=False)
+    return replace(context, param_names=names, params_decoded=False, role=None)
 
 
 def _call(statement: x.Call, translator: Translator) -> Compiled:
     """CALL p(args): the arguments become one SELECT, each cast to its
     parameter's type; missing trailing arguments take their defaults."""
     target = statement.this
+    translator.check_schema(target)
     procedure = translator.catalog.find_procedure(target.name, target.db or None,
                                                   translator.search_path)
     args = list(statement.expressions)

@@ -12,18 +12,24 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from sqlglot import exp
+
+from catalog import acl as acls
 from catalog import errors
-from catalog.roles import PROCEDURE_PRIVILEGES, TABLE_PRIVILEGES
+from catalog.acl import PRIVILEGE_LETTERS, PUBLIC_GRANTEE
+from catalog.roles import CURRENT_USER, SESSION_USER
 from catalog.schema import Catalog
 from executor.ddl.access_control import (
     AlterRole,
     CreateRole,
     DropRoles,
     GrantPrivileges,
+    GrantRoles,
     RoleAttributes,
     RoleSpec,
 )
 from sqlext.sql import nodes as x
+from sqlext.translate.translator import Translator
 from wire.auth import ScramVerifier, md5_password_hash
 
 _VERIFIER = re.compile(r"^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"
@@ -31,20 +37,26 @@ _VERIFIER = re.compile(r"^(SCRAM-SHA-256\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[
 _FLAGS = ("superuser", "login", "createrole", "createdb")
 
 
-def compile_role_statement(node: x.RoleDdl, catalog: Catalog,
-                           search_path: tuple[str, ...]) -> RoleSpec:
+def compile_role_statement(node: x.RoleDdl, translator: Translator) -> RoleSpec:
+    """``node`` as a spec; ``translator`` looks the objects up (as its role)."""
+    catalog = translator.catalog
     if isinstance(node, x.CreateRole):
         options = dict(node.args["options"])
         if node.args.get("user"):
             options.setdefault("login", True)
-        return CreateRole(node.name, _attributes(options))
+        return CreateRole(node.name, _attributes(options),
+                          *(tuple(options.get(key) or ()) for key in ("in_role", "role", "admin")))
     if isinstance(node, x.AlterRole):
         return AlterRole(node.name, _attributes(node.args.get("options") or {}),
                          node.args.get("rename"))
     if isinstance(node, x.DropRole):
         return DropRoles(tuple(node.expressions), bool(node.args.get("exists")))
+    if isinstance(node, x.GrantRoles):
+        members = _role_specs(node.args["grantees"], catalog)
+        return GrantRoles(tuple(node.expressions), members, bool(node.args.get("revoke")),
+                          bool(node.args.get("admin")), node.args.get("granted_by"))
     assert isinstance(node, x.GrantPrivileges)
-    return _grant(node, catalog, search_path)
+    return _grant(node, translator)
 
 
 def _attributes(options: dict[str, object]) -> RoleAttributes:
@@ -59,27 +71,75 @@ def _attributes(options: dict[str, object]) -> RoleAttributes:
         connection_limit=limit if isinstance(limit, int) else None)
 
 
-def _grant(node: x.GrantPrivileges, catalog: Catalog,
-           search_path: tuple[str, ...]) -> GrantPrivileges:
-    kind = node.args["kind"]
-    names = TABLE_PRIVILEGES if kind == "table" else PROCEDURE_PRIVILEGES
-    privileges = node.args["privileges"] or list(names)
-    for privilege in privileges:
-        if privilege not in names:
-            raise errors.InvalidGrantOperation(
-                f"invalid privilege type {privilege} for {kind}")
-    objects = (_in_schemas(kind, node.args["schemas"], catalog) if node.args.get("schemas")
-               else [_grant_object(kind, table, catalog, search_path)
-                     for table in node.expressions])
-    return GrantPrivileges(kind, tuple(objects), "".join(names[p] for p in privileges),
-                           tuple(node.args["grantees"]), bool(node.args.get("revoke")))
+_KINDS = {"table": "relation", "procedure": "procedure", "schema": "schema"}
+
+
+def _role_specs(specs: list[str], catalog: Catalog) -> tuple[str, ...]:
+    """Grantees and members: the roles named must exist (42704)."""
+    for name in specs:
+        if name not in (PUBLIC_GRANTEE, CURRENT_USER, SESSION_USER) and name not in catalog.roles:
+            raise errors.UndefinedObject(f'role "{name}" does not exist')
+    return tuple(specs)
+
+
+def _grant(node: x.GrantPrivileges, translator: Translator) -> GrantPrivileges:
+    """In PostgreSQL's order: the objects, the grantees, then the privileges."""
+    catalog = translator.catalog
+    kind = _KINDS[node.args["kind"]]
+    if node.args.get("schemas"):
+        objects = _in_schemas(kind, node.args["schemas"], catalog)
+    elif kind == "schema":
+        objects = [(_existing_schema(name, catalog), "") for name in node.expressions]
+    else:
+        objects = [_grant_object(kind, table, translator) for table in node.expressions]
+    grantees = _role_specs(node.args["grantees"], catalog)
+    everything = acls.ALL_PRIVILEGES[kind]
+    privileges = ""
+    for name, named_columns in node.args["privileges"]:
+        if named_columns is not None:
+            if kind != "relation":
+                raise errors.InvalidGrantOperation(
+                    "column privileges are only valid for relations")
+            continue
+        letters = everything if name == "ALL" else _letter(name)
+        # USAGE is a sequence's privilege, refused below for other relations
+        if any(c not in everything for c in letters) and not (
+                kind == "relation" and letters == "U"):
+            raise errors.InvalidGrantOperation(f"invalid privilege type {name} for {kind}")
+        privileges += letters
+    if "U" in privileges and kind == "relation":
+        raise errors.InvalidGrantOperation("invalid privilege type USAGE for table")
+    columns: dict[str, str] = {}
+    for name, named_columns in node.args["privileges"]:
+        on_column = acls.ALL_PRIVILEGES["column"] if name == "ALL" else _letter(name)
+        if named_columns is not None and on_column not in acls.ALL_PRIVILEGES["column"]:
+            raise errors.InvalidGrantOperation(f"invalid privilege type {name} for column")
+        for column in named_columns or ():
+            columns[column] = acls.ordered(columns.get(column, "") + on_column)
+    return GrantPrivileges(kind, tuple(objects), acls.ordered(privileges), grantees,
+                           tuple(columns.items()), bool(node.args.get("revoke")),
+                           bool(node.args.get("option")), bool(node.args.get("cascade")),
+                           any(name == "ALL" for name, _ in node.args["privileges"]),
+                           node.args.get("granted_by"))
+
+
+def _letter(name: str) -> str:
+    letter = PRIVILEGE_LETTERS.get(name)
+    if letter is None:
+        raise errors.SqlSyntaxError(f'unrecognized privilege type "{name}"')
+    return letter
+
+
+def _existing_schema(name: str, catalog: Catalog) -> str:
+    if name not in catalog.schemas:
+        raise errors.InvalidSchemaName(f'schema "{name}" does not exist')
+    return name
 
 
 def _in_schemas(kind: str, schemas: Iterable[str], catalog: Catalog) -> list[tuple[str, str]]:
     objects = []
     for schema in schemas:
-        if schema not in catalog.schemas:
-            raise errors.InvalidSchemaName(f'schema "{schema}" does not exist')
+        _existing_schema(schema, catalog)
         if kind == "procedure":
             objects += sorted(key for key in catalog.procedures if key[0] == schema)
         else:
@@ -88,8 +148,9 @@ def _in_schemas(kind: str, schemas: Iterable[str], catalog: Catalog) -> list[tup
     return objects
 
 
-def _grant_object(kind: str, table: x.exp.Expression, catalog: Catalog,
-                  search_path: tuple[str, ...]) -> tuple[str, str]:
+def _grant_object(kind: str, table: exp.Table, translator: Translator) -> tuple[str, str]:
+    catalog, search_path = translator.catalog, translator.search_path
+    translator.check_schema(table)
     schema = table.text("db") or None
     if kind == "procedure":
         procedure = catalog.find_procedure(table.name, schema, search_path)
@@ -137,5 +198,14 @@ def _logged_sql(spec: RoleSpec) -> str | None:
         options.append(f"CONNECTION LIMIT {attributes.connection_limit}")
     stored = attributes.password
     options.append("PASSWORD NULL" if stored is None else f"PASSWORD '{stored}'")
+    if isinstance(spec, CreateRole):
+        for keywords, names in (("IN ROLE", spec.in_roles), ("ROLE", spec.members),
+                                ("ADMIN", spec.admins)):
+            if names:
+                options.append(f"{keywords} {', '.join(map(_quoted, names))}")
     verb = "CREATE" if isinstance(spec, CreateRole) else "ALTER"
-    return f'{verb} ROLE "{spec.name.replace(chr(34), chr(34) * 2)}" WITH {" ".join(options)}'
+    return f'{verb} ROLE {_quoted(spec.name)} WITH {" ".join(options)}'
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -258,6 +258,7 @@ class DdlCompiler:
                 raise errors.FeatureNotSupported("indexes on expressions are not supported")
             columns.append((target.name, bool(ordered.args.get("desc"))))
         schema = creation_schema(table, self.catalog, self.search_path)
+        self.translator.check_schema(table)
         relation = self.catalog.relation(table.name, table.db or None, self.search_path)
         return relations.CreateIndex(relation.schema if not table.db else schema,
                                index.name or None, relation.name, tuple(columns),
@@ -298,10 +299,12 @@ class DdlCompiler:
                          self._uses())
 
     def _uses(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
-        """What the translated view query reads (``ViewRule.reads``)."""
-        used = self.translator.used_columns
-        return tuple((oid, tuple(relation.columns[number - 1].name
-                                 for number in sorted(used.get(oid, ()))))
+        """What the translated view query reads (``ViewRule.reads``): the
+        columns in the relation's order, system columns left out (they
+        cannot be dropped)."""
+        reads = self.translator.column_reads
+        return tuple((oid, tuple(c.name for c in relation.columns
+                                 if c.name in reads.get(oid, ())))
                      for oid, relation in self.translator.read_relations.items())
 
     def _create_sequence(self, node: exp.Create) -> relations.CreateSequence:

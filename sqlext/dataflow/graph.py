@@ -249,11 +249,11 @@ class _Builder:
                     procedure = compiled.call.procedure
                     access.calls.add((procedure.schema, procedure.name))
                 elif compiled.plan is not None:
-                    for key, letters in compiled.plan.access:
-                        if "r" in letters:
-                            access.reads.add(key)
-                        if _WRITE_PRIVILEGES.intersection(letters):
-                            access.writes.add(key)
+                    for needed in compiled.plan.access:
+                        if "r" in needed.privileges:
+                            access.reads.add(needed.relation)
+                        if _WRITE_PRIVILEGES.intersection(needed.privileges):
+                            access.writes.add(needed.relation)
         except errors.SqlError as exc:
             return None, f"the body does not compile: {exc.message}"
         return access, None

@@ -39,10 +39,16 @@ class _Logged:
 class LoggedSession(Protocol):
     """What the log records of the session a statement ran in."""
 
-    user: str
     database: str
     settings_view: Mapping[str, str]
-    """The session's settings; a new value whenever one changes."""
+    """The session's settings; a new value whenever one changes (or the
+    name of its user or role does)."""
+
+    @property
+    def logged_identity(self) -> tuple[str, str]:
+        """(session user, current role or 'none') by their present names."""
+        ...
+
     logged_environment: object
     """What the log last recorded of the session's environment: the
     journal's to read and write (None at first)."""
@@ -110,8 +116,9 @@ class Journal:
             self._environment_count += 1
             logged = _Logged(settings, self._segment, self._environment_count)
             session.logged_environment = logged
-            self._append(records.Environment(logged.ident, session.user, session.database,
-                                             tuple(settings.items())))
+            user, role = session.logged_identity
+            self._append(records.Environment(logged.ident, user, session.database,
+                                             tuple({**settings, "role": role}.items())))
         values = tuple(tuple(row) for row in params) if many else tuple(params)
         return records.Statement(sql, index, tuple(param_oids), values, many,
                                  micros(context.transaction_start),

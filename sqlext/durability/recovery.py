@@ -26,6 +26,7 @@ from sqlext.durability import engine_state, records
 from sqlext.progress import Progress
 from sqlext.session.copy_stdio import insert_rows
 from sqlext.session.engine_session import EngineSession, SessionHost
+from sqlext.session.identity import Identity
 from sqlext.session.portals import Prepared
 from sqlext.sql.parse import parse
 from storage import commandlog, snapshots
@@ -52,10 +53,16 @@ class _ReplaySession(EngineSession):
         self.environments: dict[int, records.Environment] = {}
 
     def adopt(self, ident: int) -> None:
+        """Run as the logged session did: as its user, with its role and
+        settings (role names as they were then, which the catalog being
+        rebuilt has at that point of the log)."""
         environment = self.environments[ident]
-        self.user = environment.user
         self.database = environment.database
         self.settings = dict(environment.settings)
+        catalog = self.executor.working_catalog(self.token)
+        self.identity = Identity.of_login(catalog, environment.user).with_role(
+            catalog, self.settings.get("role"))
+        self._catalog_seen = -1
         self._refresh_derived()
 
     def redo(self, transaction: records.Transaction) -> dict[int, int]:

@@ -173,7 +173,7 @@ class Engine:
         if not role.login:
             raise _fatal("28000", f'role "{user}" is not permitted to log in')
         if role.connection_limit >= 0 and not role.superuser and (
-                self.sessions.of_role(user) >= role.connection_limit):
+                self.sessions.of_role(role.oid) >= role.connection_limit):
             raise _fatal("53300", f'too many connections for role "{user}"')
         session = EngineSession(self, self.sessions.next_process_id(), user, database,
                                 parameters, client)

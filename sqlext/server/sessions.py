@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from catalog import errors
+from catalog.schema import Catalog
 from executor.codecs.network import address_value
 from executor.core import Executor
 from executor.pg_catalog.rows import Row, row
@@ -62,8 +63,9 @@ class Sessions:
     def __iter__(self) -> Iterator[EngineSession]:
         return iter(list(self._by_process_id.values()))
 
-    def of_role(self, user: str) -> int:
-        return sum(1 for session in self if session.user == user)
+    def of_role(self, role_oid: int) -> int:
+        """How many sessions the role logged in."""
+        return sum(1 for session in self if session.identity.login == role_oid)
 
     # --- signals ----------------------------------------------------------------------
 
@@ -101,9 +103,9 @@ class Sessions:
         rows = []
         for process_id, session in sorted(self._by_process_id.items()):
             who = {"datid": DATABASE_OID, "datname": session.database, "pid": process_id,
-                   "usesysid": catalog.role_oid(session.user), "usename": session.user,
+                   "usesysid": session.identity.login, "usename": _login(session, catalog),
                    "application_name": session.settings.get("application_name")}
-            if sees_all or session.user == context.user:
+            if sees_all or catalog.has_privileges_of(context.user, _login(session, catalog)):
                 rows.append(row("pg_stat_activity", **who, **_activity(session)))
             else:
                 rows.append(row("pg_stat_activity", **who, query="<insufficient privilege>"))
@@ -145,11 +147,16 @@ class Sessions:
         catalog = context.catalog
         if catalog.is_superuser(context.user):
             return session
-        if catalog.is_superuser(session.user):
+        if catalog.is_superuser(_login(session, catalog)):
             raise errors.InsufficientPrivilege(_NOT_SUPERUSER[verb])
-        if session.user != context.user:
+        if not catalog.has_privileges_of(context.user, _login(session, catalog)):
             raise errors.InsufficientPrivilege(_NOT_MEMBER[verb])
         return session
+
+
+def _login(session: EngineSession, catalog: Catalog) -> str:
+    """The name of the role the session logged in as, now."""
+    return catalog.role_name(session.identity.login) or session.login_user
 
 
 def _activity(session: EngineSession) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import math
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -33,11 +34,11 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog.dependencies import cascade_notice
-from catalog.schema import PUBLIC
+from catalog.schema import PUBLIC, Catalog
 from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor, LiveCursor, SequenceKey, Token, WouldBlock
-from executor.ddl.access_control import ROLE_SPECS
+from executor.ddl.access_control import ROLE_SPECS, with_roles_resolved
 from executor.ddl.dispatch import DdlSpec, apply_as
 from executor.notifications import PendingMark
 from executor.pg_catalog.tables import CatalogTables
@@ -46,6 +47,7 @@ from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
 from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.session.activity import Activity
+from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,
     Prepared,
@@ -236,10 +238,23 @@ class _ReportingSink:
         self._sink.abort(message)
 
 
+@dataclass(frozen=True, slots=True)
+class _SettingsState:
+    """The settings and identity of a session at one moment, with what SET
+    LOCAL is to restore: what a ROLLBACK (TO SAVEPOINT) brings back, as
+    settings are transactional in PostgreSQL."""
+
+    settings: dict[str, str]
+    identity: Identity
+    local_settings: dict[str, str | None]
+    local_identity: Identity | None
+
+
 class _Block:
     """An explicit transaction block (BEGIN ... COMMIT)."""
 
-    __slots__ = ("isolation", "local_settings", "read_only", "savepoints", "started")
+    __slots__ = ("isolation", "local_identity", "local_settings", "read_only", "savepoints",
+                 "settings_at", "started")
 
     def __init__(self, isolation: str, read_only: bool) -> None:
         self.isolation = isolation
@@ -247,8 +262,12 @@ class _Block:
         self.savepoints: list[tuple[str, PendingMark]] = []
         """Savepoints made before the block owned the executor, with where
         the transaction's announcements (NOTIFY, LISTEN) stood."""
+        self.settings_at: list[tuple[str, _SettingsState]] = []
+        """Every savepoint (newest last) with the settings when it was made."""
         self.local_settings: dict[str, str | None] = {}
         """Values to restore at the end of the block (SET LOCAL)."""
+        self.local_identity: Identity | None = None
+        """The identity to restore at the end of the block (SET LOCAL ROLE)."""
         self.started = datetime.now(UTC)
 
 
@@ -262,14 +281,22 @@ class EngineSession:
         self.process_id = process_id
         self.secret_key = secrets.randbits(31)
         self.token = Token(process_id)
-        self.user = user
+        catalog = host.executor.catalog
+        self.identity = Identity.of_login(catalog, user)
+        self.user = self.session_user = self.login_user = user
+        """The current role, the session user and the login role, by name
+        (``_catalog`` follows renames)."""
         self.database = database
         self.settings: dict[str, str] = {
             name: parameter.default for name, parameter in config.PARAMETERS.items()
         }
         self.settings["session_authorization"] = user
-        self.settings["is_superuser"] = "on" if host.executor.catalog.is_superuser(
-            user) else "off"
+        self.settings["is_superuser"] = "on" if catalog.is_superuser(user) else "off"
+        self._undo: _SettingsState | None = None
+        """The settings when the transaction began, once one changed in it."""
+        self._catalog_seen = -1
+        """The catalog version names and the search path were found in."""
+        self._search_path: tuple[str, ...] = ()
         self._apply_startup(startup)
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
@@ -327,13 +354,92 @@ class EngineSession:
                 name = self.user
             if name:
                 path.append(name)
-        self.search_path = tuple(path) or (PUBLIC,)
+        self._path_setting = tuple(path) or (PUBLIC,)
+        self._catalog_seen = -1  # the search path is to be found anew
         self.statement_timeout_ms = int(self.settings["statement_timeout"])
         self.idle_timeout_ms = int(self.settings["idle_in_transaction_session_timeout"])
         self.settings_view = MappingProxyType(dict(self.settings))
 
+    def _catalog(self) -> Catalog:
+        """The catalog the session's statements see. Whenever it changes,
+        the names of the session's roles (one may have been renamed) and its
+        search path are found anew: the schemas of search_path the current
+        role may not use are left out, as PostgreSQL does."""
+        catalog = self.executor.working_catalog(self.token)
+        if catalog.version == self._catalog_seen:
+            return catalog
+        self.login_user = catalog.role_name(self.identity.login) or self.login_user
+        names = self.identity.names(catalog)
+        if names != (self.session_user, self.user):
+            self.session_user, self.user = names
+            self._refresh_derived()  # $user, and what the command log records
+        self._catalog_seen = catalog.version
+        self._search_path = tuple(schema for schema in self._path_setting
+                                  if schema not in catalog.schemas
+                                  or catalog.may_use_schema(self.user, schema))
+        return catalog
+
+    @property
+    def search_path(self) -> tuple[str, ...]:
+        self._catalog()
+        return self._search_path
+
+    @property
+    def logged_identity(self) -> tuple[str, str]:
+        """(session user, current role or 'none'), named as they are now:
+        what the command log records of who ran a statement."""
+        self._catalog()
+        return self.session_user, NONE if self.identity.role is None else self.user
+
+    def _settings_state(self) -> _SettingsState:
+        block = self.block
+        return _SettingsState(dict(self.settings), self.identity,
+                              dict(block.local_settings) if block is not None else {},
+                              block.local_identity if block is not None else None)
+
+    def _restore_settings(self, state: _SettingsState) -> None:
+        if state == self._settings_state():
+            return
+        for key, parameter in config.PARAMETERS.items():
+            if parameter.reported and self.settings.get(key) != state.settings.get(key):
+                self.parameter_changes.append((config.display_name(key), state.settings[key]))
+        self.settings = dict(state.settings)
+        self.identity = state.identity
+        if self.block is not None:
+            self.block.local_settings = dict(state.local_settings)
+            self.block.local_identity = state.local_identity
+        self._catalog_seen = -1
+        self._refresh_derived()
+        self._catalog()
+
+    def _changing_settings(self) -> None:
+        """A setting is about to change: inside a transaction, how they all
+        stood when it began is kept for a rollback."""
+        if self._undo is None and (self.block is not None or self.implicit):
+            self._undo = self._settings_state()
+
+    def _assume(self, identity: Identity, settings: dict[str, str], local: bool) -> None:
+        """SET ROLE or SET SESSION AUTHORIZATION: the session is now
+        ``identity``; ``settings`` are the parameters that show it."""
+        self._changing_settings()
+        block = self.block
+        if block is not None:
+            if local:
+                block.local_identity = block.local_identity or self.identity
+            else:
+                block.local_identity = None
+        self.identity = identity
+        catalog = self.executor.working_catalog(self.token)
+        current = catalog.role_by_oid(identity.current)
+        settings["is_superuser"] = "on" if current is not None and current.superuser else "off"
+        for key, value in settings.items():
+            self._set(key, value, local)
+        self._catalog_seen = -1
+        self._catalog()
+
     def _set(self, name: str, value: str | None, local: bool = False) -> None:
         key = config.canonical_name(name)
+        self._changing_settings()
         if local and self.block is not None:
             self.block.local_settings.setdefault(key, self.settings.get(key))
         elif not local and self.block is not None and key in self.block.local_settings:
@@ -378,19 +484,20 @@ class EngineSession:
     # --- compiling ------------------------------------------------------------
 
     def compile_context(self) -> CompileContext:
-        return CompileContext(self.executor.working_catalog(self.token), self.search_path,
-                              self.codec_settings)
+        catalog = self._catalog()
+        return CompileContext(catalog, self._search_path, self.codec_settings, role=self.user)
 
     def compiled(self, prepared: Prepared) -> Compiled | None:
         """The statement's plan for the current catalog and settings (reused
         while they stay the same, otherwise from the shared plan cache)."""
         if prepared.statement is None:
             return None
-        catalog = self.executor.working_catalog(self.token)
-        key = (catalog.version, self.search_path, self.codec_settings)
+        catalog = self._catalog()
+        key = (catalog.version, self._search_path, self.codec_settings, self.user)
         if prepared.compiled is not None and prepared.compiled_for == key:
             return prepared.compiled
-        context = CompileContext(catalog, self.search_path, self.codec_settings)
+        context = CompileContext(catalog, self._search_path, self.codec_settings,
+                                 role=self.user)
         prepared.compiled = compile_statement(prepared.statement, context, prepared.declared,
                                               prepared.source)
         prepared.compiled_for = key
@@ -571,7 +678,7 @@ class EngineSession:
         self.implicit = False
         if self.block is None:
             self._commit_transaction()
-            self._transaction_over()
+            self._transaction_over(committed=True)
         self._arm_idle_timer()
 
     def _after_error(self) -> None:
@@ -581,7 +688,7 @@ class EngineSession:
             self.failed = True
         else:
             self._rollback_transaction()
-            self._transaction_over()
+            self._transaction_over(committed=False)
         self.executor.withdraw(self.token)
         self.token.cancel_requested = False
         self._arm_idle_timer()
@@ -589,12 +696,14 @@ class EngineSession:
     def _statement_done(self) -> None:
         if self.block is None and not self.implicit:
             self._commit_transaction()
-            self._transaction_over()
+            self._transaction_over(committed=True)
 
-    def _transaction_over(self) -> None:
+    def _transaction_over(self, committed: bool) -> None:
         """The transaction ended: portals die (except WITH HOLD cursors),
-        SET LOCAL values are undone."""
-        if not self.portals and self.block is None and not self.failed:
+        SET LOCAL values are undone, and after a rollback every setting
+        changed in it."""
+        undo, self._undo = self._undo, None
+        if not self.portals and self.block is None and not self.failed and undo is None:
             return
         for name in [n for n, p in self.portals.items() if not p.holdable]:
             self.close_portal(name)
@@ -602,6 +711,12 @@ class EngineSession:
         self.failed = False
         if block is not None:
             self.host.notify_hub.block_ended(self.process_id)
+        if not committed and undo is not None:
+            self._restore_settings(undo)
+            return
+        if block is not None and block.local_identity is not None:
+            self.identity = block.local_identity
+            self._catalog_seen = -1
         if block is not None and block.local_settings:
             for key, value in block.local_settings.items():
                 if value is None:
@@ -660,10 +775,11 @@ class EngineSession:
     def statement_context(self) -> StatementContext:
         now = self.executor.clock()
         started = self.block.started if self.block is not None else now
+        catalog = self._catalog()
         return StatementContext(self.settings_view, self.user, self.database,
-                                self.process_id, started, now,
-                                catalog=self.executor.working_catalog(self.token),
-                                search_path=self.search_path)
+                                self.process_id, started, now, catalog=catalog,
+                                search_path=self._search_path,
+                                session_user=self.session_user)
 
     # --- executing ----------------------------------------------------------------
 
@@ -809,7 +925,7 @@ class EngineSession:
 
     @property
     def is_superuser(self) -> bool:
-        return self.executor.working_catalog(self.token).is_superuser(self.user)
+        return self._catalog().is_superuser(self.user)
 
     def durability_barrier(self) -> asyncio.Future[None] | None:
         log = self.statement_log
@@ -844,6 +960,8 @@ class EngineSession:
     def _run_ddl(self, portal: Portal, spec: DdlSpec) -> Outcome:
         logged = portal.prepared, portal.params
         if isinstance(spec, ROLE_SPECS):
+            self._catalog()  # the names the roles go by now
+            spec = with_roles_resolved(spec, self.user, self.session_user)
             spec, statement = password_stored(spec, self.settings["password_encryption"])
             if statement is not None:
                 logged = Prepared(statement, 0, None, ()), []
@@ -852,7 +970,7 @@ class EngineSession:
         executor.begin_statement(self.token, self.statement_context(), self.statement_timeout_ms)
         try:
             catalog = executor.working_catalog(self.token)
-            result = apply_as(self.user, spec, catalog, executor.database)
+            result = apply_as(self.user, spec, catalog, executor.database, self.session_user)
             executor.set_working_catalog(self.token, result.catalog)
             if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
                 self.host.catalog_tables.refresh(executor.database, result.catalog)
@@ -866,6 +984,8 @@ class EngineSession:
         if result.cascaded:
             message, detail = cascade_notice(result.cascaded)
             self.notice(message, detail=detail)
+        for code, message in result.warnings:
+            self.notice(message, code, "WARNING")
         self._statement_done()
         return Command(result.tag)
 
@@ -886,17 +1006,19 @@ class EngineSession:
         if self.failed:
             self.rollback()
             return "ROLLBACK"
+        committed = False
         try:
             self._commit_transaction()
+            committed = True
         finally:
-            self._transaction_over()
+            self._transaction_over(committed)
         return "COMMIT"
 
     def rollback(self) -> None:
         if self.block is None and not self.failed:
             self.notice("there is no transaction in progress", "25P01", "WARNING")
         self._rollback_transaction()
-        self._transaction_over()
+        self._transaction_over(committed=False)
 
     def _commit_transaction(self) -> None:
         """Commit what the transaction wrote (it then owns the executor) and
@@ -936,22 +1058,28 @@ class EngineSession:
             self.executor.savepoint(self.token, name)
         else:
             block.savepoints.append((name, self.token.announcement_mark()))
+        block.settings_at.append((name, self._settings_state()))
 
     def release_savepoint(self, name: str) -> None:
         block = self._require_block("RELEASE SAVEPOINT")
         if self.executor.owns(self.token):
             self.executor.release_savepoint(self.token, name)
-            return
-        del block.savepoints[_savepoint_position(block, name):]
+        else:
+            del block.savepoints[_savepoint_position(block.savepoints, name):]
+        del block.settings_at[_savepoint_position(block.settings_at, name):]
 
     def rollback_to_savepoint(self, name: str) -> None:
+        """Back to the savepoint: its data, announcements and settings."""
         block = self._require_block("ROLLBACK TO SAVEPOINT")
         if self.executor.owns(self.token):
             self.executor.rollback_to_savepoint(self.token, name)
         else:
-            position = _savepoint_position(block, name)
+            position = _savepoint_position(block.savepoints, name)
             self.token.restore_announcements(block.savepoints[position][1])
             del block.savepoints[position + 1:]
+        position = _savepoint_position(block.settings_at, name)
+        del block.settings_at[position + 1:]
+        self._restore_settings(block.settings_at[position][1])
         self.failed = False
 
     def checkpoint(self) -> None:
@@ -981,19 +1109,40 @@ class EngineSession:
         return self.block
 
     def set_parameter(self, name: str, values: list[str], local: bool) -> None:
+        """SET, SET LOCAL (only inside a block: elsewhere a WARNING, and the
+        value is checked but not kept), RESET."""
         key = config.canonical_name(name)
-        if not values:
-            self._set(key, None, local)
+        value = values[0] if values else None
+        outside = local and self.block is None
+        if outside:
+            self.notice("SET LOCAL can only be used in transaction blocks", "25P01", "WARNING")
+        if key in ("role", "session_authorization"):
+            self._set_identity(key, value, local, outside)
             return
-        value = ", ".join(values) if key == "search_path" else values[0]
-        if key == "transaction_isolation":
+        if key == "transaction_isolation" and values:
             if self.block is None:
                 self.notice("SET TRANSACTION can only be used in transaction blocks", "25P01",
                             "WARNING")
                 return
             self.block.isolation = config.validate(key, value)
             return
-        self._set(key, config.validate(key, value), local)
+        checked = config.validate(key, ", ".join(values) if key == "search_path" else values[0]
+                                  ) if values else None
+        if not outside:
+            self._set(key, checked, local)
+
+    def _set_identity(self, key: str, value: str | None, local: bool, dry: bool) -> None:
+        """SET ROLE and SET SESSION AUTHORIZATION (``dry``: only checked)."""
+        catalog = self._catalog()
+        if key == "role":
+            identity = self.identity.with_role(catalog, value)
+            shown = {"role": value or NONE}
+        else:
+            identity = self.identity.with_session_user(catalog, value)
+            name = value or catalog.role_name(identity.login) or self.login_user
+            shown = {"session_authorization": name, "role": NONE}
+        if not dry:
+            self._assume(identity, shown, local)
 
     def show(self, name: str) -> str:
         key = config.canonical_name(name)
@@ -1021,11 +1170,12 @@ class EngineSession:
         self.host.session_closed(self)
 
 
-def _savepoint_position(block: _Block, name: str) -> int:
-    """The newest savepoint called ``name`` among those the block made
-    before it owned the executor."""
-    for position in range(len(block.savepoints) - 1, -1, -1):
-        if block.savepoints[position][0] == name:
+def _savepoint_position(savepoints: Sequence[tuple[str, object]], name: str) -> int:
+    """The newest savepoint called ``name`` among ``savepoints`` (of a
+    block: those made before it owned the executor, or all with the
+    settings then)."""
+    for position in range(len(savepoints) - 1, -1, -1):
+        if savepoints[position][0] == name:
             return position
     raise errors.InvalidSavepointSpecification(f'savepoint "{name}" does not exist')
 

@@ -162,6 +162,7 @@ class Utilities:
             for name in list(session.portals):
                 session.close_portal(name)
             session.statements = {k: v for k, v in session.statements.items() if k == ""}
+            session.set_parameter("session_authorization", [], False)
             self._reset(session, portal, x.Reset(this="all"), max_rows)
         return Command(f"DISCARD {what}")
 

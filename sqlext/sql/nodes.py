@@ -240,8 +240,8 @@ class RoleDdl(exp.Expression):
 class CreateRole(RoleDdl):
     """CREATE ROLE|USER name [[WITH] option ...]; ``options`` maps option
     names (superuser, login, createrole, createdb: bools; password: the string
-    or None; connection_limit: int) to values; ``user`` is True for CREATE
-    USER (LOGIN by default)."""
+    or None; connection_limit: int; in_role, role, admin: role names) to
+    values; ``user`` is True for CREATE USER (LOGIN by default)."""
 
     arg_types = {"this": True, "options": True, "user": False}
 
@@ -260,11 +260,25 @@ class DropRole(RoleDdl):
 
 
 class GrantPrivileges(RoleDdl):
-    """GRANT privileges ON objects TO roles | REVOKE privileges ON objects
-    FROM roles. ``privileges`` are upper-case names (empty for ALL);
-    ``kind`` is 'table' or 'procedure'; ``expressions`` the objects as
-    ``exp.Table``, or ``schemas`` the schema names of ALL TABLES|PROCEDURES
-    IN SCHEMA; ``grantees`` are role names, '' for PUBLIC."""
+    """GRANT privileges ON objects TO roles [WITH GRANT OPTION] | REVOKE
+    [GRANT OPTION FOR] privileges ON objects FROM roles [CASCADE].
+    ``privileges`` are (upper-case name, column names or None) pairs, the
+    name ALL for ALL [PRIVILEGES]; ``kind`` is 'table', 'procedure' or
+    'schema'; ``expressions`` the objects as ``exp.Table`` (schemas by name),
+    or ``schemas`` the schema names of ALL TABLES|PROCEDURES IN SCHEMA;
+    ``grantees`` and ``granted_by`` are role specifications
+    (``catalog.roles.role_spec``); ``option`` is WITH GRANT OPTION or GRANT
+    OPTION FOR."""
 
     arg_types = {"privileges": True, "kind": True, "expressions": False, "schemas": False,
-                 "grantees": True, "revoke": False}
+                 "grantees": True, "revoke": False, "option": False, "cascade": False,
+                 "granted_by": False}
+
+
+class GrantRoles(RoleDdl):
+    """GRANT roles TO members [WITH ADMIN OPTION] | REVOKE [ADMIN OPTION FOR]
+    roles FROM members; ``expressions`` are the granted roles' names,
+    ``grantees`` and ``granted_by`` role specifications."""
+
+    arg_types = {"expressions": True, "grantees": True, "revoke": False, "admin": False,
+                 "granted_by": False}

@@ -21,6 +21,8 @@ from sqlglot.parsers.postgres import PostgresParser
 from sqlglot.tokens import Token, TokenType
 
 from catalog import errors
+from catalog.acl import PRIVILEGE_LETTERS, PUBLIC_GRANTEE
+from catalog.roles import CURRENT_USER, SESSION_USER
 from sqlext.sql import nodes as x
 from sqlext.sql.tokenizer import atomic_body_end
 
@@ -46,10 +48,11 @@ _ROLE_FLAGS = {"SUPERUSER": "superuser", "LOGIN": "login", "CREATEROLE": "create
                "CREATEDB": "createdb"}
 _ROLE_DEFAULTS = frozenset({"INHERIT", "NOREPLICATION", "NOBYPASSRLS"})
 """Role options that state what is true of every sqlext role anyway."""
-_ROLE_UNSUPPORTED = frozenset({"NOINHERIT", "REPLICATION", "BYPASSRLS", "VALID", "IN", "ROLE",
-                               "ADMIN", "USER", "SYSID"})
-_GRANTED_ROLE_NAMES = {"PUBLIC": ""}
-_TABLE_PRIVILEGE_WORDS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE"})
+_ROLE_UNSUPPORTED = frozenset({"NOINHERIT", "REPLICATION", "BYPASSRLS", "VALID", "SYSID"})
+_ROLE_MEMBERS = {"IN": "in_role", "ROLE": "role", "USER": "role", "ADMIN": "admin"}
+"""CREATE ROLE's options that grant memberships: IN ROLE|GROUP (the roles
+it joins), ROLE|USER (its members), ADMIN (members WITH ADMIN OPTION)."""
+_PRIVILEGE_WORDS = frozenset(PRIVILEGE_LETTERS)
 
 _STRING_CONSTANTS = frozenset({TokenType.STRING, TokenType.BYTE_STRING,
                                TokenType.HEREDOC_STRING})
@@ -263,8 +266,21 @@ class SqlExtParser(PostgresParser):
             return x.SetTransaction(session=True, isolation=isolation, read_only=read_only)
         if self._match_text_seq("LOCAL"):
             local = True
-        else:
+        if self._match_text_seq("SESSION", "AUTHORIZATION"):
+            name = "session_authorization"
+            if self._match(TokenType.DEFAULT):
+                return x.SetVariable(this=name, expressions=[], local=local)
+            return x.SetVariable(this=name, expressions=[exp.Literal.string(
+                self._setting_value())], local=local)
+        if not local:
             self._match_text_seq("SESSION")
+        index = self._index
+        if self._match_text_seq("ROLE") and self._curr and not (
+                self._curr.token_type == TokenType.EQ or self._peek_word() == "TO"):
+            # SET ROLE name | NONE: the role setting, without TO
+            return x.SetVariable(this="role", expressions=[exp.Literal.string(
+                self._setting_value())], local=local)
+        self._retreat(index)
         if self._match_text_seq("TRANSACTION"):
             isolation, read_only = self._transaction_modes()
             return x.SetTransaction(session=False, isolation=isolation, read_only=read_only)
@@ -786,21 +802,34 @@ class SqlExtParser(PostgresParser):
 
     def _parse_create_role(self) -> exp.Expr:
         user = self._prev.text.upper() == "USER"
-        name = self._name()
-        return x.CreateRole(this=name, options=self._role_options(), user=user)
+        name = self._role_id()
+        return x.CreateRole(this=name, options=self._role_options(creating=True), user=user)
 
     def _parse_alter_role(self) -> exp.Expr:
-        name = self._name()
+        start = self._index
+        name = self._role_spec()
         if self._match_text_seq("RENAME", "TO"):
-            return x.AlterRole(this=name, rename=self._name())
+            self._retreat(start)
+            name = self._role_id()
+            self._expect("RENAME", "TO")
+            return x.AlterRole(this=name, rename=self._role_id())
         return x.AlterRole(this=name, options=self._role_options())
+
+    def _role_id(self) -> str:
+        """A role's name where CURRENT_USER and the like may not stand."""
+        token = self._curr
+        if token and token.token_type != TokenType.IDENTIFIER and token.text.upper() in (
+                "CURRENT_USER", "SESSION_USER", "CURRENT_ROLE"):
+            raise errors.ReservedName(f"{token.text.upper()} cannot be used as a role name here",
+                                      position=token.start + 1)
+        return self._name()
 
     def _parse_drop_role(self) -> exp.Expr:
         exists = self._parse_exists()
         names = self._parse_csv(self._name)
         return x.DropRole(expressions=names, exists=exists)
 
-    def _role_options(self) -> dict[str, object]:
+    def _role_options(self, creating: bool = False) -> dict[str, object]:
         options: dict[str, object] = {}
         self._match(TokenType.WITH)
         while self._curr:
@@ -819,6 +848,11 @@ class SqlExtParser(PostgresParser):
             elif word == "CONNECTION":
                 self._expect("LIMIT")
                 options["connection_limit"] = self._integer()
+            elif creating and word in _ROLE_MEMBERS:
+                if word == "IN" and not (self._match_text_seq("ROLE")
+                                         or self._match_text_seq("GROUP")):
+                    self.raise_error("Expected ROLE", token)
+                options[_ROLE_MEMBERS[word]] = self._parse_csv(self._role_id)
             elif word in _ROLE_UNSUPPORTED:
                 self._unsupported(f"role option {word} is not supported", token)
             else:
@@ -843,55 +877,104 @@ class SqlExtParser(PostgresParser):
         return -int(token.text) if negative else int(token.text)
 
     def _parse_grant_statement(self) -> exp.Expr:
-        return self._grant(revoke=False)
+        return self._grant(revoke=False, option=False)
 
     def _parse_revoke_statement(self) -> exp.Expr:
         if self._match_text_seq("GRANT", "OPTION", "FOR"):
-            self._unsupported("GRANT OPTION is not supported", self._prev)
-        return self._grant(revoke=True)
+            return self._grant(revoke=True, option=True)
+        if self._match_text_seq("ADMIN", "OPTION", "FOR"):
+            return self._grant(revoke=True, option=True, roles=True)
+        return self._grant(revoke=True, option=False)
 
-    def _grant(self, revoke: bool) -> exp.Expr:
-        privileges: list[str] = []
-        if self._match(TokenType.ALL):
-            self._match_text_seq("PRIVILEGES")
-        else:
-            while True:
-                token = self._curr
-                word = self._word() or ""
-                if word not in (*_TABLE_PRIVILEGE_WORDS, "EXECUTE"):
-                    self._unsupported(f"privilege {token.text if token else ''} is not "
-                                      "supported (role membership neither)", token or self._prev)
-                privileges.append(word)
-                if not self._match(TokenType.COMMA):
-                    break
-        self._expect("ON")
-        grant = x.GrantPrivileges(privileges=privileges, revoke=revoke)
+    def _grant(self, revoke: bool, option: bool, roles: bool = False) -> exp.Expr:
+        """GRANT and REVOKE: of privileges (... ON objects) or of roles."""
+        items = self._privilege_list()
+        if roles or not self._match_text_seq("ON"):
+            return self._grant_roles(items, revoke, option)
+        grant = x.GrantPrivileges(privileges=[(name, columns) for _, name, columns in items],
+                                  revoke=revoke, option=option)
         kind_token = self._curr
         if self._match_set((TokenType.PROCEDURE, TokenType.FUNCTION)) or self._match_text_seq(
                 "ROUTINE"):
             grant.set("kind", "procedure")
+        elif self._match_text_seq("SCHEMA"):
+            grant.set("kind", "schema")
         else:
             grant.set("kind", "table")
             self._match_set((TokenType.TABLE,)) or self._match_text_seq("STREAM")
-        if self._match(TokenType.ALL):
+        if grant.args["kind"] != "schema" and self._match(TokenType.ALL):
             word = self._word()
             if word not in ("TABLES", "PROCEDURES", "FUNCTIONS", "ROUTINES"):
                 self.raise_error("Expected TABLES or PROCEDURES")
             grant.set("kind", "table" if word == "TABLES" else "procedure")
             self._expect("IN", "SCHEMA")
             grant.set("schemas", self._parse_csv(self._name))
+        elif grant.args["kind"] == "schema":
+            grant.set("expressions", self._parse_csv(self._name))
         else:
-            if kind_token and kind_token.text.upper() in ("SCHEMA", "DATABASE", "SEQUENCE"):
+            if kind_token and kind_token.text.upper() in ("DATABASE", "SEQUENCE"):
                 self._unsupported(f"privileges on a {kind_token.text.lower()} are not "
                                   "supported", kind_token)
             grant.set("expressions", self._parse_csv(self._grant_object))
         self._expect("FROM" if revoke else "TO")
-        grant.set("grantees", self._parse_csv(self._grantee))
-        if self._match_text_seq("WITH", "GRANT", "OPTION"):
-            self._unsupported("WITH GRANT OPTION is not supported", self._prev)
-        if revoke and not self._match_text_seq("CASCADE"):
-            self._match_text_seq("RESTRICT")
+        grant.set("grantees", self._parse_csv(self._role_spec))
+        if not revoke and self._match_text_seq("WITH", "GRANT", "OPTION"):
+            grant.set("option", True)
+        grant.set("granted_by", self._granted_by())
+        if revoke:
+            grant.set("cascade", self._drop_behavior())
         return grant
+
+    def _privilege_list(self) -> list[tuple[Token, str, list[str] | None]]:
+        """ALL [PRIVILEGES] or names, each with its column list (the names
+        may turn out to be roles'): (token, name, columns) triples."""
+        items: list[tuple[Token, str, list[str] | None]] = []
+        while True:
+            token = self._curr
+            if token is None:
+                self.raise_error("Expected a privilege or a role")
+                return items
+            if self._match(TokenType.ALL):
+                self._match_text_seq("PRIVILEGES")
+                name = "ALL"
+            else:
+                name = self._name()
+                if token.token_type != TokenType.IDENTIFIER:
+                    name = name.upper() if token.text.upper() in _PRIVILEGE_WORDS else name
+            columns = self._closed_list(self._name, "a column") if self._match(
+                TokenType.L_PAREN) else None
+            items.append((token, name, columns))
+            if name == "ALL" or not self._match(TokenType.COMMA):
+                return items
+
+    def _grant_roles(self, items: list[tuple[Token, str, list[str] | None]], revoke: bool,
+                     admin: bool) -> exp.Expr:
+        for token, name, columns in items:
+            if name == "ALL":
+                self.raise_error("Expected ON", token)
+            if columns is not None:
+                raise errors.InvalidGrantOperation(
+                    "column names cannot be included in GRANT/REVOKE ROLE")
+        self._expect("FROM" if revoke else "TO")
+        grant = x.GrantRoles(expressions=[_role_name(token, name) for token, name, _ in items],
+                             grantees=self._parse_csv(self._role_spec), revoke=revoke,
+                             admin=admin)
+        if not revoke and self._match_text_seq("WITH", "ADMIN", "OPTION"):
+            grant.set("admin", True)
+        grant.set("granted_by", self._granted_by())
+        if revoke:
+            self._drop_behavior()
+        return grant
+
+    def _granted_by(self) -> str | None:
+        return self._role_spec() if self._match_text_seq("GRANTED", "BY") else None
+
+    def _drop_behavior(self) -> bool:
+        """[CASCADE | RESTRICT]: whether CASCADE."""
+        if self._match_text_seq("CASCADE"):
+            return True
+        self._match_text_seq("RESTRICT")
+        return False
 
     def _grant_object(self) -> exp.Expr:
         name = self._object_name()
@@ -899,22 +982,30 @@ class SqlExtParser(PostgresParser):
             self._procedure_params()
         return name
 
-    def _grantee(self) -> str:
+    def _role_spec(self) -> str:
+        """A role, PUBLIC, CURRENT_USER, SESSION_USER or CURRENT_ROLE
+        (``catalog.roles`` spells the last three)."""
         token = self._curr
-        if token and token.token_type != TokenType.IDENTIFIER and (
-                token.text.upper() in _GRANTED_ROLE_NAMES):
+        if token and token.token_type in (TokenType.CURRENT_USER, TokenType.SESSION_USER):
             self._advance()
-            return _GRANTED_ROLE_NAMES[token.text.upper()]
-        if (token and token.token_type in (TokenType.CURRENT_USER, TokenType.SESSION_USER)) or (
-                token and token.text.upper() == "CURRENT_ROLE"):
-            self._unsupported(f"{token.text.upper()} as a grantee is not supported", token)
-        return self._name()
+            return SESSION_USER if token.token_type == TokenType.SESSION_USER else CURRENT_USER
+        if token and token.token_type != TokenType.IDENTIFIER and token.text.upper() in (
+                "CURRENT_ROLE", "CURRENT_USER", "SESSION_USER"):
+            self._advance()
+            return SESSION_USER if token.text.upper() == "SESSION_USER" else CURRENT_USER
+        name = self._name()
+        return PUBLIC_GRANTEE if name == "public" else name
 
     def _parse_call_statement(self) -> exp.Expr:
         name = self._object_name()
         self._match_l_paren()
         args = self._closed_list(self._parse_assignment, "an argument")
         return x.Call(this=name, expressions=args)
+
+
+def _role_name(token: Token, name: str) -> str:
+    """A name read by ``_privilege_list`` taken as a role's."""
+    return name if token.token_type in (TokenType.IDENTIFIER, TokenType.STRING) else name.lower()
 
 
 SqlExtParser.UTILITY_PARSERS = {

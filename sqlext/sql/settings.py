@@ -141,6 +141,7 @@ PARAMETERS: Final[dict[str, Parameter]] = {
     "server_encoding": Parameter("UTF8", _any, reported=True, read_only=True),
     "server_version": Parameter(SERVER_VERSION, _any, reported=True, read_only=True),
     "session_authorization": Parameter("postgres", _any, reported=True, read_only=True),
+    "role": Parameter("none", _any, read_only=True),
     "standard_conforming_strings": Parameter("on", _only("on"), reported=True),
     "timezone": Parameter("Etc/UTC", check_timezone, reported=True),
     "server_version_num": Parameter(SERVER_VERSION_NUM, _any, read_only=True),

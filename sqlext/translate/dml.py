@@ -17,10 +17,12 @@ from sqlext.translate.translator import Translator, output_name, physical_table
 
 
 def _target_source(relation: Relation, alias: str) -> Source:
+    """The changed relation as a statement sees it (under its name or alias,
+    or as EXCLUDED): what is read through it is read from the relation."""
     source = Source(alias, [
         ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number, not c.not_null)
         for number, c in enumerate(relation.columns, start=1)
-    ])
+    ], relation_oid=relation.oid)
     source.system_columns.extend(system_columns(relation))
     return source
 
@@ -117,6 +119,7 @@ def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
     elif len(set(listed)) != len(listed):
         raise errors.DuplicateColumn("column specified more than once")
     columns = [relation.column(name) for name in listed]
+    translator.target_columns = tuple(listed)
     defaulted = [c for c in relation.columns if c.name not in listed and c.default is not None]
     if isinstance(source, exp.Values):
         _insert_values(translator, source, columns, defaulted)
@@ -211,18 +214,25 @@ def _on_conflict(translator: Translator, conflict: exp.Expression, relation: Rel
     excluded = Scope(scope)
     excluded.add(_target_source(relation, "excluded"))
     keys = []
+    target = scope.sources[0]
     for key in conflict.args.get("conflict_keys") or []:
         column = key.this if isinstance(key, exp.Ordered) else key
         relation.column(column.name)
+        found = target.find(column.name)
+        assert found is not None
+        translator.note_read(target, found)  # the arbiter's columns are read
         keys.append(exp.column(column.name, quoted=True))
     if keys:
         conflict.set("conflict_keys", keys)
+    updates = []
     for item in conflict.args.get("expressions") or []:
         if isinstance(item, exp.EQ):
             column = relation.column(item.this.name)
+            updates.append(column.name)
             translated, sql_type = translator.expr(item.expression, excluded)
             item.set("expression", translator.assign(
                 translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
+    translator.conflict_updates = tuple(updates)
     where = conflict.args.get("where")
     if where is not None:
         translator.expr(where.this, excluded)
@@ -256,6 +266,8 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
         translator.from_item(from_.this, scope)
     for join in (from_.args.get("joins") or []) if from_ is not None else []:
         translator.join_source(join, scope)
+    translator.target_columns = tuple(assignment.this.name for assignment in node.expressions
+                                      if isinstance(assignment, exp.EQ))
     for assignment in list(node.expressions):
         if not isinstance(assignment, exp.EQ):
             raise errors.FeatureNotSupported("only SET column = value is supported")

@@ -45,7 +45,7 @@ from executor.values.conversions import INT_RANGES
 from sqlext.sql.sqlite_dialect import StatementOnly, StorageLiteral
 from sqlext.translate.composite import record_field
 from sqlext.translate.naming import source_position
-from sqlext.translate.scope import ColumnInfo, Scope
+from sqlext.translate.scope import ColumnInfo, Scope, Source
 from sqlext.translate.type_names import resolve_type
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ,
@@ -87,6 +87,8 @@ class ExpressionTranslator:
         """Streams (OIDs) whose name denotes only the batch being processed."""
         self.params_decoded = True
         """See ``CompileContext.params_decoded``."""
+        self.role: str | None = None
+        """See ``CompileContext.role``."""
         self.target_relation: Relation | None = None
         """INSERT, UPDATE, DELETE: the relation changed."""
         self.live_tables: set[str] = set()
@@ -95,8 +97,14 @@ class ExpressionTranslator:
         """The (PostgreSQL) functions the statement calls."""
         self.read_relations: dict[int, Relation] = {}
         """Every relation named in a FROM clause, by OID."""
-        self.used_columns: dict[int, set[int]] = {}
-        """Relation OID -> the numbers of its columns the statement names."""
+        self.column_reads: dict[int, set[str]] = {}
+        """Relation OID -> the columns the statement reads, system columns
+        (tableoid, batch_id) too: column privileges are checked on them, and
+        a view depends on those of its query (``ViewRule.reads``)."""
+        self.target_columns: tuple[str, ...] = ()
+        """INSERT: the columns given values; UPDATE: the columns set."""
+        self.conflict_updates: tuple[str, ...] = ()
+        """INSERT ... ON CONFLICT DO UPDATE: the columns set."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
         self._set_returning: list[list[exp.Expression]] = []
@@ -258,10 +266,10 @@ class ExpressionTranslator:
         if target.oid == t.REGTYPE:
             return t.lookup_name(name).oid
         if target.oid == t.REGNAMESPACE:
-            oid = self.catalog.schemas.get(name.strip('"'))
-            if oid is None:
+            schema = self.catalog.schemas.get(name.strip('"'))
+            if schema is None:
                 raise errors.InvalidSchemaName(f'schema "{name}" does not exist')
-            return oid
+            return schema.oid
         schema, _, bare = name.rpartition(".")
         bare = bare.strip('"')
         relation = self.catalog.find_relation(bare, schema.strip('"') or None, self.search_path)
@@ -330,10 +338,15 @@ class ExpressionTranslator:
 
     def _column(self, node: exp.Column, scope: Scope) -> tuple[exp.Expression, SqlType]:
         table = node.table or None
+        if table is None and not node.this.quoted and node.name in ("current_role", "user"):
+            call = exp.Anonymous(this=node.name)  # reserved words: never a column
+            node.replace(call)
+            return self.expr(call, scope)
         if node.name == "tableoid":
             # a system column: PostgreSQL reserves the name
             found = _table_oid(scope, table)
             if found is not None:
+                self.column_reads.setdefault(found.this, set()).add("tableoid")
                 node.replace(found)
                 return found, SqlType(t.OID)
         located = scope.locate(node.name, table)
@@ -348,8 +361,7 @@ class ExpressionTranslator:
             raise errors.UndefinedColumn(f'column "{shown}" does not exist',
                                          position=source_position(node.this))
         source, found = located
-        if source.relation_oid and found.column_number > 0:
-            self.used_columns.setdefault(source.relation_oid, set()).add(found.column_number)
+        self.note_read(source, found)
         computed = source.computed.get(found.name)
         if computed is not None:
             replacement = computed.copy()
@@ -365,6 +377,15 @@ class ExpressionTranslator:
         if table:
             node.set("table", exp.to_identifier(table, quoted=True))
         return node, found.type
+
+    def note_read(self, source: Source, column: ColumnInfo) -> None:
+        """``column`` of ``source`` is read: a column of a relation counts
+        (under its own name, whatever alias the statement gives it)."""
+        relation = self.catalog.relation_by_oid(source.relation_oid)
+        if relation is not None:
+            name = relation.columns[column.column_number - 1].name if (
+                column.column_number) else column.name
+            self.column_reads.setdefault(relation.oid, set()).add(name)
 
     def _alias(self, node: exp.Alias, scope: Scope) -> tuple[exp.Expression, SqlType]:
         _, sql_type = self.expr(node.this, scope)

@@ -43,7 +43,7 @@ _CURRENT_FUNCTIONS: dict[type[exp.Expression], tuple[str, SqlType]] = {
     exp.CurrentTimestamp: ("sqlext_now", TIMESTAMPTZ),
     exp.CurrentDate: ("sqlext_current_date", DATE),
     exp.CurrentUser: ("sqlext_current_user", SqlType(t.NAME)),
-    exp.SessionUser: ("sqlext_current_user", SqlType(t.NAME)),
+    exp.SessionUser: ("sqlext_session_user", SqlType(t.NAME)),
     exp.CurrentSchema: ("sqlext_current_schema", SqlType(t.NAME)),
     exp.CurrentCatalog: ("sqlext_current_database", SqlType(t.NAME)),
     exp.Localtimestamp: ("sqlext_localtimestamp", TIMESTAMP),

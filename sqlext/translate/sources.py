@@ -66,8 +66,19 @@ class CurrentBatch(exp.Expression):
 class SourceTranslator(AggregateRules):
     """Translates the FROM clause (and VALUES, which may stand anywhere)."""
 
+    def check_schema(self, name: exp.Table) -> None:
+        """A name qualified by a schema the role may not use is 42501
+        (whether the object exists or not, as PostgreSQL's lookups do)."""
+        if self.role is not None and name.db:
+            try:
+                self.catalog.require_schema(self.role, name.db)
+            except errors.SqlError as exc:
+                exc.position = source_position(name.args.get("db"))
+                raise
+
     def relation(self, table: exp.Table) -> Relation:
         schema = table.db or None
+        self.check_schema(table)
         try:
             return self.catalog.relation(table.name, schema, self.search_path)
         except errors.SqlError as exc:
@@ -118,12 +129,10 @@ class SourceTranslator(AggregateRules):
         using = join.args.get("using")
         if using:
             names = [identifier.name for identifier in using]
-            _check_using(names, earlier_sources, source)
-            source.merged.update(names)
+            self._join_columns(names, earlier_sources, source)
         elif str(join.args.get("method") or "").upper() == "NATURAL":
             names = [c.name for c in source.columns if c.name in earlier]
-            _check_using(names, earlier_sources, source)
-            source.merged.update(names)
+            self._join_columns(names, earlier_sources, source)
             # SQLite would match hidden columns too (a stream's batch id):
             # the visible common columns are named instead.
             join.set("method", None)
@@ -131,6 +140,17 @@ class SourceTranslator(AggregateRules):
                 join.set("using", [exp.to_identifier(name, quoted=True) for name in names])
             else:
                 join.set("on", exp.true())
+
+    def _join_columns(self, names: list[str], left: list[Source], right: Source) -> None:
+        """USING or NATURAL: the columns joined on, read on both sides."""
+        _check_using(names, left, right)
+        right.merged.update(names)
+        for name in names:
+            for source in (*left, right):
+                if name not in source.merged or source is right:
+                    column = source.find(name)
+                    if column is not None:
+                        self.note_read(source, column)
 
     def from_item(self, item: exp.Expression, scope: Scope) -> Source:
         alias = item.args.get("alias")

@@ -30,23 +30,38 @@ def admin(server: ServerProcess) -> Iterator[psycopg.Connection]:
         yield connection
 
 
-@pytest.fixture
-def alice(server: ServerProcess, admin: psycopg.Connection) -> Iterator[psycopg.Connection]:
-    """A plain role's connection, in the admin's schema."""
-    name = f"alice_{uuid.uuid4().hex[:8]}"
+def _login(server: ServerProcess, admin: psycopg.Connection, prefix: str
+           ) -> Iterator[psycopg.Connection]:
+    """A new plain role's connection, looking for names in the admin's
+    schema (which it may use, not create in)."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     admin.execute(f"CREATE ROLE {name} LOGIN")
-    schema = admin.execute("SELECT current_schema()").fetchone()
-    assert schema is not None
+    schema = _one(admin, "SELECT current_schema()")
+    admin.execute(f"GRANT USAGE ON SCHEMA {schema} TO {name}")
     with psycopg.connect(f"host={server.host} port={server.port} dbname=sqlext user={name}",
                          autocommit=True) as connection:
-        connection.execute(f"SET search_path = {schema[0]}")
+        connection.execute(f"SET search_path = {schema}")
         yield connection
 
 
-def _role(connection: psycopg.Connection) -> str:
-    row = connection.execute("SELECT current_user").fetchone()
+@pytest.fixture
+def alice(server: ServerProcess, admin: psycopg.Connection) -> Iterator[psycopg.Connection]:
+    yield from _login(server, admin, "alice")
+
+
+@pytest.fixture
+def bob(server: ServerProcess, admin: psycopg.Connection) -> Iterator[psycopg.Connection]:
+    yield from _login(server, admin, "bob")
+
+
+def _one(connection: psycopg.Connection, sql: str) -> object:
+    row = connection.execute(sql).fetchone()
     assert row is not None
-    return str(row[0])
+    return row[0]
+
+
+def _role(connection: psycopg.Connection) -> str:
+    return str(_one(connection, "SELECT current_user"))
 
 
 def test_table_privileges(admin: psycopg.Connection, alice: psycopg.Connection) -> None:
@@ -87,11 +102,14 @@ def test_table_privileges(admin: psycopg.Connection, alice: psycopg.Connection) 
     acl = admin.execute("SELECT relacl FROM pg_class c JOIN pg_namespace n "
                         "ON n.oid = relnamespace WHERE relname = 'accounts' "
                         "AND nspname = current_schema()").fetchone()
-    assert acl == (["postgres=arwdD/postgres"],)
+    assert acl == (["postgres=arwdDxt/postgres"],)
 
 
 def test_owner_rights(admin: psycopg.Connection, alice: psycopg.Connection) -> None:
     me = _role(alice)
+    with pytest.raises(Denied, match="permission denied for schema privileges_"):
+        alice.execute("CREATE TABLE mine (a int)")
+    admin.execute(f"GRANT CREATE ON SCHEMA {_one(admin, 'SELECT current_schema()')} TO {me}")
     alice.execute("CREATE TABLE mine (a int)")
     alice.execute("INSERT INTO mine VALUES (1)")
     owner = admin.execute("SELECT tableowner FROM pg_tables WHERE tablename = 'mine'"

@@ -9,8 +9,9 @@ from itertools import chain
 import pytest
 
 from catalog import types as t
+from catalog.acl import AclItem
 from catalog.dataflow import Parameter, Procedure
-from catalog.roles import Role
+from catalog.roles import Membership, Role
 from catalog.schema import Catalog, Column, Constraint, Relation, Sequence, ViewRule
 from catalog.system import INFORMATION_SCHEMA_TABLES, SYSTEM_TABLES, columns_of, system_relations
 from executor.pg_catalog.information_schema import column_rows, information_schema_rows
@@ -57,7 +58,8 @@ def test_a_select_list_spells_nothing_values_as_sql() -> None:
 
 def _catalog() -> Catalog:
     """A table with every kind of constraint, a serial column, a DESC index,
-    a view, a materialized view, a sequence, a procedure and a login role."""
+    a view, a materialized view, a sequence, a procedure, a login role that
+    is a member of another, and a column privilege."""
     customers = Relation(
         20001, "public", "customers", "r", "public__customers",
         (Column("id", t.INT4, not_null=True, default="nextval('customers_id_seq'::regclass)"),
@@ -68,7 +70,8 @@ def _catalog() -> Catalog:
          Constraint("customers_score_check", "c", check="(score >= 0)", oid=20012)))
     orders = Relation(
         20002, "public", "orders", "r", "public__orders",
-        (Column("id", t.INT8), Column("customer", t.INT4)),
+        (Column("id", t.INT8),
+         Column("customer", t.INT4, acl=(AclItem("alice", "postgres", "r"),))),
         (Constraint("orders_customer_fkey", "f", ("customer",), ref_table=("public", "customers"),
                     ref_columns=("id",), oid=20013, on_delete="CASCADE"),))
     relations = [
@@ -94,7 +97,9 @@ def _catalog() -> Catalog:
             .with_procedure(Procedure(20014, "public", "transfer",
                                       (Parameter("amount", t.INT4, default="10"),), "sql",
                                       "SELECT 1"))
-            .with_role(Role(20015, "alice", login=True, password="md5x")))
+            .with_role(Role(20015, "alice", login=True, password="md5x"))
+            .with_role(Role(20016, "readers"))
+            .with_membership(Membership("readers", "alice", "postgres")))
 
 
 def test_every_row_the_refresh_writes_is_as_wide_as_its_table() -> None:

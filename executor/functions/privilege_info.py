@@ -1,0 +1,59 @@
+"""What a role may do, asked from SQL: pg_has_role().
+
+Answers come from the catalog of the running statement, for its current
+role unless a role is named, exactly as the privilege checks decide.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalog import errors
+from catalog.schema import Catalog
+from catalog.sqltypes import BOOL, TEXT
+from executor.functions.declare import Declarations, Function, Runtime
+
+FUNCTIONS = Declarations()
+
+_ROLE_PRIVILEGES = {"USAGE": "usage", "MEMBER": "member",
+                    "USAGE WITH GRANT OPTION": "admin", "USAGE WITH ADMIN OPTION": "admin",
+                    "MEMBER WITH GRANT OPTION": "admin", "MEMBER WITH ADMIN OPTION": "admin"}
+
+
+def _role(catalog: Catalog, value: Any) -> str | None:
+    """A role given by name or OID (None: no role has that OID, as
+    PostgreSQL answers NULL then)."""
+    if isinstance(value, int):
+        return catalog.role_name(value)
+    name = str(value)
+    if name not in catalog.roles:
+        raise errors.UndefinedObject(f'role "{name}" does not exist')
+    return name
+
+
+def _modes(privilege: str) -> set[str]:
+    modes = set()
+    for part in privilege.split(","):
+        mode = _ROLE_PRIVILEGES.get(" ".join(part.upper().split()))
+        if mode is None:
+            raise errors.InvalidParameterValue(f'unrecognized privilege type: "{part.strip()}"')
+        modes.add(mode)
+    return modes
+
+
+@FUNCTIONS.runtime("pg_has_role", BOOL, TEXT, TEXT, TEXT, min_args=2, max_args=3)
+def _pg_has_role(runtime: Runtime) -> Function:
+    def pg_has_role(*args: Any) -> int | None:
+        if any(arg is None for arg in args):
+            return None
+        context = runtime.context()
+        catalog = context.catalog
+        *asking, granted, privilege = args
+        role = _role(catalog, asking[0]) if asking else context.user
+        target = _role(catalog, granted)
+        if role is None or target is None:
+            return None
+        checks = {"usage": catalog.has_privileges_of, "member": catalog.has_privileges_of,
+                  "admin": catalog.is_admin_of}
+        return int(any(checks[mode](role, target) for mode in _modes(str(privilege))))
+    return pg_has_role
