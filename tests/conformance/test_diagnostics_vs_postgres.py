@@ -145,6 +145,22 @@ SCRIPTS: dict[str, list[str]] = {
         "SELECT * FROM v2",
         "DROP TABLE t2 CASCADE",
     ],
+    "views depend on the columns they join on": [
+        "CREATE TABLE a (id int, x int, k int)",
+        "CREATE TABLE b (id int, y int, k int)",
+        "CREATE VIEW vu AS SELECT x, y FROM a JOIN b USING (id)",
+        "CREATE VIEW vn AS SELECT 1 AS one FROM a NATURAL JOIN b",
+        "ALTER TABLE b DROP COLUMN id",
+        "ALTER TABLE a DROP COLUMN k",
+        "SELECT r.ev_class::regclass, d.refobjid::regclass, d.refobjsubid "
+        "FROM pg_depend d JOIN pg_rewrite r ON d.objid = r.oid WHERE d.deptype = 'n' "
+        "AND r.ev_class IN ('vu'::regclass, 'vn'::regclass) AND d.refobjid <> r.ev_class "
+        "ORDER BY r.ev_class::regclass::text, 2, 3",
+        "DROP VIEW vn",
+        "ALTER TABLE a DROP COLUMN k",
+        "ALTER TABLE b DROP COLUMN id CASCADE",
+        "SELECT relname FROM pg_class WHERE relname IN ('vu', 'vn')",
+    ],
 }
 
 
