@@ -21,10 +21,12 @@ numeric.c's are); exp and ln repeat numeric.c's series step by step, because
 their last digit can differ from the correctly rounded one. Results outside
 numeric's range raise 22003, like numeric.c's make_result.
 
-Cost per call (timeit, best of 5, Python 3.11 on the shared 2-core machine,
-operands 12345.678 and -3.50): add, sub, mul 0.09 µs; compare 0.06 µs;
-to_text 0.07 µs; mod 0.16 µs; apply_typmod 0.3 µs; from_text 0.6 µs; div 2 µs;
-sqrt 7 µs; exp 25 µs; ln 30 µs; power with a fractional exponent 90 µs.
+Cost per call (timeit, best of 5 runs, Python 3.11, operands 12345.678 and
+-3.50; ranges are over runs on the 2-core machine shared with other jobs):
+add, sub, mul 0.09 µs; compare 0.06 µs; to_text 0.07 µs; mod 0.17 µs;
+apply_typmod and round 0.3-0.7 µs; from_text 0.6-1 µs; div 2-3 µs (its scale
+needs both operands' base-10000 shape); aggregate step 0.3-1 µs; sqrt 2-7 µs;
+exp 17-25 µs; ln 30-90 µs; power with a fractional exponent 90-270 µs.
 """
 
 from __future__ import annotations
