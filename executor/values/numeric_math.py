@@ -80,6 +80,8 @@ _LOG10_E: Final = 0.434294481903252  # numeric.c's constants, for the same estim
 _LN_10: Final = 2.302585092994046
 _LOG10_2: Final = 0.301029995663981
 _GUARD: Final = 12  # extra digits when computing a transcendental result
+# Decimal's operators (+, -, *, /, abs) round to the thread's context (28 digits
+# by default): every operation here names its context instead.
 # Enough digits for any exact sum or product of two numerics.
 _WIDEST: Final = 2 * (MAX_ADJUSTED + 1 + DSCALE_MAX)
 _EXACT: Final = Context(prec=_WIDEST, rounding=ROUND_HALF_UP, Emax=MAX_ADJUSTED,
@@ -798,9 +800,9 @@ def _power_special(base: Decimal, exponent: Decimal) -> Decimal:
         return ONE
     if exponent.is_infinite():
         if base.is_finite():
-            if abs(base) == ONE:
+            if base.copy_abs() == ONE:
                 return ONE
-            larger = abs(base) > ONE
+            larger = base.copy_abs() > ONE
         else:
             larger = True
         return POS_INF if larger != exponent.is_signed() else ZERO
@@ -829,7 +831,7 @@ def _power_int(base: Decimal, exponent: int, scale: int) -> Decimal:
             raise _overflow() from None
     if not base:
         return _zero(scale)
-    magnitude = abs(base)
+    magnitude = base.copy_abs()
     estimate = exponent * (magnitude.adjusted() + math.log10(
         float(_EXACT.scaleb(magnitude, -magnitude.adjusted()))))
     if estimate > MAX_ADJUSTED + 2:
@@ -883,7 +885,7 @@ def _correctly_rounded(compute: Callable[[Context], Decimal], scale: int,
 
 def _is_halfway(value: Decimal, scale: int) -> bool:
     """Whether ``value`` lies exactly halfway between two multiples of 10**-scale."""
-    return abs(_EXACT.remainder(_EXACT.scaleb(value, scale), ONE)) == _HALF
+    return _EXACT.remainder(_EXACT.scaleb(value, scale), ONE).copy_abs() == _HALF
 
 
 # --- aggregates ---------------------------------------------------------------
@@ -901,7 +903,7 @@ def variance(count: int, total: Decimal, squares: Decimal, scale: int, *, sample
     if numerator <= 0:  # zero, or negative from rounding in numeric.c
         return ZERO
     numerator = numerator.quantize(_quantum(2 * scale), ROUND_HALF_UP, UNBOUNDED)
-    denominator = UNBOUNDED.multiply(n, n - 1 if sample else n)
+    denominator = UNBOUNDED.multiply(n, UNBOUNDED.subtract(n, ONE) if sample else n)
     result_scale = _div_scale(numerator, denominator)
     result = _quotient(numerator, denominator, result_scale, bounded=not root)
     return _sqrt_var(result, result_scale) if root else result
