@@ -21,10 +21,12 @@ numeric.c's are); exp and ln repeat numeric.c's series step by step, because
 their last digit can differ from the correctly rounded one. Results outside
 numeric's range raise 22003, like numeric.c's make_result.
 
-Cost per call (timeit, best of 5, Python 3.11 on the shared 2-core machine,
-operands 12345.678 and -3.50): add, sub, mul 0.09 µs; compare 0.06 µs;
-to_text 0.07 µs; mod 0.16 µs; apply_typmod 0.3 µs; from_text 0.6 µs; div 2 µs;
-sqrt 7 µs; exp 25 µs; ln 30 µs; power with a fractional exponent 90 µs.
+Cost per call (timeit, best of 5 runs, Python 3.11, operands 12345.678 and
+-3.50; ranges are over runs on the 2-core machine shared with other jobs):
+add, sub, mul 0.09 µs; compare 0.06 µs; to_text 0.07 µs; mod 0.17 µs;
+apply_typmod and round 0.3-0.7 µs; from_text 0.6-1 µs; div 2-3 µs (its scale
+needs both operands' base-10000 shape); aggregate step 0.3-1 µs; sqrt 2-7 µs;
+exp 17-25 µs; ln 30-90 µs; power with a fractional exponent 90-270 µs.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ _LOG10_E: Final = 0.434294481903252  # numeric.c's constants, for the same estim
 _LN_10: Final = 2.302585092994046
 _LOG10_2: Final = 0.301029995663981
 _GUARD: Final = 12  # extra digits when computing a transcendental result
+# Decimal's operators (+, -, *, /, abs) round to the thread's context (28 digits
+# by default): every operation here names its context instead.
 # Enough digits for any exact sum or product of two numerics.
 _WIDEST: Final = 2 * (MAX_ADJUSTED + 1 + DSCALE_MAX)
 _EXACT: Final = Context(prec=_WIDEST, rounding=ROUND_HALF_UP, Emax=MAX_ADJUSTED,
@@ -796,9 +800,9 @@ def _power_special(base: Decimal, exponent: Decimal) -> Decimal:
         return ONE
     if exponent.is_infinite():
         if base.is_finite():
-            if abs(base) == ONE:
+            if base.copy_abs() == ONE:
                 return ONE
-            larger = abs(base) > ONE
+            larger = base.copy_abs() > ONE
         else:
             larger = True
         return POS_INF if larger != exponent.is_signed() else ZERO
@@ -827,7 +831,7 @@ def _power_int(base: Decimal, exponent: int, scale: int) -> Decimal:
             raise _overflow() from None
     if not base:
         return _zero(scale)
-    magnitude = abs(base)
+    magnitude = base.copy_abs()
     estimate = exponent * (magnitude.adjusted() + math.log10(
         float(_EXACT.scaleb(magnitude, -magnitude.adjusted()))))
     if estimate > MAX_ADJUSTED + 2:
@@ -881,7 +885,7 @@ def _correctly_rounded(compute: Callable[[Context], Decimal], scale: int,
 
 def _is_halfway(value: Decimal, scale: int) -> bool:
     """Whether ``value`` lies exactly halfway between two multiples of 10**-scale."""
-    return abs(_EXACT.remainder(_EXACT.scaleb(value, scale), ONE)) == _HALF
+    return _EXACT.remainder(_EXACT.scaleb(value, scale), ONE).copy_abs() == _HALF
 
 
 # --- aggregates ---------------------------------------------------------------
@@ -899,7 +903,7 @@ def variance(count: int, total: Decimal, squares: Decimal, scale: int, *, sample
     if numerator <= 0:  # zero, or negative from rounding in numeric.c
         return ZERO
     numerator = numerator.quantize(_quantum(2 * scale), ROUND_HALF_UP, UNBOUNDED)
-    denominator = UNBOUNDED.multiply(n, n - 1 if sample else n)
+    denominator = UNBOUNDED.multiply(n, UNBOUNDED.subtract(n, ONE) if sample else n)
     result_scale = _div_scale(numerator, denominator)
     result = _quotient(numerator, denominator, result_scale, bounded=not root)
     return _sqrt_var(result, result_scale) if root else result
