@@ -61,6 +61,9 @@ QUERIES = [
     "SELECT 'abc'::text::inet",
     "SELECT '10.1.2.3/8'::text::cidr",
     "SELECT pg_typeof('1.2.3.4'::cidr), pg_typeof(min(net)), pg_typeof(max(addr)) FROM hosts",
+    "SELECT to_json('1.2.3.4/24'::inet), json_build_object('a', '10.0.0.1'::inet), "
+    "to_jsonb('10.0.0.0/8'::cidr)",
+    "SELECT json_agg(addr ORDER BY addr), array_agg(net ORDER BY net DESC) FROM hosts",
     # comparisons and order
     "SELECT '10.0.0.10'::inet > '10.0.0.9'::inet, '10.0.0.0/8'::inet = '10.0.0.0/8'::cidr, "
     "'10.0.0.1'::inet < '10.0.0.0/8'::inet, '1.2.3.4'::inet < '::1'::inet, "
