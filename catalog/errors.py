@@ -264,6 +264,14 @@ def no_operator(signature: str) -> UndefinedFunction:
         hint=f"No operator matches the given name and argument types. {_CASTS_HINT}")
 
 
+def ambiguous_operator(signature: str, position: int | None = None) -> AmbiguousFunction:
+    """PostgreSQL's error for an operator whose argument types leave several
+    candidates, such as ``- unknown``."""
+    return AmbiguousFunction(
+        f"operator is not unique: {signature}",
+        hint=f"Could not choose a best candidate operator. {_CASTS_HINT}", position=position)
+
+
 def no_function(signature: str) -> UndefinedFunction:
     """PostgreSQL's error for a function no argument types match, such as
     ``unnest(integer)``."""

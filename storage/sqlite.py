@@ -67,6 +67,11 @@ class Database:
     def create_aggregate(self, name: str, arg_count: int, aggregate: type) -> None:
         self.connection.create_aggregate(name, arg_count, aggregate)
 
+    def create_window_function(self, name: str, arg_count: int, aggregate: type) -> None:
+        """An aggregate that may also run as a window function (its class has
+        ``value`` and ``inverse`` besides ``step`` and ``finalize``)."""
+        self.connection.create_window_function(name, arg_count, aggregate)
+
     def create_collation(self, name: str, compare: Callable[[str, str], int]) -> None:
         self.connection.create_collation(name, compare)
 

@@ -28,7 +28,7 @@ from executor.codecs import (
     numeric,
     strings,
 )
-from executor.codecs.arrays import array_codec
+from executor.codecs.arrays import array_codec, dump_array
 from executor.codecs.base import (
     DEFAULT,
     BinDecoder,
@@ -100,6 +100,7 @@ __all__ = [
     "Settings",
     "binary_decoder",
     "binary_encoder",
+    "dump_array",
     "text_decoder",
     "text_encoder",
 ]

@@ -136,7 +136,8 @@ def _json_item(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _dump(values: list[object]) -> str:
+def dump_array(values: list[object]) -> str:
+    """The storage form of an array holding these storage values."""
     return "[" + ",".join(map(_json_item, values)) + "]"
 
 
@@ -166,7 +167,8 @@ def array_codec(element_oid: int, element: Codec) -> Codec:
         decode = element.text_in(typmod, settings)
 
         def decode_array(text: str) -> str:
-            return _dump([None if item is None else decode(item) for item in split_array(text)])
+            return dump_array([None if item is None else decode(item)
+                               for item in split_array(text)])
 
         return decode_array
 
@@ -182,7 +184,7 @@ def array_codec(element_oid: int, element: Codec) -> Codec:
 
     def binary_in(typmod: int, settings: Settings) -> BinDecoder:
         decode = element.binary_in(typmod, settings)
-        return lambda data: _dump(_receive(data, element_oid, decode))
+        return lambda data: dump_array(_receive(data, element_oid, decode))
 
     def binary_out(typmod: int) -> Encoder:
         encode = element.binary_out(typmod)

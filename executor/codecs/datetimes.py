@@ -263,6 +263,11 @@ def stored_date(value: object) -> int:
     return _parse(text, "date").days
 
 
+def stored_time(value: object) -> int:
+    """Storage text of a time -> microseconds since midnight."""
+    return _time_micros(str(value), -1)
+
+
 def _time_micros(text: str, typmod: int) -> int:
     if text.strip(SPACE).lower() == "allballs":
         return 0

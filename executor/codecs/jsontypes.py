@@ -62,10 +62,16 @@ def _json_in(text: str) -> str:
 
 
 def _jsonb_in(text: str) -> str:
-    return _jsonb_text(_load(text, exact_numbers=True))
+    return jsonb_text(parse_jsonb(text))
 
 
-def _jsonb_text(value: object) -> str:
+def parse_jsonb(text: str) -> object:
+    """A json or jsonb value as Python values, its numbers exact (``Decimal``)."""
+    return _load(text, exact_numbers=True)
+
+
+def jsonb_text(value: object) -> str:
+    """What PostgreSQL prints for the jsonb of a value ``parse_jsonb`` made."""
     if isinstance(value, str):
         _check_string(value)
         if "\x00" in value:
@@ -78,9 +84,9 @@ def _jsonb_text(value: object) -> str:
         return numeric_text(value)
     if isinstance(value, dict):
         members = sorted(value.items(), key=lambda item: (len(item[0].encode()), item[0]))
-        return "{" + ", ".join(f"{_jsonb_text(k)}: {_jsonb_text(v)}" for k, v in members) + "}"
+        return "{" + ", ".join(f"{jsonb_text(k)}: {jsonb_text(v)}" for k, v in members) + "}"
     if isinstance(value, list):
-        return "[" + ", ".join(map(_jsonb_text, value)) + "]"
+        return "[" + ", ".join(map(jsonb_text, value)) + "]"
     if value is None:
         return "null"
     return "true" if value else "false"

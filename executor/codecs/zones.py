@@ -24,7 +24,7 @@ from catalog.errors import (
     InvalidParameterValue,
     InvalidTimeZoneDisplacementValue,
 )
-from executor.codecs.civil import USECS_PER_DAY, USECS_PER_SECOND, days_from_civil
+from executor.codecs.civil import USECS_PER_DAY, USECS_PER_SECOND, days_from_civil, format_offset
 
 _HOUR: Final = 3600
 
@@ -57,10 +57,12 @@ ABBREVIATIONS: Final[dict[str, int]] = {
 class Zone:
     """A fixed offset; NamedZone overrides the lookups for tz database zones."""
 
-    __slots__ = ("offset",)
+    __slots__ = ("name", "offset")
 
-    def __init__(self, offset: int) -> None:
+    def __init__(self, offset: int, name: str = "") -> None:
         self.offset = offset
+        self.name = name
+        """What to_char()'s TZ prints ('' for an unnamed POSIX offset)."""
 
     @property
     def fixed(self) -> bool:
@@ -73,6 +75,10 @@ class Zone:
     def local_offset(self, local_microseconds: int) -> int:
         """Offset to subtract from a local wall-clock time to get UTC."""
         return self.offset
+
+    def abbreviation(self, utc_microseconds: int) -> str:
+        """The zone's abbreviation at an instant given in UTC."""
+        return self.name
 
 
 UTC_ZONE: Final = Zone(0)
@@ -122,6 +128,10 @@ class NamedZone(Zone):
             return self.offset
         seconds = _in_datetime_range(utc_microseconds) // USECS_PER_SECOND + _UNIX_EPOCH
         return _seconds(datetime.fromtimestamp(seconds, self._info).utcoffset())
+
+    def abbreviation(self, utc_microseconds: int) -> str:
+        seconds = _in_datetime_range(utc_microseconds) // USECS_PER_SECOND + _UNIX_EPOCH
+        return datetime.fromtimestamp(seconds, self._info).tzname() or ""
 
     def local_offset(self, local_microseconds: int) -> int:
         if self._fixed:
@@ -185,8 +195,9 @@ def input_zone(name: str) -> Zone | None:
 
 
 _SETTING_HOURS: Final = re.compile(r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)", re.ASCII)
+_ISO_OFFSET: Final = re.compile(r"\s*[+-][0-9]+(?::[0-9]+){0,2}\s*", re.ASCII)
 _POSIX: Final = re.compile(
-    r"(?:[a-z]{3,}|<[^>]+>)?([+-]?)([0-9]{1,2})(?::([0-9]{2})(?::([0-9]{2}))?)?", re.ASCII | re.I
+    r"([a-z]{3,}|<[^>]+>)?([+-]?)([0-9]{1,2})(?::([0-9]{2})(?::([0-9]{2}))?)?", re.ASCII | re.I
 )
 
 
@@ -200,11 +211,38 @@ def session_zone(setting: str) -> Zone:
     if _SETTING_HOURS.fullmatch(setting):
         seconds = int(float(setting) * _HOUR)
         if abs(seconds) <= MAX_OFFSET_HOURS * _HOUR:
-            return Zone(seconds)
-    elif (zone := named_zone(setting)) is not None:
+            return Zone(seconds, format_offset(seconds))
+    elif (zone := named_zone(setting) or _posix_zone(setting)) is not None:
         return zone
-    elif (match := _POSIX.fullmatch(setting)) is not None:
-        sign, hours, minutes, seconds_text = match.groups()
-        west = int(hours) * _HOUR + int(minutes or 0) * 60 + int(seconds_text or 0)
-        return Zone(west if sign == "-" else -west)
     raise InvalidParameterValue(f'invalid value for parameter "TimeZone": "{setting}"')
+
+
+def _posix_zone(text: str) -> Zone | None:
+    """A POSIX offset such as 'UTC+3' or '-05:30' (west of UTC), or None."""
+    match = _POSIX.fullmatch(text)
+    if match is None:
+        return None
+    name, sign, hours, minutes, seconds = match.groups()
+    west = int(hours) * _HOUR + int(minutes or 0) * 60 + int(seconds or 0)
+    return Zone(west if sign == "-" else -west, (name or "").strip("<>"))
+
+
+@functools.lru_cache(maxsize=64)
+def function_zone(name: str) -> Zone:
+    """A zone named to AT TIME ZONE or date_trunc(): an abbreviation, a tz
+    database name, or a POSIX offset (west of UTC: '+05' is UTC-5)."""
+    lowered = name.lower()
+    if lowered in ABBREVIATIONS:
+        return Zone(ABBREVIATIONS[lowered], name.upper())
+    zone = named_zone(name) or _posix_zone(name)
+    if zone is None:
+        raise InvalidParameterValue(f'time zone "{name}" not recognized')
+    return zone
+
+
+def offset_or_zone(name: str) -> Zone:
+    """A zone named to make_timestamptz(): an ISO offset ('+2' is UTC+2)
+    first, otherwise as ``function_zone``."""
+    if _ISO_OFFSET.fullmatch(name):
+        return offset_zone(name.strip(), name)
+    return function_zone(name)

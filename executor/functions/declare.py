@@ -101,6 +101,19 @@ class Implementation:
 
 
 @dataclass(frozen=True, slots=True)
+class Overload:
+    """One signature of a function PostgreSQL declares several times
+    (date_trunc(text, timestamp), date_trunc(text, interval)...)."""
+
+    params: tuple[SqlType, ...]
+    result: SqlType
+    names: tuple[str, ...] = ()
+    """The parameters' names, for calls that name their arguments."""
+    defaults: tuple[Any, ...] = ()
+    """Storage values of the last parameters' defaults."""
+
+
+@dataclass(frozen=True, slots=True)
 class FunctionDef:
     """A PostgreSQL function as the translator sees it."""
 
@@ -133,11 +146,24 @@ class FunctionDef:
     """A text parameter takes bytea as well (PostgreSQL has a bytea form)."""
     interval_too: bool = False
     """A numeric parameter takes interval as well."""
+    integer_range: bool = False
+    """With an integer result, SQLite's 64-bit answer may not fit the result
+    type (abs of the smallest integer): checked, 22003 as in PostgreSQL."""
+    ordered_set: bool = False
+    """An ordered-set aggregate: called as ``name(direct arguments) WITHIN
+    GROUP (ORDER BY ...)`` only (``min_args``/``max_args`` count both)."""
     json_args: bool = False
     """The SQLite function takes its arguments as JSON values (arrays are
     stored as JSON: array_agg builds one with json_group_array)."""
     implementations: tuple[Implementation, ...] = ()
     """Ours behind ``target`` and ``numeric_target`` (none for SQLite's)."""
+    overloads: tuple[Overload, ...] = ()
+    """The signatures a call chooses among as PostgreSQL does; its arguments
+    are then converted to the chosen parameter types (``args``, ``min_args``
+    and ``max_args`` follow from them)."""
+    type_args: tuple[int, ...] = ()
+    """Positions whose chosen parameter type OIDs the implementation gets
+    before the arguments: one implementation serves the overloads."""
 
     def result_type(self, arg_types: list[SqlType]) -> SqlType:
         if isinstance(self.result, SqlType):
@@ -181,13 +207,14 @@ class Declarations:
     def aggregate(self, name: str, result: ResultRule, target: str | type,
                   *args: SqlType | None, min_args: int = 1, max_args: int | None = 1,
                   names: Iterable[str] = (), numeric: type | None = None,
-                  **flags: Any) -> None:
+                  sqlite_args: int = 1, **flags: Any) -> None:
         """An aggregate SQLite has as ``target``, or ours (``target`` is then
-        its class, named ``sqlext_<name>`` in SQLite); ``numeric``: ours, used
-        when the first argument is numeric."""
+        its class, named ``sqlext_<name>`` in SQLite, taking ``sqlite_args``
+        arguments); ``numeric``: ours, used when the first argument is numeric."""
         implementations = []
         if isinstance(target, type):
-            implementations.append(Implementation(f"sqlext_{name}", 1, target, "aggregate"))
+            implementations.append(Implementation(f"sqlext_{name}", sqlite_args, target,
+                                                  "aggregate"))
             target = f"sqlext_{name}"
         numeric_target = None
         if numeric is not None:
@@ -210,6 +237,30 @@ class Declarations:
 
         return declare
 
+    def overloaded(self, name: str, *overloads: Overload, type_args: tuple[int, ...] = (),
+                   runtime: bool = False, sqlite: str | None = None
+                   ) -> Callable[[Function], Function]:
+        """A PostgreSQL function with several signatures, implemented by the
+        decorated function (made from the ``Runtime`` if ``runtime``), which
+        gets every parameter of the chosen one (defaults filled in)."""
+        counts = {len(o.params) for o in overloads}
+        arg_count = counts.pop() + len(type_args) if len(counts) == 1 else -1
+        flags = {"min_args": min(len(o.params) - len(o.defaults) for o in overloads),
+                 "max_args": max(len(o.params) for o in overloads),
+                 "overloads": overloads, "type_args": type_args}
+        return self._ours(name, _overload_result(overloads), (), (), sqlite, arg_count, flags,
+                          "runtime" if runtime else "scalar")
+    def internal_aggregate(self, sqlite_name: str, arg_count: int) -> Callable[[type], type]:
+        """An aggregate of ours (the decorated class) that only the engine's
+        own SQL calls (``arg_count`` -1: any number of arguments)."""
+
+        def declare(aggregate: type) -> type:
+            self.internal_functions.append(Implementation(
+                sqlite_name, arg_count, aggregate, "aggregate"))
+            return aggregate
+
+        return declare
+
     def _ours(self, name: str, result: ResultRule, args: tuple[SqlType | None, ...],
               names: Iterable[str], sqlite: str | None, sqlite_args: int | None,
               flags: dict[str, Any], kind: Literal["scalar", "runtime"]
@@ -229,6 +280,15 @@ class Declarations:
             if name in self.functions:
                 raise ValueError(f"function {name} is declared twice")
             self.functions[name] = definition
+
+
+def _overload_result(overloads: tuple[Overload, ...]) -> ResultRule:
+    """The result of the overload whose parameters the (converted) arguments have."""
+    def result(types: list[SqlType]) -> SqlType:
+        oids = tuple(found.oid for found in types)
+        return next((o.result for o in overloads
+                     if tuple(p.oid for p in o.params) == oids), overloads[0].result)
+    return result
 
 
 def first_known(types: list[SqlType]) -> SqlType:

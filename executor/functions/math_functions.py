@@ -13,6 +13,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import FLOAT8, INT4, NUMERIC, SqlType
 from executor.functions.declare import Declarations, Function, Runtime
+from executor.values.conversions import integer_result
 
 FUNCTIONS = Declarations()
 
@@ -47,7 +48,8 @@ def _stored(value: float) -> Any:
     return "NaN" if math.isnan(value) else value
 
 
-FUNCTIONS.builtin("abs", numeric_like_first, "abs", NUMERIC, min_args=1, max_args=1)
+FUNCTIONS.builtin("abs", numeric_like_first, "abs", NUMERIC, min_args=1, max_args=1,
+                  integer_range=True)
 FUNCTIONS.builtin("ceil", numeric_like_first, "ceil", NUMERIC, min_args=1, max_args=1,
                   names=("ceiling",))
 FUNCTIONS.builtin("floor", numeric_like_first, "floor", NUMERIC, min_args=1, max_args=1)
@@ -92,6 +94,9 @@ def _trunc(value: Any, places: Any = 0) -> Any:
     return math.trunc(value * factor) / factor
 
 
+FUNCTIONS.internal("sqlext_integer_result", 2)(integer_result)
+
+
 @FUNCTIONS.internal("sqlext_div", 3)
 def _div(left: Any, right: Any, integer: int) -> Any:
     """The / operator where SQLite's would be wrong: division by zero is an
@@ -124,7 +129,8 @@ def _mod(left: Any, right: Any, integer: int = 1) -> Any:
         return left
     if not integer or isinstance(left, float) or isinstance(right, float):
         return _stored(math.fmod(left, right))
-    return int(math.fmod(left, right))
+    remainder = abs(left) % abs(right)  # exact for every bigint, unlike fmod
+    return remainder if left >= 0 else -remainder
 
 
 @FUNCTIONS.runtime("random", FLOAT8, max_args=0)

@@ -23,9 +23,15 @@ from executor.functions import (
     array_functions,
     catalog_info,
     conditionals,
+    datetime_functions,
+    json_aggregates,
+    json_constructors,
     json_functions,
+    json_rows,
+    jsonb_edits,
     listen_notify,
     math_functions,
+    ordered_aggregates,
     rewrites,
     sequences,
     session_info,
@@ -38,8 +44,9 @@ from storage.sqlite import Database
 
 FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in (
     session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
-    json_functions, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites))
+    json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
+    ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
+    rewrites, datetime_functions))
 
 
 def _gather() -> dict[str, FunctionDef]:
@@ -85,13 +92,24 @@ def register_functions(database: Database, runtime: Runtime) -> None:
     """Put every implementation on the database (once per server)."""
     for implementation, arg_count in implementations():
         if implementation.kind == "aggregate":
-            database.create_aggregate(implementation.sqlite_name, arg_count,
-                                      implementation.code)
+            aggregate = _guarded_aggregate(runtime.executor, implementation.code)
+            if hasattr(aggregate, "inverse"):
+                database.create_window_function(implementation.sqlite_name, arg_count,
+                                                aggregate)
+            else:
+                database.create_aggregate(implementation.sqlite_name, arg_count, aggregate)
             continue
         function = (implementation.code(runtime) if implementation.kind == "runtime"
                     else implementation.code)
         database.create_function(implementation.sqlite_name, arg_count,
                                  _guard(runtime.executor, function))
+
+
+def _guarded_aggregate(executor: Executor, aggregate: Any) -> type:
+    """The aggregate class with its methods guarded as functions are."""
+    methods = {name: _guard(executor, getattr(aggregate, name))
+               for name in ("step", "inverse", "value", "finalize") if hasattr(aggregate, name)}
+    return type(aggregate.__name__, (aggregate,), methods)
 
 
 def _guard(executor: Executor, function: Callable[..., Any]) -> Callable[..., Any]:

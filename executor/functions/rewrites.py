@@ -1,6 +1,6 @@
 """What the translator's rewrites call where SQLite alone would answer
 differently from PostgreSQL: casts through the types' text forms, date/time
-arithmetic and EXTRACT, reg* names, LIMIT and OFFSET counts and
+arithmetic, reg* names, LIMIT and OFFSET counts and
 generate_series() steps. Users never call these by name."""
 
 from __future__ import annotations
@@ -12,15 +12,12 @@ from typing import Any
 from catalog import errors
 from catalog import types as t
 from executor import codecs
+from executor.codecs.zones import session_zone
 from executor.functions.declare import Declarations, Function, Runtime
 from executor.functions.math_functions import is_nan
 from executor.values import conversions
 
 FUNCTIONS = Declarations()
-
-_GROWING_FIELDS = frozenset({"epoch", "julian", "year", "isoyear", "decade", "century",
-                             "millennium", "millennia"})
-
 
 @FUNCTIONS.internal("sqlext_convert", 5, runtime=True)
 def _convert(runtime: Runtime) -> Function:
@@ -50,33 +47,20 @@ def _out_of_range(left_oid: int, right_oid: int) -> errors.SqlError:
     return errors.DatetimeFieldOverflow(f"{kind} out of range")
 
 
-@FUNCTIONS.internal("sqlext_datetime_arith", 5)
-def _datetime_arith(operator: str, left: Any, left_oid: int, right: Any,
-                    right_oid: int) -> Any:
-    if left is None or right is None:
-        return None
-    try:
-        return conversions.datetime_arithmetic(operator, left, left_oid, right, right_oid)
-    except (ValueError, OverflowError, struct.error):
-        # Python's datetime stops at years 1 and 9999, packing at 32 bits.
-        raise _out_of_range(left_oid, right_oid) from None
-
-
-@FUNCTIONS.internal("sqlext_extract", 3)
-def _extract(field: str, value: Any, oid: int) -> Any:
-    if value is None:
-        return None
-    if value in ("infinity", "-infinity"):
-        # As PostgreSQL 15: infinite for the fields that grow with time.
-        if field.rstrip("s") in _GROWING_FIELDS:
-            return float("-inf") if value.startswith("-") else float("inf")
-        return None
-    try:
-        return conversions.extract(field, value, oid)
-    except (ValueError, OverflowError):
-        # Dates past year 9999, which Python's datetime cannot hold.
-        raise errors.DatetimeFieldOverflow(
-            f"{t.format_type(oid)} out of range for extract") from None
+@FUNCTIONS.internal("sqlext_datetime_arith", 5, runtime=True)
+def _datetime_arith(runtime: Runtime) -> Function:
+    def datetime_arith(operator: str, left: Any, left_oid: int, right: Any,
+                       right_oid: int) -> Any:
+        if left is None or right is None:
+            return None
+        zone = session_zone(runtime.codec_settings().timezone)
+        try:
+            return conversions.datetime_arithmetic(operator, left, left_oid, right, right_oid,
+                                                   zone)
+        except (ValueError, OverflowError, struct.error):
+            # Python's datetime stops at years 1 and 9999, packing at 32 bits.
+            raise _out_of_range(left_oid, right_oid) from None
+    return datetime_arith
 
 
 @FUNCTIONS.internal("sqlext_reg_name", 2, runtime=True)

@@ -9,16 +9,17 @@ plain integers (days, microseconds, months) and easy to compute with.
 
 from __future__ import annotations
 
-import calendar
 import math
 import struct
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from catalog import errors
 from catalog import types as t
 from executor import codecs
 from executor.codecs import civil
+from executor.codecs.zones import Zone
+from executor.values import datetime_math
 
 INT_RANGES = {t.INT2: (-(2**15), 2**15 - 1), t.INT4: (-(2**31), 2**31 - 1),
                t.INT8: (-(2**63), 2**63 - 1)}
@@ -29,7 +30,6 @@ _MICROS_PER_DAY = 86_400_000_000
 _INTERVAL = struct.Struct("!qii")
 _INT64 = struct.Struct("!q")
 _INT32 = struct.Struct("!i")
-_INFINITY = 2**63 - 1
 
 
 def storage_timestamp(moment: datetime) -> str:
@@ -55,6 +55,15 @@ def _to_int(value: Any, target: int) -> int:
     if not low <= value <= high:
         raise errors.NumericValueOutOfRange(f"{_INT_NAMES[target]} out of range")
     return int(value)
+
+
+def integer_result(value: Any, target: int) -> Any:
+    """An integer operator's result: itself if it fits ``target``, else
+    PostgreSQL's 22003. A float is SQLite's overflow of 64 bits."""
+    low, high = INT_RANGES[target]
+    if value is None or (type(value) is int and low <= value <= high):
+        return value
+    raise errors.NumericValueOutOfRange(f"{_INT_NAMES[target]} out of range")
 
 
 def convert(value: Any, source: int, source_typmod: int, target: int, typmod: int,
@@ -108,29 +117,10 @@ def _date(days: int) -> Any:
     return codecs.binary_decoder(t.DATE)(_INT32.pack(days))
 
 
-def _add_months(micros: int, months: int) -> int:
-    if not months:
-        return micros
-    moment = _EPOCH_2000 + timedelta(microseconds=micros)
-    month_index = moment.month - 1 + months
-    year = moment.year + month_index // 12
-    month = month_index % 12 + 1
-    day = min(moment.day, calendar.monthrange(year, month)[1])
-    shifted = moment.replace(year=year, month=month, day=day)
-    return (shifted - _EPOCH_2000) // timedelta(microseconds=1)
-
-
-def _shift(micros: int, interval: tuple[int, int, int], sign: int) -> int:
-    if abs(micros) >= _INFINITY:
-        return micros
-    months, days, extra = interval
-    micros = _add_months(micros, sign * months)
-    return micros + sign * (days * _MICROS_PER_DAY + extra)
-
-
 def datetime_arithmetic(operator: str, left: Any, left_oid: int, right: Any,
-                        right_oid: int) -> Any:
-    """``left operator right`` where at least one side is a date/time value."""
+                        right_oid: int, zone: Zone) -> Any:
+    """``left operator right`` where at least one side is a date/time value
+    (``zone``: the session's, in which a timestamptz moves by days and months)."""
     if left_oid == t.DATE and right_oid in INT_RANGES and operator in "+-":
         return _date(_date_days(left) + (right if operator == "+" else -right))
     if left_oid in INT_RANGES and right_oid == t.DATE and operator == "+":
@@ -139,16 +129,17 @@ def datetime_arithmetic(operator: str, left: Any, left_oid: int, right: Any,
         return _date_days(left) - _date_days(right)
     if left_oid == t.DATE and right_oid == t.INTERVAL and operator in "+-":
         start = _date_days(left) * _MICROS_PER_DAY
-        sign = 1 if operator == "+" else -1
-        return timestamp_from_micros(_shift(start, interval_parts(right), sign), t.TIMESTAMP)
+        shift = _signed(interval_parts(right), operator)
+        return timestamp_from_micros(datetime_math.add_interval(start, shift), t.TIMESTAMP)
     if left_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and right_oid == t.INTERVAL and (
         operator in "+-"
     ):
-        sign = 1 if operator == "+" else -1
-        return timestamp_from_micros(_shift(timestamp_micros(left, left_oid), interval_parts(right),
-                                 sign), left_oid)
+        shift = _signed(interval_parts(right), operator)
+        moved = datetime_math.add_interval(timestamp_micros(left, left_oid), shift,
+                                           zone if left_oid == t.TIMESTAMPTZ else None)
+        return timestamp_from_micros(moved, left_oid)
     if left_oid == t.INTERVAL and right_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and operator == "+":
-        return datetime_arithmetic("+", right, right_oid, left, left_oid)
+        return datetime_arithmetic("+", right, right_oid, left, left_oid, zone)
     if left_oid == right_oid and left_oid in (t.TIMESTAMP, t.TIMESTAMPTZ) and operator == "-":
         difference = timestamp_micros(left, left_oid) - timestamp_micros(right, right_oid)
         days, micros = divmod(abs(difference), _MICROS_PER_DAY)
@@ -166,6 +157,11 @@ def datetime_arithmetic(operator: str, left: Any, left_oid: int, right: Any,
         f"{t.format_type(left_oid)} {operator} {t.format_type(right_oid)}")
 
 
+def _signed(interval: tuple[int, int, int], operator: str) -> tuple[int, int, int]:
+    months, days, micros = interval
+    return (months, days, micros) if operator == "+" else (-months, -days, -micros)
+
+
 _DATETIME_OIDS = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ, t.INTERVAL})
 
 
@@ -181,47 +177,3 @@ def _scale_interval(parts: tuple[int, int, int], factor: float, operator: str) -
     whole_days = int(total_days)
     total_micros = micros * factor + (total_days - whole_days) * _MICROS_PER_DAY
     return _interval(whole_months, whole_days, round(total_micros))
-
-
-# --- EXTRACT / date_part ------------------------------------------------------------
-
-def _moment(value: Any, oid: int) -> datetime:
-    if oid == t.DATE:
-        return datetime.combine(date.fromordinal(date(2000, 1, 1).toordinal()
-                                                 + _date_days(value)), datetime.min.time())
-    return _EPOCH_2000 + timedelta(microseconds=timestamp_micros(value, oid))
-
-
-def extract(field: str, value: Any, oid: int) -> Any:
-    """EXTRACT(field FROM value) as PostgreSQL computes it (result numeric)."""
-    field = field.lower().rstrip("s") if field.lower() not in ("dow", "doy", "isodow") \
-        else field.lower()
-    if oid == t.INTERVAL:
-        months, days, micros = interval_parts(value)
-        if field == "epoch":
-            return months * 30 * 86400 + days * 86400 + micros / 1e6
-        parts = {"year": months // 12, "month": months % 12, "day": days,
-                 "hour": micros // 3_600_000_000, "minute": micros // 60_000_000 % 60,
-                 "second": micros % 60_000_000 / 1e6}
-        if field in parts:
-            return parts[field]
-        raise errors.InvalidParameterValue(f'interval units "{field}" not supported')
-    moment = _moment(value, oid)
-    if field == "epoch":
-        return (moment - datetime(1970, 1, 1)).total_seconds()
-    simple = {
-        "year": moment.year, "month": moment.month, "day": moment.day,
-        "hour": moment.hour, "minute": moment.minute,
-        "second": moment.second + moment.microsecond / 1e6,
-        "millisecond": moment.second * 1000 + moment.microsecond / 1000,
-        "microsecond": moment.second * 1_000_000 + moment.microsecond,
-        "dow": (moment.weekday() + 1) % 7, "isodow": moment.isoweekday(),
-        "doy": moment.timetuple().tm_yday, "week": moment.isocalendar()[1],
-        "quarter": (moment.month - 1) // 3 + 1, "decade": moment.year // 10,
-        "century": (moment.year + 99) // 100, "millennium": (moment.year + 999) // 1000,
-        "isoyear": moment.isocalendar()[0], "timezone": 0,
-    }
-    if field in simple:
-        return simple[field]
-    raise errors.InvalidParameterValue(
-        f'unit "{field}" not recognized for type {t.format_type(oid)}')

@@ -19,7 +19,6 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import Parameter, Procedure
 from catalog.schema import PG_CATALOG, Catalog
-from catalog.sqltypes import SqlType
 from executor import codecs
 from executor.ddl.dispatch import DdlSpec
 from executor.functions.registry import FUNCTIONS
@@ -35,6 +34,7 @@ from sqlext.translate.dml import translate_delete, translate_insert, translate_u
 from sqlext.translate.scope import ColumnInfo
 from sqlext.translate.sources import CurrentBatch
 from sqlext.translate.translator import Translator, readable_outputs
+from sqlext.translate.type_names import display_typmod
 
 CACHE_SIZE: Final = 4096
 
@@ -87,16 +87,9 @@ def _output(columns: list[ColumnInfo] | None,
     if columns is None:
         return None
     return tuple(OutputColumn(c.name, c.type.oid, c.type.typmod, c.table_oid, c.column_number,
-                              _display_typmod(c.type),
+                              display_typmod(c.type),
                               t.TEXT if as_text and index in as_text else 0)
                  for index, c in enumerate(columns))
-
-
-def _display_typmod(sql_type: SqlType) -> int:
-    scale = sql_type.display_scale
-    if sql_type.typmod >= 0 or scale is None:
-        return sql_type.typmod
-    return t.numeric_typmod(1000, scale)
 
 
 def _params(translator: Translator) -> tuple[ParamType, ...]:

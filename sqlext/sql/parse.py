@@ -10,6 +10,7 @@ refused rather than passed on to SQLite. The semicolons inside a procedure's
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from typing import Final
 
@@ -101,9 +102,49 @@ def _syntax_error(sql: str, token: Token | None) -> errors.SqlError:
     if token is None or not token.text or token.start >= len(sql.rstrip()):
         return errors.SqlSyntaxError("syntax error at end of input",
                                      position=len(sql.rstrip()) + 1)
-    return errors.SqlSyntaxError(
-        f'syntax error at or near "{sql[token.start:token.end + 1]}"', position=token.start + 1
-    )
+    return _syntax_error_at(sql, token.start, token.end + 1)
+
+
+def _syntax_error_at(sql: str, start: int, end: int) -> errors.SqlError:
+    """A syntax error at ``sql[start:end]``; a parameter is named whole
+    (``$1``, not its ``$`` or its number), as PostgreSQL's lexer sees it."""
+    parameter = _PARAMETER.search(sql, max(start - 1, 0))
+    if parameter is not None and parameter.start() <= start < parameter.end():
+        start, end = parameter.span()
+    return errors.SqlSyntaxError(f'syntax error at or near "{sql[start:end]}"',
+                                 position=start + 1)
+
+
+_PARAMETER: Final = re.compile(r"\$\d+")
+
+_NAME_HOLDERS: Final = (exp.Table, exp.TableAlias, exp.ColumnDef, exp.ColumnConstraint,
+                        exp.Column, exp.Index, exp.Schema)
+"""Nodes whose arguments are all names."""
+_NAME_ARGUMENTS: Final = frozenset({(exp.Alias, "alias"), (exp.Dot, "expression"),
+                                    (exp.Window, "alias"), (exp.Join, "using"),
+                                    (exp.RenameColumn, "this"), (exp.RenameColumn, "to")})
+"""Arguments that are names in nodes whose other arguments are expressions."""
+
+
+def _names_something(parameter: exp.Expression) -> bool:
+    """Whether a parameter stands where the statement needs a name: the
+    grammar takes parameters in expressions only."""
+    parent = parameter.parent
+    if parent is None:
+        return False
+    if isinstance(parent, _NAME_HOLDERS) or (type(parent), parameter.arg_key) in _NAME_ARGUMENTS:
+        return True
+    # UPDATE ... SET $1 = ...; ON CONFLICT ($1) ... DO UPDATE SET $1 = ...
+    target = parent.arg_key in ("expressions", "conflict_keys") and parameter.arg_key == "this"
+    return target and isinstance(parent, exp.EQ | exp.Ordered) and isinstance(
+        parent.parent, exp.Update | exp.OnConflict)
+
+
+def _check_names(statement: exp.Expression, sql: str) -> None:
+    for parameter in statement.find_all(exp.Parameter):
+        start = parameter.meta.get("start") if parameter.meta else None
+        if start is not None and _names_something(parameter):
+            raise _syntax_error_at(sql, start, start + 1)
 
 
 def _statement_token(tokens: list[Token], statement: exp.Expression) -> Token | None:
@@ -117,6 +158,7 @@ def _statement_token(tokens: list[Token], statement: exp.Expression) -> Token | 
 
 def _check(statement: exp.Expression, sql: str, tokens: list[Token]) -> exp.Expression:
     if isinstance(statement, STATEMENT_TYPES):
+        _check_names(statement, sql)
         return statement
     token = _statement_token(tokens, statement)
     if isinstance(statement, exp.Condition | exp.Alias):

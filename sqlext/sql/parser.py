@@ -84,6 +84,11 @@ class SqlExtParser(PostgresParser):
                      "OVERLAY", "STRING_AGG")
     }
 
+    UNARY_PARSERS: ClassVar[dict[TokenType, Callable[..., exp.Expr]]] = {
+        **PostgresParser.UNARY_PARSERS,
+        TokenType.DASH: lambda self: self._parse_negative(),
+    }
+
     error_token: Token | None = None
     """The token a syntax error was found at (for the error position)."""
 
@@ -155,8 +160,24 @@ class SqlExtParser(PostgresParser):
 
     def _identifier(self) -> str:
         """A simple (unqualified) name, folded to lower case unless quoted."""
-        identifier = self._required(self._parse_id_var(any_token=False), "a name")
-        return identifier.name if identifier.quoted else identifier.name.lower()
+        token = self._curr
+        identifier = self._parse_id_var(any_token=False)
+        if not isinstance(identifier, exp.Identifier):  # nothing, or a parameter ($1)
+            self.raise_error("Expected a name", token)
+        name = cast(exp.Identifier, identifier)
+        return name.name if name.quoted else name.name.lower()
+
+    def _parse_negative(self) -> exp.Expr:
+        """Unary minus, with the position of its operator (for errors)."""
+        token = self._prev
+        return self.expression(exp.Neg(this=self._parse_unary())).update_positions(token)
+
+    def _parse_parameter(self) -> exp.Parameter:
+        """``$n``, with its position: sqlglot takes a parameter wherever it
+        takes a name, and ``sqlext.sql.parse`` reports one standing for a
+        name as the syntax error PostgreSQL makes of it."""
+        token = self._prev
+        return super()._parse_parameter().update_positions(token)
 
     def _object_name(self) -> exp.Expr:
         """A possibly schema-qualified object name (an ``exp.Table``)."""

@@ -22,6 +22,7 @@ from sqlext.tools.bench import (
     durability_bench,
     leaderboard_bench,
     matview_bench,
+    numeric_bench,
     spark_bench,
     wire_bench,
 )
@@ -75,6 +76,7 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
                           chains_bench.pe_variants),
     "ee-chain": _variants("EE chain (Figure 6): batches/s, triggers vs client-driven",
                           chains_bench.ee_variants),
+    "numeric": _variants("Numeric: money-shaped sums and inserts", numeric_bench.variants),
     "recovery": lambda args, output: durability_bench.run_recovery(output),
     "checkpoint": lambda args, output: durability_bench.run_checkpoint(args.size_mb, output),
     "matview": lambda args, output: matview_bench.run_matviews(
@@ -83,7 +85,7 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
         output, args.peer == "postgres", tuple(args.rows or spark_bench.SIZES)),
 }
 """``sqlext bench NAME``: each starts the servers it needs and publishes its tables."""
-WITH_BASELINE = ("wire", "leaderboard", "pe-chain", "ee-chain")
+WITH_BASELINE = ("wire", "leaderboard", "pe-chain", "ee-chain", "numeric")
 """The benchmarks ``--baseline`` works with."""
 
 

@@ -281,7 +281,7 @@ class ExpressionTranslator:
         if "." in text:
             return node, SqlType(t.NUMERIC, -1, len(text.partition(".")[2]))
         value = int(text)
-        if -(2**31) <= value < 2**31:
+        if -(2**31) <= value < 2**31 and text.lstrip("-").isdigit():
             return node, INT4
         if -(2**63) <= value < 2**63:
             return node, INT8
@@ -345,6 +345,11 @@ class ExpressionTranslator:
             raise errors.UndefinedColumn(f'column "{shown}" does not exist',
                                          position=source_position(node.this))
         source, found = located
+        computed = source.computed.get(found.name)
+        if computed is not None:
+            replacement = computed.copy()
+            node.replace(replacement)
+            return replacement, found.type
         node.set("db", None)
         node.set("catalog", None)
         node.this.set("quoted", True)
@@ -586,12 +591,19 @@ class ExpressionTranslator:
             call = exp.Anonymous(this=function, expressions=[
                 node.this.copy(), node.expression.copy(), exp.Literal.number(int(integer))])
             node.replace(call)
-            return call, result
-        if isinstance(node, exp.Div) and result.oid not in _INT_TYPES and (
-            left_type.oid in _INT_TYPES and right_type.oid in _INT_TYPES
-        ):
-            return node, result
-        return node, result
+            return self._in_range(call, result), result
+        return self._in_range(node, result), result
+
+    @staticmethod
+    def _in_range(node: exp.Expression, result: SqlType) -> exp.Expression:
+        """Integer arithmetic whose result must fit its type, or 22003 as in
+        PostgreSQL (SQLite computes in 64 bits and turns an overflow of those
+        into a float). % never overflows."""
+        if result.oid not in _INT_TYPES or isinstance(node, exp.Mod):
+            return node
+        checked = _overflow_checked(node, result)
+        node.replace(checked)
+        return checked
 
     def _datetime_arithmetic(self, node: exp.Binary, left: exp.Expression, left_type: SqlType,
                              right: exp.Expression, right_type: SqlType) -> tuple[
@@ -614,12 +626,18 @@ class ExpressionTranslator:
         return call, result
 
     def _negative(self, node: exp.Neg, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        if isinstance(node.this, exp.Literal) and not node.this.is_string and (
+                node.this.this.isdigit()):
+            # PostgreSQL's grammar folds the sign into the constant, so
+            # -9223372036854775808 is a bigint and -2147483648 an integer.
+            literal = exp.Literal(this=f"-{node.this.this}", is_string=False)
+            node.replace(literal)
+            return self._literal(literal, scope)
         inner, inner_type = self.expr(node.this, scope)
         if isinstance(inner, exp.Literal) and not inner.is_string:
             return node, inner_type
-        if inner_type.is_unknown:
-            self.coerce(inner, NUMERIC)
-            return node, NUMERIC
+        if inner_type.is_unknown:  # -'1', -NULL
+            raise errors.ambiguous_operator("- unknown", source_position(node))
         if not is_numeric(inner_type) and inner_type.oid != t.INTERVAL:
             raise errors.no_operator(f"- {t.format_type(inner_type.oid)}")
         if inner_type.oid == t.INTERVAL:
@@ -628,7 +646,7 @@ class ExpressionTranslator:
                 exp.Literal.number(-1), exp.Literal.number(t.INT4)])
             node.replace(call)
             return call, INTERVAL
-        return node, inner_type
+        return self._in_range(node, inner_type), inner_type
 
     def _concat(self, node: exp.DPipe, scope: Scope) -> tuple[exp.Expression, SqlType]:
         left, left_type = self.expr(node.this, scope)
@@ -1143,6 +1161,31 @@ def _row_level(node: exp.Expression) -> bool:
             return False
         pending.extend(current.iter_expressions())
     return True
+
+
+_CHEAP_TWICE: Final = 40
+"""Nodes an integer result may have and still be computed twice (once to
+check its range, once for its value) rather than once in Python."""
+
+
+def _overflow_checked(node: exp.Expression, result: SqlType) -> exp.Expression:
+    """``node`` if its value fits ``result``, else PostgreSQL's 22003.
+
+    SQLite evaluates the check natively and calls Python only for a value
+    out of range (or NULL), which passes NULL and rejects the rest. A bigint
+    result is checked by SQLite's type: its 64-bit overflow yields a float.
+    A large expression is checked once, in Python, not evaluated twice per
+    nesting level."""
+    slow = exp.Anonymous(this="sqlext_integer_result", expressions=[
+        node.copy(), exp.Literal.number(result.oid)])
+    if sum(1 for _ in node.walk()) > _CHEAP_TWICE:
+        return slow
+    if result.oid == t.INT8:
+        fits: exp.Expression = exp.EQ(this=exp.Anonymous(this="typeof", expressions=[
+            node.copy()]), expression=exp.Literal.string("integer"))
+    else:
+        fits = _fits(node, result)
+    return exp.Case(ifs=[exp.If(this=fits, true=node.copy())], default=slow)
 
 
 def _fits(node: exp.Expression, target: SqlType) -> exp.Expression:

@@ -26,6 +26,7 @@ from catalog.sqltypes import (
 )
 from executor.functions.declare import FunctionDef
 from executor.functions.registry import FUNCTIONS
+from executor.values.datetime_fields import EXTRACT_SCALES, unit_of
 from sqlext.sql.sqlite_dialect import StorageLiteral
 from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
@@ -35,6 +36,7 @@ from sqlext.translate.expression_rules import (
     json_element,
     vector_as_array,
 )
+from sqlext.translate.overloads import Argument, choose
 from sqlext.translate.scope import Scope
 
 _CURRENT_FUNCTIONS: dict[type[exp.Expression], tuple[str, SqlType]] = {
@@ -92,10 +94,8 @@ class FunctionRules(ExpressionTranslator):
             check_unnest_argument(array_type)
         if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
             array = vector_as_array(array)
-        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
-        self._set_returning[-1].append(exp.Table(
-            this=exp.Anonymous(this="json_each", expressions=[array.copy()]),
-            alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        alias = self.set_returning_source(exp.Anonymous(this="json_each",
+                                                        expressions=[array.copy()]))
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
         value = exp.column("value", alias)
         if name == "unnest":
@@ -106,6 +106,20 @@ class FunctionRules(ExpressionTranslator):
             exp.Literal.string("x"), value, exp.Literal.string("n"), ordinal])
         node.replace(record)
         return record, record_type((("x", element), ("n", INT4)))
+
+    def set_returning_source(self, rows: exp.Expression) -> str:
+        """Join the table function ``rows`` to the SELECT whose select list
+        is being translated; returns its alias. PostgreSQL runs several
+        set-returning functions of a select list side by side, not one per
+        row of another: only one is supported."""
+        if self._set_returning[-1]:
+            raise errors.FeatureNotSupported(
+                "only one set-returning function in a select list is supported",
+                hint="Call the others in FROM.")
+        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
+        self._set_returning[-1].append(exp.Table(
+            this=rows, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        return alias
 
     def _listening_channels_call(self, node: exp.Anonymous, name: str, scope: Scope
                                  ) -> tuple[exp.Expression, SqlType] | None:
@@ -130,8 +144,9 @@ class FunctionRules(ExpressionTranslator):
         if len(node.expressions) != 1:
             return None
         argument, arg_type = self.expr(node.expressions[0], scope)
-        replacement: exp.Expression = StorageLiteral(
-            this=(TEXT if arg_type.is_unknown else arg_type).oid)
+        if arg_type.is_unknown and argument.find(exp.Parameter):
+            arg_type = TEXT  # what a parameter nothing else types is
+        replacement: exp.Expression = StorageLiteral(this=arg_type.oid)
         if argument.find(exp.Parameter):
             # Not evaluated, but its parameters stay in the statement:
             # SQLite expects as many values as the highest one it sees.
@@ -170,6 +185,8 @@ class FunctionRules(ExpressionTranslator):
         self.called.add(name)
         if definition.window_only and not isinstance(node.parent, exp.Window):
             raise errors.WrongObjectType(f"window function {name} requires an OVER clause")
+        if definition.overloads:
+            return self._overloaded_call(node, name, definition, scope)
         star = len(args) == 1 and isinstance(args[0], exp.Star)
         count = 0 if star else len(args)
         if count < definition.min_args or (
@@ -232,7 +249,40 @@ class FunctionRules(ExpressionTranslator):
         node.set("this", target)
         if target == "coalesce" and len(node.expressions) == 1:
             node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
-        return node, definition.result_type(arg_types)
+        result = definition.result_type(arg_types)
+        if definition.integer_range:
+            return self._in_range(node, result), result
+        return node, result
+
+    def _overloaded_call(self, node: exp.Anonymous, name: str, definition: FunctionDef,
+                         scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """A call of a function with several signatures: the chosen one's
+        parameters get the arguments (converted) and the defaults of those
+        not given; the implementation gets the type OIDs it asks for first."""
+        arguments: list[Argument] = []
+        values: list[exp.Expression] = []
+        for arg in list(node.expressions):
+            named = isinstance(arg, exp.Kwarg | exp.PropertyEQ)
+            translated, arg_type = self.expr(arg.expression if named else arg, scope)
+            arguments.append(Argument(arg_type, arg.this.name.lower() if named else None))
+            values.append(translated)
+        chosen = choose(name, definition.overloads, arguments)
+        overload = chosen.overload
+        first_default = len(overload.params) - len(overload.defaults)
+        passed: list[exp.Expression] = [
+            exp.Literal.number(overload.params[index].oid) for index in definition.type_args]
+        for index, (param, source) in enumerate(zip(overload.params, chosen.sources,
+                                                    strict=True)):
+            if source is None:
+                passed.append(StorageLiteral(this=overload.defaults[index - first_default]))
+            elif arguments[source].type.is_unknown:
+                passed.append(self.coerce(values[source], param).copy())
+            else:
+                passed.append(self.convert(values[source].copy(), arguments[source].type,
+                                           param))
+        call = exp.Anonymous(this=definition.target, expressions=passed)
+        node.replace(call)
+        return call, overload.result
 
     def _window(self, node: exp.Window, scope: Scope) -> tuple[exp.Expression, SqlType]:
         _, sql_type = self.expr(node.this, scope)
@@ -312,9 +362,17 @@ class FunctionRules(ExpressionTranslator):
         call = exp.Anonymous(this="sqlext_extract", expressions=[
             exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid)])
         node.replace(call)
-        fractional = field in ("epoch", "second", "seconds") and value_type.oid != t.DATE
-        milliseconds = field in ("millisecond", "milliseconds") and value_type.oid != t.DATE
-        return call, SqlType(t.NUMERIC, -1, 6 if fractional else 3 if milliseconds else 0)
+        unit = unit_of(field)
+        scale = 0 if value_type.oid == t.DATE or unit is None else EXTRACT_SCALES.get(unit, 0)
+        return call, SqlType(t.NUMERIC, -1, scale)
+
+    def _at_time_zone(self, node: exp.AtTimeZone,
+                      scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``value AT TIME ZONE zone``: the call timezone(zone, value)."""
+        call = exp.Anonymous(this="timezone", expressions=[node.args["zone"].copy(),
+                                                           node.this.copy()])
+        node.replace(call)
+        return self._anonymous(call, scope)
 
     HANDLERS: ClassVar[dict[type, Handler]] = {
         **ExpressionTranslator.HANDLERS,
@@ -327,6 +385,7 @@ class FunctionRules(ExpressionTranslator):
         exp.Trim: _trim,
         exp.StrPosition: _position,
         exp.Extract: _extract,
+        exp.AtTimeZone: _at_time_zone,
         **dict.fromkeys(_CURRENT_FUNCTIONS, _current),
         _ListeningChannels: _listening_channels,
     }

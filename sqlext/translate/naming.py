@@ -10,7 +10,20 @@ from sqlext.translate.type_names import resolve_type
 _SPECIAL_NAMES: dict[type[exp.Expression], str] = {
     exp.StrPosition: "position", exp.Substring: "substring", exp.GroupConcat: "string_agg",
     exp.Extract: "extract", exp.Pow: "?column?", exp.Unnest: "unnest",
+    exp.AtTimeZone: "timezone",
 }
+
+
+def _named_by_operand(cast: exp.Cast) -> bool:
+    """Whether a cast's column name comes from what it casts (a column, a
+    function) rather than from its type; a cast of a cast of a constant takes
+    the outer type's name, as PostgreSQL's FigureColname does."""
+    argument = cast.this
+    while isinstance(argument, exp.Paren):
+        argument = argument.this
+    if isinstance(argument, exp.Cast):
+        return _named_by_operand(argument)
+    return output_name(argument) != "?column?"
 
 
 def output_name(node: exp.Expression) -> str:
@@ -23,13 +36,12 @@ def output_name(node: exp.Expression) -> str:
     if isinstance(inner, exp.Column):
         return inner.name
     if isinstance(inner, exp.Cast):
-        name = output_name(inner.this)
-        if name != "?column?":
-            return name
+        if _named_by_operand(inner):
+            return output_name(inner.this)
         return t.TYPES[resolve_type(inner.args["to"]).oid].name
     if isinstance(inner, exp.Anonymous):
         return inner.name.lower().rpartition(".")[2]
-    if isinstance(inner, exp.Bracket | exp.Filter):
+    if isinstance(inner, exp.Bracket | exp.Filter | exp.WithinGroup):
         return output_name(inner.this)
     if isinstance(inner, exp.Trim):
         return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(
@@ -67,7 +79,8 @@ def output_name(node: exp.Expression) -> str:
 
 
 def source_position(node: exp.Expression | None) -> int | None:
-    """1-based position of a name in the statement text (error positions)."""
-    meta = node.meta if isinstance(node, exp.Identifier) and node.meta else {}
+    """1-based position of a name or an operator in the statement text
+    (error positions), where the parser recorded one."""
+    meta = node.meta if node is not None and node.meta else {}
     start = meta.get("start")
     return start + 1 if isinstance(start, int) else None

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sqlglot import exp
+
 from catalog import errors
 from catalog.sqltypes import SqlType
 
@@ -35,6 +37,9 @@ class Source:
     """Tables and views: their OID, the value of the ``tableoid`` system column."""
     system_columns: list[ColumnInfo] = field(default_factory=list)
     """Columns found by name but not listed by ``*`` (a stream's batch_id)."""
+    computed: dict[str, exp.Expression] = field(default_factory=dict)
+    """Columns that are expressions over the FROM item (a table function's
+    rows read from JSON): a reference to one becomes a copy."""
 
     def find(self, name: str) -> ColumnInfo | None:
         for column in self.columns:

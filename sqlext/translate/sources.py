@@ -11,17 +11,31 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
-from catalog.sqltypes import INT4, INT8, TEXT, SqlType, check_matchable, common_type
+from catalog.sqltypes import (
+    INT4,
+    INT8,
+    INTERVAL,
+    TEXT,
+    TIMESTAMP,
+    TIMESTAMPTZ,
+    SqlType,
+    check_matchable,
+    common_type,
+)
 from catalog.system import LIVE_TABLES
+from executor.functions.declare import Overload
+from executor.functions.json_rows import ROWS as JSON_ROWS
 from executor.functions.registry import FUNCTIONS
 from executor.streaming.windows import VISIBLE
+from sqlext.translate.aggregate_rules import AggregateRules
 from sqlext.translate.expression_rules import DATETIME_OIDS
 from sqlext.translate.function_rules import (
-    FunctionRules,
+    SpecialForm,
     check_unnest_argument,
     listening_channels_call,
 )
 from sqlext.translate.naming import source_position
+from sqlext.translate.overloads import Argument, choose
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 
 
@@ -49,7 +63,7 @@ class CurrentBatch(exp.Expression):
     arg_types: ClassVar[dict[str, bool]] = {"this": True}
 
 
-class SourceTranslator(FunctionRules):
+class SourceTranslator(AggregateRules):
     """Translates the FROM clause (and VALUES, which may stand anywhere)."""
 
     def relation(self, table: exp.Table) -> Relation:
@@ -264,6 +278,8 @@ class SourceTranslator(FunctionRules):
         """A function in FROM. Each becomes a subquery with a value column
         ``v`` and an ordinal ``n`` (for WITH ORDINALITY)."""
         name = call.name.lower().rpartition(".")[2]
+        if name in JSON_ROWS:
+            return self.json_rows_source(item, call, alias, alias_columns, scope)
         if name == "generate_series":
             query, value_type = self._generate_series(call, scope)
         elif name == "unnest":
@@ -302,7 +318,7 @@ class SourceTranslator(FunctionRules):
                                            "arguments")
         types = [self.expr(arg, scope)[1] for arg in args]
         if any(x.oid in DATETIME_OIDS for x in types):
-            raise errors.FeatureNotSupported("generate_series over timestamps is not supported")
+            return self._datetime_series(call, types)
         for arg in list(call.expressions):
             self.coerce(arg, INT8, scope)
         series_type = INT8 if any(x.oid == t.INT8 for x in types) else INT4
@@ -325,6 +341,53 @@ class SourceTranslator(FunctionRules):
             "_gs", recursive, recursive=True).where(_within(exp.column("v")))
         return query, series_type
 
+    def _datetime_series(self, call: exp.Anonymous, types: list[SqlType]
+                         ) -> tuple[exp.Select, SqlType]:
+        """generate_series(start, stop, step) of timestamps: each value is
+        the one before plus the step (in the session's time zone for a
+        timestamptz) while within the stop, NULL after the last."""
+        chosen = choose("generate_series", _DATETIME_SERIES, [Argument(x) for x in types])
+        params = chosen.overload.params
+        start, stop, step = (
+            self.coerce(arg, param).copy() if arg_type.is_unknown
+            else self.convert(arg.copy(), arg_type, param)
+            for arg, arg_type, param in zip(list(call.expressions), types, params, strict=True))
+        oid = exp.Literal.number(params[0].oid)
+        first = exp.Anonymous(this="sqlext_series_first", expressions=[
+            start, step.copy(), stop.copy(), oid])
+        anchor = exp.select(exp.alias_(first, "v"), exp.alias_(exp.Literal.number(1), "n"),
+                            exp.alias_(step, "s"), exp.alias_(stop, "e"))
+        following = exp.Anonymous(this="sqlext_series_following", expressions=[
+            exp.column("v"), exp.column("s"), exp.column("e"), oid.copy()])
+        present = exp.column("v").is_(exp.null()).not_()
+        recursive = exp.union(
+            anchor,
+            exp.select(following, exp.Add(this=exp.column("n"), expression=exp.Literal.number(1)),
+                       "s", "e").from_("_gs").where(present),
+            distinct=False)
+        query = exp.select("v", "n").from_("_gs").with_(
+            "_gs", recursive, recursive=True).where(present.copy())
+        return query, chosen.overload.result
+
+    def _series_in_select_list(self, node: exp.Anonymous, name: str, scope: Scope
+                               ) -> tuple[exp.Expression, SqlType]:
+        """generate_series() in a select list: its rows joined to the query's."""
+        if not self._set_returning:
+            raise errors.FeatureNotSupported(
+                "generate_series() is supported in FROM and in the select list only")
+        query, value_type = self._generate_series(node, scope)
+        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
+        self._set_returning[-1].append(exp.Subquery(
+            this=query, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        value = exp.column("v", alias)
+        node.replace(value)
+        return value, value_type
+
+    SPECIAL_FORMS: ClassVar[dict[str, SpecialForm]] = {
+        **AggregateRules.SPECIAL_FORMS,
+        "generate_series": _series_in_select_list,  # type: ignore[dict-item]
+    }
+
     def _unnest(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
         if len(call.expressions) != 1:
             raise errors.FeatureNotSupported("unnest with several arrays is not supported")
@@ -336,6 +399,10 @@ class SourceTranslator(FunctionRules):
             exp.Table(this=exp.Anonymous(this="json_each", expressions=[
                 call.expressions[0].copy()]))).order_by(exp.column("key"))
         return query, element
+
+
+_DATETIME_SERIES = (Overload((TIMESTAMP, TIMESTAMP, INTERVAL), TIMESTAMP),
+                    Overload((TIMESTAMPTZ, TIMESTAMPTZ, INTERVAL), TIMESTAMPTZ))
 
 
 def _within(value: exp.Expression) -> exp.Expression:

@@ -24,6 +24,7 @@ from catalog import types as t
 from catalog.sqltypes import INT8, TEXT, SqlType, check_matchable, common_type, is_numeric
 from executor.functions.registry import FUNCTIONS
 from sqlext.sql.sqlite_dialect import not_a_position
+from sqlext.translate import grouping_sets
 from sqlext.translate.expression_rules import REG_TYPES, is_unknown_literal, reg_name, unalias
 from sqlext.translate.naming import output_name
 from sqlext.translate.scope import ColumnInfo, Scope, Source
@@ -109,6 +110,8 @@ class Translator(SourceTranslator):
         return [ColumnInfo(c.name, TEXT if c.type.is_unknown else c.type) for c in columns]
 
     def _select(self, node: exp.Select, parent: Scope | None) -> list[ColumnInfo]:
+        if grouping_sets.needs_rewrite(node):
+            grouping_sets.rewrite(node, lambda name: self._input_column(node, parent, name))
         scope = Scope(parent)
         self._with(node, scope)
         from_ = node.args.get("from_") or node.args.get("from")
@@ -182,6 +185,22 @@ class Translator(SourceTranslator):
         elif distinct is not None and distinct.args.get("on") is not None:
             _distinct_on(node, columns)
         return columns
+
+    def _input_column(self, node: exp.Select, parent: Scope | None, name: str) -> bool:
+        """Whether ``name`` is a column of the query's FROM items (read from
+        a copy: GROUP BY takes input columns before output names)."""
+        scratch = node.copy()
+        scope = Scope(parent)
+        self._with(scratch, scope)
+        from_ = scratch.args.get("from_") or scratch.args.get("from")
+        if from_ is not None:
+            self.from_item(from_.this, scope)
+        for join in scratch.args.get("joins") or []:
+            self.join_source(join, scope)
+        try:
+            return scope.resolve(name) is not None
+        except errors.AmbiguousColumn:
+            return True
 
     def _column_info(self, node: exp.Expression, name: str, sql_type: SqlType,
                      scope: Scope) -> ColumnInfo:
@@ -338,7 +357,8 @@ def _call_kind(node: exp.Expression) -> str | None:
             return "window"
         definition = FUNCTIONS.get(current.name.lower()) if isinstance(
             current, exp.Anonymous) else None
-        if isinstance(current, exp.AggFunc) or (definition is not None and definition.aggregate):
+        if isinstance(current, exp.AggFunc | exp.WithinGroup) or (
+                definition is not None and definition.aggregate):
             kind = "aggregate"
         pending.extend(child for child in current.iter_expressions()
                        if not isinstance(child, exp.Query | exp.Subquery))

@@ -15,6 +15,7 @@ from sqlext.tools.bench import (
     durability_bench,
     leaderboard_bench,
     matview_bench,
+    numeric_bench,
     wire_bench,
 )
 from sqlext.tools.bench.baseline import baseline
@@ -88,6 +89,16 @@ def test_wire_against_postgres() -> None:
     run_variants("smoke", wire_bench.variants(round_trips=50, fetch_rows=500), output)
     rows = _rows(output)
     assert len(rows) == 8
+    assert all(row["ratio (x)"] for (_, server), row in rows.items() if server == "sqlext")
+
+
+def test_numeric_against_postgres() -> None:
+    """Sums, averages and inserted numeric values agree with PostgreSQL's
+    (run_variants raises BenchmarkFailed otherwise)."""
+    output = Output("numeric", rounds=1)
+    run_variants("smoke", numeric_bench.variants(aggregate_rows=2000, insert_rows=300), output)
+    rows = _rows(output)
+    assert len(rows) == 4
     assert all(row["ratio (x)"] for (_, server), row in rows.items() if server == "sqlext")
 
 

@@ -5,20 +5,17 @@ column names, result type OIDs and rows must match, or both must fail with
 the same SQLSTATE. Values are compared as the text PostgreSQL's output
 functions print, byte for byte. (Documented differences stay out of this
 corpus: numeric division and averages print the shortest exact value where
-PostgreSQL pads to 16 significant digits; integer arithmetic overflows only
-past 64 bits.)
+PostgreSQL pads to 16 significant digits.)
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
-from sqlext.tools.peer import PostgresPeer
-from tests.fixtures.differential import outcome
+from tests.fixtures.differential import outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -47,6 +44,27 @@ QUERIES = [
     "SELECT 'abc'::int",
     "SELECT '12'::int + 1, '3.5'::numeric * 2, ' 42 '::bigint",
     "SELECT 99999999999999::int",
+    "SELECT 2147483647::int + 1",
+    "SELECT 2147483647 + 1, -2147483648",
+    "SELECT -2147483647 - 2",
+    "SELECT 32767::int2 + 1::int2",
+    "SELECT 32767::int2 + 1, 32767::int2 * 2",
+    "SELECT (-32768)::int2 * -1::int2",
+    "SELECT 9223372036854775807 + 1",
+    "SELECT -9223372036854775808, -9223372036854775808 - 1",
+    "SELECT 3037000500 * 3037000500",
+    "SELECT (-2147483648)::int / -1",
+    "SELECT -((-2147483648)::int)",
+    "SELECT (-9223372036854775808)::int8 / -1",
+    "SELECT (-9223372036854775808)::int8 % -1, 9223372036854775807 % 10",
+    "SELECT -9223372036854775806 % 9223372036854775807, -7 % 3, 7 % -3",
+    "SELECT 65536 * 65536",
+    "SELECT 65536::int8 * 65536, NULL::int + 1",
+    "SELECT ((((2147483647 - 1) + 1) - 1) + 1) + 1",
+    "SELECT ((((((((1 + 1) + 1) + 1) + 1) + 1) + 1) + 1) + 1) * 2147483647",
+    "SELECT ((((((((1 + 1) + 1) + 1) + 1) + 1) + 1) + 1) + 1) * 2",
+    "SELECT abs(-2147483648)",
+    "SELECT abs(-2147483647), abs((-32768)::int2)",
     "SELECT true, false, NOT true, true AND NULL, true OR NULL",
     "SELECT 'a' || 'b', 'a' || NULL, 1 || 'x', 'x' || 2.5",
     "SELECT length('héllo'), upper('abc'), lower('ABC'), substr('abcdef', 2, 3), "
@@ -180,16 +198,8 @@ QUERIES = [
 def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
     """PostgreSQL and sqlext, each in a schema of the same name (queries
     show current_schema()), with the same tables."""
-    schema = f"conformance_{uuid.uuid4().hex}"
-    with PostgresPeer() as pg, psycopg.connect(pg.dsn, autocommit=True) as reference, \
-            server.connect(autocommit=True) as ours:
-        for connection in (reference, ours):
-            connection.execute(f"CREATE SCHEMA {schema}")
-            connection.execute(f"SET search_path TO {schema}")
-            for statement in SETUP:
-                connection.execute(statement)
-        yield reference, ours
-        ours.execute(f"DROP SCHEMA {schema} CASCADE")
+    with peer_connections(server, SETUP, "conformance") as connections:
+        yield connections
 
 
 @pytest.mark.parametrize("sql", QUERIES)

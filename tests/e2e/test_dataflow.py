@@ -286,6 +286,31 @@ def test_failed_batch_stops_its_procedure_until_resumed(dataflow: psycopg.Connec
                         "WHERE name = 'invert'").fetchone() == ("idle", 7, 1)
 
 
+def test_integer_overflow_in_a_procedure_fails_its_batch(dataflow: psycopg.Connection) -> None:
+    """An intermediate integer result past 2^31 - 1 is 22003 inside a
+    dataflow as in a query, even when the final value would fit the column:
+    the batch fails whole, the total keeps its last good value, and nothing
+    wraps or widens."""
+    conn = dataflow
+    conn.execute("""
+        CREATE STREAM amounts (n int NOT NULL);
+        CREATE TABLE total (id int PRIMARY KEY, sum int NOT NULL);
+        INSERT INTO total VALUES (1, 2147483000);
+        CREATE PROCEDURE add_up() LANGUAGE sql AS $$
+            UPDATE total SET sum = sum + (SELECT sum(n) FROM amounts)::int - 1000 WHERE id = 1;
+        $$;
+        CREATE TRIGGER add_up AFTER INSERT ON amounts EXECUTE PROCEDURE add_up();
+    """)
+    conn.execute("INSERT INTO amounts VALUES (600), (40)")
+    conn.execute("INSERT INTO amounts VALUES (1000), (8)")
+    with pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState) as stopped:
+        conn.execute("SELECT sqlext_drain(2)")
+    assert "integer out of range" in str(stopped.value)
+    assert conn.execute("SELECT sum FROM total").fetchone() == (2147482640,)
+    assert conn.execute("SELECT state, error_code FROM sqlext_procedures WHERE name = 'add_up'"
+                        ).fetchone() == ("stopped", "22003")
+
+
 def test_dataflow_order_with_a_concurrent_oltp_writer(server_factory: Callable[
         ..., ServerProcess]) -> None:
     """Three chained procedures (the last one CALLs two more) log each step
