@@ -109,6 +109,18 @@ class InvalidRegularExpression(DataException):
     sqlstate = "2201B"
 
 
+class InvalidArgumentForLogarithm(DataException):
+    sqlstate = "2201E"
+
+
+class InvalidArgumentForPowerFunction(DataException):
+    sqlstate = "2201F"
+
+
+class InvalidArgumentForWidthBucketFunction(DataException):
+    sqlstate = "2201G"
+
+
 class CharacterNotInRepertoire(DataException):
     sqlstate = "22021"
 

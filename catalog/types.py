@@ -12,7 +12,10 @@ int2/int4/int8     int
 oid, reg*, xid     int
 float4/float8      float; NaN as the text 'NaN' (sorts above every number,
                    as in PostgreSQL); columns have no affinity so -0.0 stays
-numeric            float (same as float8; scale comes from the typmod)
+numeric            numeric(p,s) with p <= 18, s >= 0: int, the value times
+                   10**s ('NaN' as text); any other numeric: a text key
+                   whose byte order is numeric order, compared under the
+                   RTRIM collation (executor.codecs.numeric_storage)
 text, varchar,     str
 bpchar, name,
 "char"
@@ -269,6 +272,27 @@ def format_type(oid: int, typmod: int = -1) -> str:
         base, _, zone = name.partition(" ")
         return f"{base}({typmod}) {zone}"
     return name
+
+
+NUMERIC_SCALED_PRECISION: Final = 18
+"""The widest numeric(p,s) whose values are held as scaled integers (10**18 < 2**63)."""
+NUMERIC_KEY_COLLATION: Final = "RTRIM"
+"""The collation under which numeric keys compare as numbers."""
+
+
+def numeric_scaled_scale(typmod: int) -> int | None:
+    """The scale s of a numeric(p,s) held as scaled integers, else None."""
+    shape = numeric_precision_scale(typmod)
+    if shape is None or shape[0] > NUMERIC_SCALED_PRECISION or shape[1] < 0:
+        return None
+    return shape[1]
+
+
+def storage_declaration(oid: int, typmod: int = -1) -> str:
+    """How a column of the type is declared in SQLite."""
+    if oid == NUMERIC and numeric_scaled_scale(typmod) is None:
+        return f"TEXT COLLATE {NUMERIC_KEY_COLLATION}"
+    return TYPES[oid].storage
 
 
 def type_size(oid: int) -> int:

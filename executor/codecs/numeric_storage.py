@@ -36,14 +36,13 @@ from typing import Final
 
 from catalog import types
 
-COLLATION: Final = "RTRIM"
-"""The collation under which keys compare as numbers (see the module docstring)."""
+COLLATION: Final = types.NUMERIC_KEY_COLLATION
+scaled_scale: Final = types.numeric_scaled_scale
+"""The scale of a typmod whose values are held scaled, or None (keys)."""
 
 EXPONENT_BIAS: Final = 20000
 """Exponents run from -16383 (numeric's largest display scale) to 131071."""
 _EXPONENT_TOP: Final = 999999
-SCALED_PRECISION: Final = 18
-"""Widest precision held scaled: 10**18 < 2**63."""
 NAN_STORED: Final = "NaN"
 """NaN in a scaled column."""
 
@@ -74,9 +73,9 @@ def key(value: Decimal) -> str:
     own_scale = len(significant) - 1 - position
     padding = " " * (scale - max(own_scale, 0))
     if sign:
-        return "1%06d%s~%s" % (_EXPONENT_TOP - position - EXPONENT_BIAS,
-                               significant.translate(_COMPLEMENT), padding)
-    return "3%06d%s%s" % (position + EXPONENT_BIAS, significant, padding)
+        exponent_key = _EXPONENT_TOP - position - EXPONENT_BIAS
+        return f"1{exponent_key:06d}{significant.translate(_COMPLEMENT)}~{padding}"
+    return f"3{position + EXPONENT_BIAS:06d}{significant}{padding}"
 
 
 def value(stored: str) -> Decimal:
@@ -114,15 +113,3 @@ def from_scaled(stored: int | str, scale: int) -> Decimal:
     if type(stored) is int:
         return Decimal(stored).scaleb(-scale)
     return NAN
-
-
-def scaled_scale(typmod: int) -> int | None:
-    """The scale of a typmod whose values are held scaled, or None if they
-    are held as keys."""
-    shape = types.numeric_precision_scale(typmod)
-    if shape is None:
-        return None
-    precision, scale = shape
-    if precision > SCALED_PRECISION or scale < 0:
-        return None
-    return scale

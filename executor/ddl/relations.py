@@ -166,7 +166,7 @@ def storage_name(schema: str, name: str) -> str:
 
 
 def _sqlite_column(spec: ColumnSpec, primary: bool) -> str:
-    declared = t.TYPES[spec.type_oid].storage
+    declared = t.storage_declaration(spec.type_oid, spec.typmod)
     if primary and declared == "INTEGER":
         declared = "INT"  # not a rowid alias: NULL must fail, not get a rowid
     parts = [quoted(spec.name)]
@@ -662,7 +662,7 @@ def _alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlR
                 raise errors.NotNullViolation(
                     f'column "{column.name}" of relation "{relation.name}" contains null '
                     "values")
-        declared = t.TYPES[column.type_oid].storage
+        declared = t.storage_declaration(column.type_oid, column.typmod)
         database.execute(f"ALTER TABLE {quoted(relation.physical)} ADD COLUMN "
                          f"{quoted(column.name)} {declared}")
         if column.default_sqlite is not None:

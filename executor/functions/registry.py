@@ -31,6 +31,7 @@ from executor.functions import (
     jsonb_edits,
     listen_notify,
     math_functions,
+    numeric_functions,
     ordered_aggregates,
     rewrites,
     sequences,
@@ -46,7 +47,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
     json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites, datetime_functions))
+    rewrites, datetime_functions, numeric_functions))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -228,7 +228,8 @@ class IncrementalProgram:
             column = next((c for c in source.relation.columns if c.name == expression.name),
                           None) if source is not None else None
             if column is not None:
-                return f"{quoted(name)} {t.TYPES[column.type_oid].storage}".rstrip()
+                return (f"{quoted(name)} "
+                        f"{t.storage_declaration(column.type_oid, column.typmod)}").rstrip()
         return quoted(name)
 
     @staticmethod
@@ -570,7 +571,7 @@ def recomputed_program(query: str, physical: str, shown_name: str,
     table = quoted(physical)
     key = sqlite_literal(physical)
     stale = f"UPDATE {STALE_TABLE} SET stale = {{}} WHERE matview = {key}"
-    definitions = ", ".join(f"{quoted(name)} {t.TYPES[oid].storage}".rstrip()
+    definitions = ", ".join(f"{quoted(name)} {t.storage_declaration(oid)}".rstrip()
                             for name, oid in columns)
     create = [f"CREATE TABLE IF NOT EXISTS {STALE_TABLE} (matview TEXT PRIMARY KEY, "
               "stale INTEGER NOT NULL)",

@@ -11,15 +11,14 @@ from catalog import errors
 from catalog.schema import Column, Relation
 from catalog.sqltypes import SqlType
 from sqlext.sql.parse import parse_expression
-from sqlext.translate.scope import ColumnInfo, Scope, Source
+from sqlext.translate.scope import ColumnInfo, Scope, Source, stored_column
 from sqlext.translate.sources import system_columns
 from sqlext.translate.translator import Translator, output_name, physical_table
 
 
 def _target_source(relation: Relation, alias: str) -> Source:
     source = Source(alias, [
-        ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number, not c.not_null)
-        for number, c in enumerate(relation.columns, start=1)
+        stored_column(c, relation.oid, number) for number, c in enumerate(relation.columns, start=1)
     ])
     source.system_columns.extend(system_columns(relation))
     return source

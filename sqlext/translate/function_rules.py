@@ -242,17 +242,13 @@ class FunctionRules(ExpressionTranslator):
             self.coerce(translated, wanted)
             arg_types[index] = wanted
         target = definition.target
-        if definition.numeric_target and arg_types and arg_types[0].oid in (
-            t.NUMERIC, t.INT8
-        ) and not isinstance(node.parent, exp.Window):
+        if definition.numeric_target and arg_types and (
+                arg_types[0].oid in definition.numeric_args):
             target = definition.numeric_target
         node.set("this", target)
         if target == "coalesce" and len(node.expressions) == 1:
             node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
-        result = definition.result_type(arg_types)
-        if definition.integer_range:
-            return self._in_range(node, result), result
-        return node, result
+        return node, definition.result_type(arg_types)
 
     def _overloaded_call(self, node: exp.Anonymous, name: str, definition: FunctionDef,
                          scope: Scope) -> tuple[exp.Expression, SqlType]:
