@@ -235,14 +235,15 @@ VARHDRSZ: Final = 4
 
 
 def numeric_typmod(precision: int, scale: int) -> int:
-    return ((precision << 16) | (scale & 0xFFFF)) + VARHDRSZ
+    """PostgreSQL 15's encoding: the scale (-1000..1000) in 11 signed bits."""
+    return ((precision << 16) | (scale & 0x7FF)) + VARHDRSZ
 
 
 def numeric_precision_scale(typmod: int) -> tuple[int, int] | None:
     if typmod < VARHDRSZ:
         return None
     value = typmod - VARHDRSZ
-    return (value >> 16) & 0xFFFF, value & 0xFFFF
+    return (value >> 16) & 0xFFFF, ((value & 0x7FF) ^ 1024) - 1024
 
 
 def char_typmod(length: int) -> int:

@@ -41,6 +41,7 @@ _MAX_INTEGER_DIGITS: Final = 4 * 32768
 _MAX_DSCALE: Final = 16383
 _EXACT: Final = Context(prec=5000, Emax=10**6, Emin=-(10**6), rounding=ROUND_HALF_UP)
 _HEADER: Final = struct.Struct(">HhHH")
+_ONE: Final = Decimal(1)
 _SIGNS: Final = {0x0000: 1, 0x4000: -1}
 _SPECIAL_SIGNS: Final[dict[int, Decimal]] = {
     0xC000: storage.NAN,
@@ -97,6 +98,8 @@ def fit(value: Decimal, typmod: int) -> Decimal:
     digits = limits.precision - limits.scale
     if value.adjusted() <= digits:  # else too large even to round
         value = value.quantize(limits.quantum, context=_EXACT)
+        if limits.scale < 0:  # rounded to tens, hundreds...: shown as an integer
+            value = value.quantize(_ONE, context=_EXACT)
     if not value.is_zero() and value.adjusted() >= digits:
         bound = f"10^{digits}" if digits else "1"
         raise _overflow(limits, f"must round to an absolute value less than {bound}.")
@@ -141,6 +144,12 @@ _INF: Final = float("inf")
 
 def _text_in(typmod: int, _settings: Settings) -> Decoder:
     return lambda text: stored(fit(parse_decimal(text), typmod), typmod)
+
+
+def _element_text_in(typmod: int, _settings: Settings) -> Decoder:
+    """Elements of numeric arrays are keys whatever the typmod (a subscript
+    yields a numeric like any expression)."""
+    return lambda text: storage.key(fit(parse_decimal(text), typmod))
 
 
 def numeric_text(value: Decimal) -> str:
@@ -203,28 +212,36 @@ def _send(value: Decimal) -> bytes:
 
 
 def _binary_in(typmod: int, _settings: Settings) -> BinDecoder:
-    def decode(data: bytes) -> int | str:
-        reader = Reader(data)
-        ndigits, weight, sign, dscale = _HEADER.unpack(reader.take(_HEADER.size))
-        if sign not in _SIGNS and sign not in _SPECIAL_SIGNS:
-            raise InvalidBinaryRepresentation('invalid sign in external "numeric" value')
-        if dscale & 0x3FFF != dscale:
-            raise InvalidBinaryRepresentation('invalid scale in external "numeric" value')
-        groups = struct.unpack(f">{ndigits}h", reader.take(2 * ndigits))
-        if any(not 0 <= group < 10000 for group in groups):
-            raise InvalidBinaryRepresentation('invalid digit in external "numeric" value')
-        reader.finish()
-        if sign in _SPECIAL_SIGNS:
-            return stored(fit(_SPECIAL_SIGNS[sign], typmod), typmod)
-        whole = int("".join(f"{group:04d}" for group in groups) or "0")
-        value = Decimal(_SIGNS[sign] * whole).scaleb(4 * (weight - ndigits + 1), _EXACT)
-        # numeric_recv keeps the sent display scale (dropping digits beyond it)
-        value = value.quantize(Decimal(1).scaleb(-dscale), ROUND_DOWN, _EXACT)
-        return stored(fit(value, typmod), typmod)
+    return lambda data: stored(_received(data, typmod), typmod)
 
-    return decode
+
+def _element_binary_in(typmod: int, _settings: Settings) -> BinDecoder:
+    return lambda data: storage.key(_received(data, typmod))
+
+
+def _received(data: bytes, typmod: int) -> Decimal:
+    """numeric_recv, then the typmod applied."""
+    reader = Reader(data)
+    ndigits, weight, sign, dscale = _HEADER.unpack(reader.take(_HEADER.size))
+    if sign not in _SIGNS and sign not in _SPECIAL_SIGNS:
+        raise InvalidBinaryRepresentation('invalid sign in external "numeric" value')
+    if dscale & 0x3FFF != dscale:
+        raise InvalidBinaryRepresentation('invalid scale in external "numeric" value')
+    groups = struct.unpack(f">{ndigits}h", reader.take(2 * ndigits))
+    if any(not 0 <= group < 10000 for group in groups):
+        raise InvalidBinaryRepresentation('invalid digit in external "numeric" value')
+    reader.finish()
+    if sign in _SPECIAL_SIGNS:
+        return fit(_SPECIAL_SIGNS[sign], typmod)
+    whole = int("".join(f"{group:04d}" for group in groups) or "0")
+    value = Decimal(_SIGNS[sign] * whole).scaleb(4 * (weight - ndigits + 1), _EXACT)
+    # numeric_recv keeps the sent display scale (dropping digits beyond it)
+    value = value.quantize(Decimal(1).scaleb(-dscale), ROUND_DOWN, _EXACT)
+    return fit(value, typmod)
 
 
 CODECS: Final[dict[int, Codec]] = {
     types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out),
 }
+ELEMENT_CODEC: Final = Codec(_element_text_in, _text_out, _element_binary_in, _binary_out)
+"""numeric as the element of an array (keys, see ``_element_text_in``)."""

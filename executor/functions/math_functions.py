@@ -100,12 +100,18 @@ def _float_power(base: float, exponent: float) -> float:
         raise errors.NumericValueOutOfRange("value out of range: overflow") from None
 
 
+def _signed(integral: Callable[[float], int], value: float) -> float:
+    """ceil, floor, rint, trunc of a float as C computes them: infinities
+    stay, and a zero result keeps the argument's sign (ceil(-0.5) is -0)."""
+    if not math.isfinite(value):
+        return value
+    return math.copysign(float(integral(value)), value)
+
+
 _FLOAT_AND_NUMERIC: Final = (Overload((FLOAT8,), FLOAT8), Overload((NUMERIC,), NUMERIC))
 _UNARY: Final[dict[str, tuple[Callable[[float], float], Callable[[Decimal], Decimal]]]] = {
-    "ceil": (lambda value: float(math.ceil(value)) if math.isfinite(value) else value,
-             nm.ceil),
-    "floor": (lambda value: float(math.floor(value)) if math.isfinite(value) else value,
-              nm.floor),
+    "ceil": (lambda value: _signed(math.ceil, value), nm.ceil),
+    "floor": (lambda value: _signed(math.floor, value), nm.floor),
     "sign": (lambda value: float((value > 0) - (value < 0)), nm.sign),
     "sqrt": (_float_sqrt, nm.sqrt),
     "exp": (_float_exp, nm.exp),
@@ -174,9 +180,9 @@ _ROUNDING: Final = (Overload((FLOAT8,), FLOAT8), Overload((NUMERIC,), NUMERIC),
                     Overload((NUMERIC, INT4), NUMERIC))
 # double precision rounds half to even (rint), numeric half away from zero
 FUNCTIONS.overloaded("round", *_ROUNDING, type_args=(0,))(
-    _scaled(nm.round, lambda value: float(round(value))))
+    _scaled(nm.round, lambda value: _signed(round, value)))
 FUNCTIONS.overloaded("trunc", *_ROUNDING, type_args=(0,))(
-    _scaled(nm.trunc, lambda value: float(math.trunc(value))))
+    _scaled(nm.trunc, lambda value: _signed(math.trunc, value)))
 
 
 def _numeric_only(function: Callable[..., Any], *params: SqlType, result: SqlType = NUMERIC,

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Final
 
+from catalog import errors
 from catalog import types as t
 from executor.codecs import numeric_storage as storage
 from executor.codecs.numeric import exact, fit, parse_decimal, stored
@@ -47,8 +48,10 @@ def _numeric_of(value: Any, source: int, typmod: int) -> str | None:
         return None
     if source in (t.FLOAT4, t.FLOAT8):
         number = float(value) if value != "NaN" else float("nan")
-        # float8_numeric: the value printed with 15 significant digits
-        converted = nm.from_text(f"{number:.15g}") if number == number else nm.NAN
+        # float8_numeric (float4_numeric): the value printed with 15 (6)
+        # significant digits
+        digits = 15 if source == t.FLOAT8 else 6
+        converted = nm.from_text(f"{number:.{digits}g}") if number == number else nm.NAN
     elif source == t.NUMERIC or type(value) is int:
         converted = exact(value)
     else:
@@ -70,7 +73,17 @@ def _to_float(value: Any) -> float | str | None:
     if value is None:
         return None
     number = exact(value)
-    return "NaN" if number.is_nan() else float(number)
+    if number.is_nan():
+        return "NaN"
+    converted = float(number)
+    if (converted in (_INFINITY, -_INFINITY) and number.is_finite()) or (
+            converted == 0 and not number.is_zero()):
+        raise errors.NumericValueOutOfRange(
+            f'"{nm.to_text(number)}" is out of range for type double precision')
+    return converted
+
+
+_INFINITY: Final = float("inf")
 
 
 @FUNCTIONS.internal("sqlext_numeric_op", 3)
@@ -144,3 +157,45 @@ def _numeric_quotient(total: Any, count: Any) -> Any:
     if not count or total is None:
         return None
     return storage.key(nm.div(exact(total), Decimal(count)))
+
+
+def _numeric_extreme(pick: Callable[..., Any]) -> Callable[..., Any]:
+    """GREATEST / LEAST of keys: by value, the first of equal values."""
+    def choose(*keys: Any) -> Any:
+        present = [key for key in keys if key is not None]
+        return pick(present, key=_by_value) if present else None
+    return choose
+
+
+def _by_value(key: str) -> str:
+    return key.rstrip(" ")  # the display scale's padding (numeric_storage)
+
+
+FUNCTIONS.internal("sqlext_numeric_greatest", -1)(_numeric_extreme(max))
+FUNCTIONS.internal("sqlext_numeric_least", -1)(_numeric_extreme(min))
+
+
+def _scaled_total(high: int | None, low: int | None, greatest: Any, scale: int
+                  ) -> Decimal | None:
+    """The exact sum of a column of scaled integers from the sums of their
+    high and low 32 bits (``numeric_rules.scaled_aggregate``); NaN if the
+    column's greatest value is NaN."""
+    if high is None or low is None:
+        return None
+    if greatest == storage.NAN_STORED:
+        return nm.NAN
+    return Decimal((high << 32) + low).scaleb(-scale)
+
+
+@FUNCTIONS.internal("sqlext_scaled_sum", 4)
+def _scaled_sum(high: Any, low: Any, greatest: Any, scale: int) -> str | None:
+    total = _scaled_total(high, low, greatest, scale)
+    return None if total is None else storage.key(total)
+
+
+@FUNCTIONS.internal("sqlext_scaled_avg", 5)
+def _scaled_avg(high: Any, low: Any, greatest: Any, count: int, scale: int) -> str | None:
+    total = _scaled_total(high, low, greatest, scale)
+    if total is None:
+        return None
+    return storage.key(total if total.is_nan() else nm.div(total, Decimal(count)))

@@ -175,6 +175,8 @@ class ExpressionTranslator:
         if target.oid == t.NUMERIC and source.oid != t.NUMERIC and (
                 is_numeric(source) or is_string(source)):
             return numeric_rules.to_numeric(node, source, target.typmod)
+        if source.oid == t.NUMERIC and target.oid == t.BOOL:
+            raise errors.CannotCoerce("cannot cast type numeric to boolean")
         if source.oid == t.NUMERIC and target.oid == t.NUMERIC:
             return numeric_rules.to_numeric(node, source, target.typmod) if (
                 target.typmod >= 0 and source.typmod != target.typmod) else node
@@ -421,6 +423,8 @@ class ExpressionTranslator:
             if target.oid == t.NUMERIC and target.typmod < 0 and is_unknown_literal(bare):
                 target = SqlType(t.NUMERIC, -1, _literal_scale(bare.this))
             replacement = self.coerce(inner, target)
+            if target.oid == t.NUMERIC and target.typmod >= 0:
+                replacement = numeric_rules.to_numeric(replacement, NUMERIC, target.typmod)
         elif source.oid in REG_TYPES and is_string(target):
             replacement = reg_name(inner, source)
         elif isinstance(bare, exp.Null) or (
@@ -615,6 +619,9 @@ class ExpressionTranslator:
         if right_type.is_unknown:
             self.coerce(right, left_type)
             right_type = left_type
+        if isinstance(node, exp.Mod) and {left_type.oid, right_type.oid} & {t.FLOAT4, t.FLOAT8}:
+            raise errors.no_operator(
+                f"{t.format_type(left_type.oid)} % {t.format_type(right_type.oid)}")
         if not (is_numeric(left_type) and is_numeric(right_type)) and not (
                 isinstance(node, exp.Sub) and left_type.oid in (t.JSON, t.JSONB)):
             raise errors.no_operator(
@@ -696,7 +703,7 @@ class ExpressionTranslator:
         if inner_type.oid == t.NUMERIC:
             negated = numeric_rules.negated(inner.copy())
             node.replace(negated)
-            return negated, inner_type
+            return negated, SqlType(t.NUMERIC, -1, inner_type.display_scale)
         return self._in_range(node, inner_type), inner_type
 
     def _concat(self, node: exp.DPipe, scope: Scope) -> tuple[exp.Expression, SqlType]:

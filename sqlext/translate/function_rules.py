@@ -28,6 +28,7 @@ from executor.functions.declare import FunctionDef
 from executor.functions.registry import FUNCTIONS
 from executor.values.datetime_fields import EXTRACT_SCALES, unit_of
 from sqlext.sql.sqlite_dialect import StorageLiteral
+from sqlext.translate import numeric_rules
 from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
     DATETIME_OIDS,
@@ -224,6 +225,11 @@ class FunctionRules(ExpressionTranslator):
                         arg_type = wanted
                 elif _not_a_number(definition, wanted, arg_type):
                     refused = True
+                elif arg_type.oid == t.NUMERIC and wanted is not None and is_string(wanted):
+                    # numeric into text: through its output function
+                    converted = self.convert(translated.copy(), arg_type, TEXT)
+                    translated.replace(converted)
+                    translated = converted
                 if definition.json_args:
                     translated.replace(json_element(translated.copy(), arg_type))
                 arg_types.append(arg_type)
@@ -241,9 +247,21 @@ class FunctionRules(ExpressionTranslator):
                 wanted = SqlType(t.element_of(arg_types[0].oid) or t.TEXT)
             self.coerce(translated, wanted)
             arg_types[index] = wanted
+        if definition.same_kind_args:
+            # numbers meeting numerics become numerics (keys)
+            for index, arg in enumerate(list(node.expressions)):
+                if numeric_rules.changes_representation(arg_types[index], result):
+                    self.conform(arg, arg_types[index], result)
+                    arg_types[index] = result
+        scaled = numeric_rules.scaled_aggregate(name, node)
+        if scaled is not None:
+            node.replace(scaled)
+            return scaled, definition.result_type(arg_types)
         target = definition.target
-        if definition.numeric_target and arg_types and (
-                arg_types[0].oid in definition.numeric_args):
+        deciding = result if definition.same_kind_args else (
+            arg_types[0] if arg_types else None)
+        if definition.numeric_target and deciding is not None and (
+                deciding.oid in definition.numeric_args):
             target = definition.numeric_target
         node.set("this", target)
         if target == "coalesce" and len(node.expressions) == 1:

@@ -102,3 +102,31 @@ def comparison_type(left: SqlType, right: SqlType) -> SqlType | None:
     if oids - _INTEGERS - {t.NUMERIC}:
         return None
     return SqlType(t.NUMERIC)
+
+
+_HALF: Final = 32
+"""Sums of a column of scaled integers add the high and the low 32 bits of
+each apart: neither sum can overflow 64 bits, and the two make the exact
+total (``sqlext_scaled_sum``)."""
+
+
+def scaled_aggregate(name: str, call: exp.Anonymous) -> exp.Expression | None:
+    """sum, avg, min and max of a column of scaled integers, computed by
+    SQLite on the integers (one Python call per group, not per row); None
+    for any other call (or one in a window or with FILTER, which each
+    aggregate of the rewrite would need)."""
+    arguments = call.expressions
+    if name not in ("sum", "avg", "min", "max") or len(arguments) != 1 or not isinstance(
+            arguments[0], ScaledNumeric) or isinstance(call.parent, exp.Window | exp.Filter):
+        return None
+    column, scale = arguments[0].this, exp.Literal.number(arguments[0].args["scale"])
+    if name in ("min", "max"):
+        return NumericKey(this=_call("sqlext_numeric_key", _call(name, column.copy()), scale))
+    parts = [_call("sum", exp.BitwiseRightShift(this=column.copy(),
+                                               expression=exp.Literal.number(_HALF))),
+             _call("sum", exp.BitwiseAnd(this=column.copy(),
+                                         expression=exp.Literal.number(2**_HALF - 1))),
+             _call("max", column.copy())]
+    if name == "avg":
+        parts.append(_call("count", column.copy()))
+    return NumericKey(this=_call(f"sqlext_scaled_{name}", *parts, scale))
