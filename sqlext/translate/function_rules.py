@@ -112,7 +112,11 @@ class FunctionRules(ExpressionTranslator):
         """Join the table function ``rows`` to the SELECT whose select list
         is being translated; returns its alias. PostgreSQL runs several
         set-returning functions of a select list side by side, not one per
-        row of another: only one is supported."""
+        row of another: only one is supported (or the same call again, as
+        pgjdbc's getPrimaryKeys writes: side by side, it yields the same rows)."""
+        for joined in self._set_returning[-1]:
+            if joined.this == rows:
+                return joined.alias_or_name
         if self._set_returning[-1]:
             raise errors.FeatureNotSupported(
                 "only one set-returning function in a select list is supported",

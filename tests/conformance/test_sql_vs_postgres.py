@@ -154,6 +154,7 @@ QUERIES = [
     "SELECT g, g * 2 AS double FROM generate_series(2, 10, 3) AS g",
     "SELECT x FROM unnest(ARRAY['a', 'b']) AS x",
     "SELECT unnest(ARRAY[1, 2])",
+    "SELECT unnest(ARRAY[1, 2]), unnest(ARRAY[1, 2]) AS again",
     "SELECT id, unnest(tags) FROM emp ORDER BY id, 2",
     "SELECT * FROM unnest(ARRAY['p', 'q']) WITH ORDINALITY",
     "SELECT * FROM generate_series(5, 7) WITH ORDINALITY AS g(v, i)",
