@@ -12,6 +12,7 @@ it so: its fields, its truncation, age().
 from __future__ import annotations
 
 import time
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from catalog import errors
@@ -27,6 +28,8 @@ from catalog.sqltypes import (
     TIMESTAMPTZ,
     SqlType,
 )
+from executor.codecs import numeric_storage
+from executor.codecs.numeric import exact
 from executor.codecs.civil import (
     DATE_END,
     DATE_MIN,
@@ -96,13 +99,20 @@ def field_of(unit_name: str, value: Any, oid: int, zone: Zone) -> fields.Number 
     return fields.timestamp_field(unit, micros + offset * USECS_PER_SECOND, micros, offset)
 
 
-@FUNCTIONS.internal("sqlext_extract", 3, runtime=True)
+@FUNCTIONS.internal("sqlext_extract", 4, runtime=True)
 def _extract(runtime: Runtime) -> Function:
-    """EXTRACT(field FROM value): numeric, whose scale the translator knows."""
-    def extract(unit_name: str, value: Any, oid: int) -> Any:
+    """EXTRACT(field FROM value): numeric, shown with the scale the
+    translator knows for the field (a key, as numeric values are)."""
+    def extract(unit_name: str, value: Any, oid: int, scale: int) -> Any:
         if value is None:
             return None
-        return field_of(unit_name, value, oid, session(runtime))
+        found = field_of(unit_name, value, oid, session(runtime))
+        if found is None:
+            return None
+        number = Decimal(found) if isinstance(found, int) else Decimal(repr(found))
+        if not number.is_finite():
+            return numeric_storage.key(number)
+        return numeric_storage.key(number.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP))
     return extract
 
 
@@ -239,6 +249,8 @@ def _to_char(runtime: Runtime) -> Function:
     def to_char(oid: int, value: Any, template: Any) -> Any:
         if value is None or template is None:
             return None
+        if oid == t.NUMERIC:
+            return number_template.to_char(exact(value), str(template), "numeric")
         if oid in _NUMBER_KINDS:
             return number_template.to_char(value, str(template), _NUMBER_KINDS[oid])
         nodes = datetime_template.parse_template(str(template))

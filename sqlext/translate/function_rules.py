@@ -27,7 +27,7 @@ from catalog.sqltypes import (
 from executor.functions.declare import FunctionDef
 from executor.functions.registry import FUNCTIONS
 from executor.values.datetime_fields import EXTRACT_SCALES, unit_of
-from sqlext.sql.sqlite_dialect import StorageLiteral
+from sqlext.sql.sqlite_dialect import NumericKey, StorageLiteral
 from sqlext.translate import numeric_rules
 from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
@@ -377,11 +377,12 @@ class FunctionRules(ExpressionTranslator):
         if value_type.oid not in DATETIME_OIDS:
             raise errors.no_function(
                 f"pg_catalog.extract(unknown, {t.format_type(value_type.oid)})")
-        call = exp.Anonymous(this="sqlext_extract", expressions=[
-            exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid)])
-        node.replace(call)
         unit = unit_of(field)
         scale = 0 if value_type.oid == t.DATE or unit is None else EXTRACT_SCALES.get(unit, 0)
+        call = NumericKey(this=exp.Anonymous(this="sqlext_extract", expressions=[
+            exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid),
+            exp.Literal.number(scale)]))
+        node.replace(call)
         return call, SqlType(t.NUMERIC, -1, scale)
 
     def _at_time_zone(self, node: exp.AtTimeZone,
