@@ -29,7 +29,6 @@ from catalog.sqltypes import (
     SqlType,
 )
 from executor.codecs import numeric_storage
-from executor.codecs.numeric import exact
 from executor.codecs.civil import (
     DATE_END,
     DATE_MIN,
@@ -43,6 +42,7 @@ from executor.codecs.civil import (
 )
 from executor.codecs.datetimes import stored_date, stored_time, stored_timestamp
 from executor.codecs.intervals import format_interval, parse_interval
+from executor.codecs.numeric import exact
 from executor.codecs.zones import Zone, function_zone, offset_or_zone, session_zone
 from executor.functions.declare import Declarations, Function, Overload, Runtime
 from executor.values import datetime_fields as fields
