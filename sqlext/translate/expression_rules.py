@@ -445,8 +445,10 @@ class ExpressionTranslator:
         self._unify(left, left_type, right, right_type)
         target = numeric_rules.comparison_type(left_type, right_type)
         if target is not None:
-            self.conform(left, left_type, target)
-            self.conform(right, right_type, target)
+            left = self.conform(left, left_type, target)
+            right = self.conform(right, right_type, target)
+        if not isinstance(node, exp.NullSafeEQ | exp.NullSafeNEQ):
+            numeric_rules.compare_raw(left, right)
         return node, BOOL
 
     def _unify(self, left: exp.Expression, left_type: SqlType, right: exp.Expression,

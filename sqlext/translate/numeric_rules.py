@@ -130,3 +130,28 @@ def scaled_aggregate(name: str, call: exp.Anonymous) -> exp.Expression | None:
     if name == "avg":
         parts.append(_call("count", column.copy()))
     return NumericKey(this=_call(f"sqlext_scaled_{name}", *parts, scale))
+
+
+def compare_raw(left: exp.Expression, right: exp.Expression) -> None:
+    """A comparison of a column of scaled integers with a constant, or with
+    a column of the same scale, made on the integers (no key per row): the
+    constant is scaled now. NaN, stored as text, compares above every
+    integer, as PostgreSQL orders it."""
+    if isinstance(right, ScaledNumeric) and not isinstance(left, ScaledNumeric):
+        left, right = right, left
+    if not isinstance(left, ScaledNumeric):
+        return
+    scale = left.args["scale"]
+    if isinstance(right, ScaledNumeric):
+        if right.args["scale"] == scale:
+            right.replace(right.this.copy())
+            left.replace(left.this.copy())
+        return
+    value = constant(right)
+    if value is None or not value.is_finite():
+        return
+    scaled = value.scaleb(scale)
+    if scaled != scaled.to_integral_value():
+        return
+    right.replace(exp.Literal.number(int(scaled)))
+    left.replace(left.this.copy())
