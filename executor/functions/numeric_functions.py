@@ -29,11 +29,6 @@ _OPERATORS: Final[dict[str, Callable[[Decimal, Decimal], Decimal]]] = {
 }
 
 
-def value_of(stored_value: Any) -> Decimal:
-    """The numeric a key or an integer (or a float SQLite computed) stands for."""
-    return exact(stored_value)
-
-
 @FUNCTIONS.internal("sqlext_numeric_key", 2)
 def _key_of_scaled(scaled: Any, scale: int) -> str | None:
     if scaled is None:
