@@ -17,8 +17,9 @@ SPECIALS = [storage.NAN, storage.INFINITY, storage.NEGATIVE_INFINITY]
 CURATED = [*SPECIALS, Decimal("0"), Decimal("0.00"), Decimal("-0.0"), Decimal("1500"),
            Decimal("1.5E+3"), Decimal("-1500"), Decimal("0.05"), Decimal("-0.050"),
            Decimal("1.10"), Decimal("1.1"), Decimal("9" * 40), Decimal("-0." + "0" * 30 + "1")]
-SAMPLES = CURATED + [Decimal(_RANDOM.randint(-10**digits, 10**digits)).scaleb(-_RANDOM.randint(0, 30))
-                     for digits in range(1, 41) for _ in range(60)]
+SAMPLES = CURATED + [
+    Decimal(_RANDOM.randint(-10**digits, 10**digits)).scaleb(-_RANDOM.randint(0, 30))
+    for digits in range(1, 41) for _ in range(60)]
 
 
 def _order(value: Decimal) -> tuple[int, Decimal]:
