@@ -415,11 +415,12 @@ class IncrementalProgram:
             if owner is not None and owner != source.alias:
                 parts = [(f"{quoted(owner)}.sqlext_{a.column}", a.column)
                          for a in self._additives(j, aggregate, "")]
-                scaled = [(f"{value} * {weight(owner)}", column) for value, column in parts]
+                scaled = [(_times(value, weight(owner), numeric and column.startswith("s")),
+                           column) for value, column in parts]
             else:
                 value = sql(aggregate.argument)
-                scaled = [(f"{a.value} * {weight()}", a.column)
-                          for a in self._additives(j, aggregate, value)]
+                scaled = [(_times(a.value, weight(), numeric and a.column.startswith("s")),
+                           a.column) for a in self._additives(j, aggregate, value)]
             for expression, column in scaled:
                 total = "sqlext_numeric_sum" if numeric and column.startswith("s") else "sum"
                 columns.append(f"{total}({expression}) AS {quoted(column)}")
@@ -562,6 +563,12 @@ class IncrementalProgram:
             else:
                 lines.append("    delta: the row's own group")
         return lines
+
+
+def _times(value: str, weight: str, numeric: bool) -> str:
+    """A row's value counted ``weight`` times (numeric values are keys:
+    multiplied exactly, not as SQLite reads the text)."""
+    return f"sqlext_numeric_op('*', {value}, {weight})" if numeric else f"{value} * {weight}"
 
 
 def recomputed_program(query: str, physical: str, shown_name: str,
