@@ -340,6 +340,10 @@ class AmbiguousColumn(SqlError):
     sqlstate = "42702"
 
 
+class CannotCoerce(SqlError):
+    sqlstate = "42846"
+
+
 class DatatypeMismatch(SqlError):
     sqlstate = "42804"
 

@@ -12,7 +12,10 @@ int2/int4/int8     int
 oid, reg*, xid     int
 float4/float8      float; NaN as the text 'NaN' (sorts above every number,
                    as in PostgreSQL); columns have no affinity so -0.0 stays
-numeric            float (same as float8; scale comes from the typmod)
+numeric            numeric(p,s) with p <= 18, s >= 0: int, the value times
+                   10**s ('NaN' as text); any other numeric: a text key
+                   whose byte order is numeric order, compared under the
+                   RTRIM collation (executor.codecs.numeric_storage)
 text, varchar,     str
 bpchar, name,
 "char"
@@ -236,14 +239,15 @@ VARHDRSZ: Final = 4
 
 
 def numeric_typmod(precision: int, scale: int) -> int:
-    return ((precision << 16) | (scale & 0xFFFF)) + VARHDRSZ
+    """PostgreSQL 15's encoding: the scale (-1000..1000) in 11 signed bits."""
+    return ((precision << 16) | (scale & 0x7FF)) + VARHDRSZ
 
 
 def numeric_precision_scale(typmod: int) -> tuple[int, int] | None:
     if typmod < VARHDRSZ:
         return None
     value = typmod - VARHDRSZ
-    return (value >> 16) & 0xFFFF, value & 0xFFFF
+    return (value >> 16) & 0xFFFF, ((value & 0x7FF) ^ 1024) - 1024
 
 
 def char_typmod(length: int) -> int:
@@ -273,6 +277,27 @@ def format_type(oid: int, typmod: int = -1) -> str:
         base, _, zone = name.partition(" ")
         return f"{base}({typmod}) {zone}"
     return name
+
+
+NUMERIC_SCALED_PRECISION: Final = 18
+"""The widest numeric(p,s) whose values are held as scaled integers (10**18 < 2**63)."""
+NUMERIC_KEY_COLLATION: Final = "RTRIM"
+"""The collation under which numeric keys compare as numbers."""
+
+
+def numeric_scaled_scale(typmod: int) -> int | None:
+    """The scale s of a numeric(p,s) held as scaled integers, else None."""
+    shape = numeric_precision_scale(typmod)
+    if shape is None or shape[0] > NUMERIC_SCALED_PRECISION or shape[1] < 0:
+        return None
+    return shape[1]
+
+
+def storage_declaration(oid: int, typmod: int = -1) -> str:
+    """How a column of the type is declared in SQLite."""
+    if oid == NUMERIC and numeric_scaled_scale(typmod) is None:
+        return f"TEXT COLLATE {NUMERIC_KEY_COLLATION}"
+    return TYPES[oid].storage
 
 
 def type_size(oid: int) -> int:

@@ -50,7 +50,8 @@ _SCALARS: Final[dict[int, Codec]] = {
     **intervals.CODECS,
 }
 _CODECS: Final[dict[int, Codec]] = _SCALARS | {
-    array.oid: array_codec(array.element_oid, _SCALARS[array.element_oid])
+    array.oid: array_codec(array.element_oid, numeric.ELEMENT_CODEC
+                           if array.element_oid == types.NUMERIC else _SCALARS[array.element_oid])
     for array in types.TYPES.values()
     if array.element_oid in _SCALARS and array.name == "_" + types.TYPES[array.element_oid].name
 }

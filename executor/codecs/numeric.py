@@ -1,14 +1,10 @@
-"""numeric: PostgreSQL's decimal type, stored as a float.
+"""numeric: PostgreSQL's decimal type, exactly.
 
-Storage is a Python float (so numeric values keep ~15-17 significant digits and
-lose trailing zeros: '1.50'::numeric reads back as 1.5), NaN is the text 'NaN',
-±Infinity are float infinities, and negative zero is folded into zero. Inputs are
-parsed and rounded exactly (decimal.Decimal) before the single conversion to
-float, so numeric(10,2) input 1.005 is stored as 1.01 exactly as PostgreSQL
-rounds it. An int storage value (SQLite's integer arithmetic) is printed and
-sent exactly. With a typmod, output always shows the column's scale; without
-one, the stored float is printed with at most 15 significant digits (what it
-holds exactly), never in exponent notation.
+Values are held as ``numeric_storage`` describes: a column ``numeric(p,s)``
+narrow enough holds scaled integers, everything else order-preserving text
+keys. Input is parsed and rounded exactly (``decimal.Decimal``), as
+numeric_in and apply_typmod do; output prints each value with its own
+display scale, as numeric_out and numeric_send do.
 """
 
 from __future__ import annotations
@@ -20,6 +16,7 @@ from typing import Final, NamedTuple
 
 from catalog import types
 from catalog.errors import InvalidBinaryRepresentation, NumericValueOutOfRange
+from executor.codecs import numeric_storage as storage
 from executor.codecs.base import (
     BinDecoder,
     Codec,
@@ -29,38 +26,36 @@ from executor.codecs.base import (
     Settings,
     invalid_syntax,
 )
-from executor.codecs.floats import NAN
 from executor.codecs.integers import SPACE
 
 _NUMBER: Final = re.compile(
     r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*", re.ASCII
 )
-_INF: Final = float("inf")
-_SPECIALS: Final[dict[str, float | str]] = {
-    "nan": NAN,
-    **{sign + word: float(sign + "inf") for sign in ("", "+", "-") for word in ("inf", "infinity")},
+_SPECIALS: Final[dict[str, Decimal]] = {
+    "nan": storage.NAN,
+    **{sign + word: Decimal(sign + "Infinity") for sign in ("", "+", "-")
+       for word in ("inf", "infinity")},
 }
 # numeric's own range: weight up to 32767 base-10000 digits, display scale up to 16383.
 _MAX_INTEGER_DIGITS: Final = 4 * 32768
 _MAX_DSCALE: Final = 16383
 _EXACT: Final = Context(prec=5000, Emax=10**6, Emin=-(10**6), rounding=ROUND_HALF_UP)
 _HEADER: Final = struct.Struct(">HhHH")
+_ONE: Final = Decimal(1)
 _SIGNS: Final = {0x0000: 1, 0x4000: -1}
-_SPECIAL_SIGNS: Final[dict[int, float | str]] = {
-    0xC000: NAN,
-    0xD000: _INF,
-    0xF000: -_INF,
+_SPECIAL_SIGNS: Final[dict[int, Decimal]] = {
+    0xC000: storage.NAN,
+    0xD000: storage.INFINITY,
+    0xF000: storage.NEGATIVE_INFINITY,
 }
-_SPECIAL_SEND: Final = {
-    NAN: _HEADER.pack(0, 0, 0xC000, 0),
-    # PostgreSQL sends the infinities with dscale 32, an artefact of its header bits.
-    "Infinity": _HEADER.pack(0, 0, 0xD000, 32),
-    "-Infinity": _HEADER.pack(0, 0, 0xF000, 32),
-}
+_NAN_SEND: Final = _HEADER.pack(0, 0, 0xC000, 0)
+# PostgreSQL sends the infinities with dscale 32, an artefact of its header bits.
+_INFINITY_SEND: Final = _HEADER.pack(0, 0, 0xD000, 32)
+_NEGATIVE_INFINITY_SEND: Final = _HEADER.pack(0, 0, 0xF000, 32)
 
 
-def parse_decimal(text: str) -> Decimal | float | str:
-    """numeric_in's syntax: a Decimal, or NAN / ±inf for the special words."""
+def parse_decimal(text: str) -> Decimal:
+    """numeric_in's syntax: a Decimal (NaN and ±Infinity for the special words)."""
     if _NUMBER.fullmatch(text) is None:
         special = _SPECIALS.get(text.strip(SPACE).lower())
         if special is None:
@@ -78,11 +73,6 @@ def _out_of_range() -> NumericValueOutOfRange:
     return NumericValueOutOfRange("value overflows numeric format")
 
 
-def numeric_text(value: Decimal) -> str:
-    """numeric_out of an exact decimal: plain notation, no negative zero."""
-    return format(value.copy_abs() if value.is_zero() else value, "f")
-
-
 class _Limits(NamedTuple):
     precision: int
     scale: int
@@ -96,23 +86,32 @@ def _limits(typmod: int) -> _Limits | None:
     return _Limits(shape[0], shape[1], Decimal(1).scaleb(-shape[1]))
 
 
-def _fit(value: Decimal | float | str, limits: _Limits | None) -> float | str:
-    """Apply a typmod the way apply_typmod does, then convert to storage."""
-    if not isinstance(value, Decimal):
-        if limits is not None and value != NAN:
-            raise _overflow(limits, "cannot hold an infinite value.")
+def fit(value: Decimal, typmod: int) -> Decimal:
+    """apply_typmod: ``value`` rounded to the typmod's scale, or 22003."""
+    limits = _limits(typmod)
+    if limits is None:
         return value
-    if limits is not None:
-        digits = limits.precision - limits.scale
-        if value.adjusted() <= digits:  # else too large even to round
-            value = value.quantize(limits.quantum, context=_EXACT)
-        if not value.is_zero() and value.adjusted() >= digits:
-            bound = f"10^{digits}" if digits else "1"
-            raise _overflow(limits, f"must round to an absolute value less than {bound}.")
-    number = float(value)
-    if number in (_INF, -_INF):
-        raise _out_of_range()
-    return number + 0.0  # folds -0.0 into 0.0
+    if not value.is_finite():
+        if value.is_nan():
+            return value
+        raise _overflow(limits, "cannot hold an infinite value.")
+    digits = limits.precision - limits.scale
+    if value.adjusted() <= digits:  # else too large even to round
+        value = value.quantize(limits.quantum, context=_EXACT)
+        if limits.scale < 0:  # rounded to tens, hundreds...: shown as an integer
+            value = value.quantize(_ONE, context=_EXACT)
+    if not value.is_zero() and value.adjusted() >= digits:
+        bound = f"10^{digits}" if digits else "1"
+        raise _overflow(limits, f"must round to an absolute value less than {bound}.")
+    return value
+
+
+def stored(value: Decimal, typmod: int) -> int | str:
+    """The storage form of a value already fitted to ``typmod``."""
+    scale = storage.scaled_scale(typmod)
+    if scale is None:
+        return storage.key(value)
+    return storage.scaled(value, scale)
 
 
 def _overflow(limits: _Limits, problem: str) -> NumericValueOutOfRange:
@@ -122,58 +121,76 @@ def _overflow(limits: _Limits, problem: str) -> NumericValueOutOfRange:
     )
 
 
-def _exact(value: object) -> Decimal | str:
-    """Storage value -> Decimal, or the special's output text."""
+def exact(value: object, typmod: int = -1) -> Decimal:
+    """The value a storage value of a column (or expression) of ``typmod``
+    stands for: a key, a scaled integer, or an integer (SQLite's integer
+    arithmetic and aggregates)."""
+    if type(value) is str:
+        if value == storage.NAN_STORED:
+            return storage.NAN
+        return storage.value(value)
     if type(value) is int:
-        return Decimal(value)
-    number = value if type(value) is float else float(value)  # type: ignore[arg-type]
-    if number != number:
-        return NAN
-    if number in (_INF, -_INF):
-        return "Infinity" if number > 0 else "-Infinity"
-    # Storage keeps ~15 significant digits; printing more would show binary
-    # rounding noise (0.1 + 0.2 is 0.3 in numeric, not 0.30000000000000004).
-    return Decimal(f"{number + 0.0:.15g}")
+        scale = storage.scaled_scale(typmod)
+        return Decimal(value) if scale is None else storage.from_scaled(value, scale)
+    if type(value) is float:  # SQLite's floating-point arithmetic (no exact form)
+        if value != value:
+            return storage.NAN
+        return Decimal(repr(value)) if abs(value) != _INF else Decimal(value)
+    raise TypeError(f"not a numeric storage value: {value!r}")
+
+
+_INF: Final = float("inf")
 
 
 def _text_in(typmod: int, _settings: Settings) -> Decoder:
-    limits = _limits(typmod)
-    return lambda text: _fit(parse_decimal(text), limits)
+    return lambda text: stored(fit(parse_decimal(text), typmod), typmod)
+
+
+def _element_text_in(typmod: int, _settings: Settings) -> Decoder:
+    """Elements of numeric arrays are keys whatever the typmod (a subscript
+    yields a numeric like any expression)."""
+    return lambda text: storage.key(fit(parse_decimal(text), typmod))
+
+
+def numeric_text(value: Decimal) -> str:
+    """numeric_out: plain notation with the value's display scale, no
+    negative zero."""
+    if not value.is_finite():
+        return "NaN" if value.is_nan() else ("Infinity" if value > 0 else "-Infinity")
+    return format(value.copy_abs() if value.is_zero() else value, "f")
 
 
 def _text_out(typmod: int, _settings: Settings) -> Encoder:
-    limits = _limits(typmod)
-    quantum = None if limits is None else limits.quantum
+    scale = storage.scaled_scale(typmod)
+    if scale:
+        unit = 10**scale
+        template = b"%%s%%d.%%0%dd" % scale
+
+        def encode_scaled(value: object) -> bytes:
+            if type(value) is int:  # the common case, without Decimal
+                whole, fraction = divmod(-value if value < 0 else value, unit)
+                return template % (b"-" if value < 0 else b"", whole, fraction)
+            return numeric_text(exact(value, typmod)).encode()
+        return encode_scaled
 
     def encode(value: object) -> bytes:
-        if type(value) is int and quantum is None:
+        if type(value) is int:
             return b"%d" % value
-        exact = _exact(value)
-        if isinstance(exact, str):
-            return exact.encode()
-        if quantum is not None:
-            exact = exact.quantize(quantum, context=_EXACT)
-        return numeric_text(exact).encode()
+        return numeric_text(exact(value, typmod)).encode()
 
     return encode
 
 
 def _binary_out(typmod: int) -> Encoder:
-    limits = _limits(typmod)
-
-    def encode(value: object) -> bytes:
-        exact = _exact(value)
-        if isinstance(exact, str):
-            return _SPECIAL_SEND[exact]
-        if limits is not None:
-            exact = exact.quantize(limits.quantum, context=_EXACT)
-        return _send(exact)
-
-    return encode
+    return lambda value: _send(exact(value, typmod))
 
 
 def _send(value: Decimal) -> bytes:
     """numeric_send: base-10000 digits around the decimal point."""
+    if not value.is_finite():
+        if value.is_nan():
+            return _NAN_SEND
+        return _INFINITY_SEND if value > 0 else _NEGATIVE_INFINITY_SEND
     sign, digit_tuple, exponent = value.as_tuple()
     assert isinstance(exponent, int)
     dscale = max(-exponent, 0)
@@ -195,30 +212,36 @@ def _send(value: Decimal) -> bytes:
 
 
 def _binary_in(typmod: int, _settings: Settings) -> BinDecoder:
-    limits = _limits(typmod)
+    return lambda data: stored(_received(data, typmod), typmod)
 
-    def decode(data: bytes) -> float | str:
-        reader = Reader(data)
-        ndigits, weight, sign, dscale = _HEADER.unpack(reader.take(_HEADER.size))
-        if sign not in _SIGNS and sign not in _SPECIAL_SIGNS:
-            raise InvalidBinaryRepresentation('invalid sign in external "numeric" value')
-        if dscale & 0x3FFF != dscale:
-            raise InvalidBinaryRepresentation('invalid scale in external "numeric" value')
-        groups = struct.unpack(f">{ndigits}h", reader.take(2 * ndigits))
-        if any(not 0 <= group < 10000 for group in groups):
-            raise InvalidBinaryRepresentation('invalid digit in external "numeric" value')
-        reader.finish()
-        if sign in _SPECIAL_SIGNS:
-            return _fit(_SPECIAL_SIGNS[sign], limits)
-        whole = int("".join(f"{group:04d}" for group in groups) or "0")
-        value = Decimal(_SIGNS[sign] * whole).scaleb(4 * (weight - ndigits + 1), _EXACT)
-        if value.as_tuple().exponent < -dscale:
-            value = value.quantize(Decimal(1).scaleb(-dscale), ROUND_DOWN, _EXACT)
-        return _fit(value, limits)
 
-    return decode
+def _element_binary_in(typmod: int, _settings: Settings) -> BinDecoder:
+    return lambda data: storage.key(_received(data, typmod))
+
+
+def _received(data: bytes, typmod: int) -> Decimal:
+    """numeric_recv, then the typmod applied."""
+    reader = Reader(data)
+    ndigits, weight, sign, dscale = _HEADER.unpack(reader.take(_HEADER.size))
+    if sign not in _SIGNS and sign not in _SPECIAL_SIGNS:
+        raise InvalidBinaryRepresentation('invalid sign in external "numeric" value')
+    if dscale & 0x3FFF != dscale:
+        raise InvalidBinaryRepresentation('invalid scale in external "numeric" value')
+    groups = struct.unpack(f">{ndigits}h", reader.take(2 * ndigits))
+    if any(not 0 <= group < 10000 for group in groups):
+        raise InvalidBinaryRepresentation('invalid digit in external "numeric" value')
+    reader.finish()
+    if sign in _SPECIAL_SIGNS:
+        return fit(_SPECIAL_SIGNS[sign], typmod)
+    whole = int("".join(f"{group:04d}" for group in groups) or "0")
+    value = Decimal(_SIGNS[sign] * whole).scaleb(4 * (weight - ndigits + 1), _EXACT)
+    # numeric_recv keeps the sent display scale (dropping digits beyond it)
+    value = value.quantize(Decimal(1).scaleb(-dscale), ROUND_DOWN, _EXACT)
+    return fit(value, typmod)
 
 
 CODECS: Final[dict[int, Codec]] = {
     types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out),
 }
+ELEMENT_CODEC: Final = Codec(_element_text_in, _text_out, _element_binary_in, _binary_out)
+"""numeric as the element of an array (keys, see ``_element_text_in``)."""

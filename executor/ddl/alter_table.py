@@ -48,7 +48,7 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
                 raise errors.NotNullViolation(
                     f'column "{column.name}" of relation "{relation.name}" contains null '
                     "values")
-        declared = t.TYPES[column.type_oid].storage
+        declared = t.storage_declaration(column.type_oid, column.typmod)
         database.execute(f"ALTER TABLE {quoted(relation.physical)} ADD COLUMN "
                          f"{quoted(column.name)} {declared}")
         if column.default_sqlite is not None:

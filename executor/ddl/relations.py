@@ -183,7 +183,7 @@ def storage_name(schema: str, name: str) -> str:
 
 
 def _sqlite_column(spec: ColumnSpec, primary: bool) -> str:
-    declared = t.TYPES[spec.type_oid].storage
+    declared = t.storage_declaration(spec.type_oid, spec.typmod)
     if primary and declared == "INTEGER":
         declared = "INT"  # not a rowid alias: NULL must fail, not get a rowid
     parts = [quoted(spec.name)]

@@ -1,17 +1,18 @@
 """Aggregate and window functions, and what materialized views keep of them.
 
-SQLite's own aggregates do where they mean the same; numeric sum() and
-avg() are exact (decimal) here, where SQLite would add doubles.
+SQLite's own aggregates do where they mean the same; those of numeric
+values (and avg() and the variance family of integers) are exact, on
+numeric's storage forms (``numeric_functions``).
 """
 
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from typing import Any
 
 from catalog import types as t
 from catalog.sqltypes import BOOL, FLOAT8, INT4, INT8, INTERVAL, NUMERIC, TEXT, SqlType
+from executor.functions import numeric_functions
 from executor.functions.declare import Declarations, first_known
 from executor.functions.math_functions import float_or_numeric
 
@@ -45,51 +46,6 @@ def _avg(types: list[SqlType]) -> SqlType:
 def _array_of_first(types: list[SqlType]) -> SqlType:
     element = first_known(types)
     return SqlType(t.array_of(element.oid) or t.array_of(t.TEXT))
-
-
-def _special(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, float) and not math.isfinite(value))
-
-
-def _exact(value: int | float) -> Decimal:
-    return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
-
-
-def _number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() and abs(value) < 2**63 else float(
-        value)
-
-
-class _NumericSum:
-    """sum() of numeric values: exact decimal addition (SQLite would add the
-    stored floats and accumulate binary rounding errors)."""
-
-    def __init__(self) -> None:
-        self.total: Decimal | None = None
-        self.special: Any = None
-        self.count = 0
-
-    def step(self, value: Any) -> None:
-        if value is None:
-            return
-        self.count += 1
-        if _special(value):
-            self.special = value if self.special is None else self.special
-            return
-        exact = _exact(value)
-        self.total = exact if self.total is None else self.total + exact
-
-    def finalize(self) -> Any:
-        if self.special is not None:
-            return self.special
-        return None if self.total is None else _number(self.total)
-
-
-class _NumericAvg(_NumericSum):
-    def finalize(self) -> Any:
-        if self.special is not None:
-            return self.special
-        return None if self.total is None else _number(self.total / self.count)
 
 
 class _Deviation:
@@ -137,8 +93,15 @@ class _VarPop(_Deviation):
 
 
 FUNCTIONS.aggregate("count", INT8, "count", None, min_args=0)
-FUNCTIONS.aggregate("sum", _sum, "sum", NUMERIC, numeric=_NumericSum, interval_too=True)
-FUNCTIONS.aggregate("avg", _avg, "avg", NUMERIC, numeric=_NumericAvg, interval_too=True)
+_INTEGERS_AND_NUMERIC = frozenset({t.INT2, t.INT4, t.INT8, t.NUMERIC})
+"""avg() and the variance family of integers are numeric, as in PostgreSQL."""
+
+FUNCTIONS.aggregate("sum", _sum, "sum", NUMERIC, numeric=numeric_functions.SUM,
+                    interval_too=True)
+FUNCTIONS.aggregate("avg", _avg, "avg", NUMERIC, numeric=numeric_functions.AVG,
+                    interval_too=True, numeric_args=_INTEGERS_AND_NUMERIC)
+
+
 def _extreme(types: list[SqlType]) -> SqlType:
     """min() and max(): of the argument's type; PostgreSQL takes a cidr as
     the inet it is (there is no min(cidr))."""
@@ -152,10 +115,14 @@ FUNCTIONS.aggregate("bool_and", BOOL, "min", BOOL, names=("every",))
 FUNCTIONS.aggregate("bool_or", BOOL, "max", BOOL)
 FUNCTIONS.aggregate("string_agg", TEXT, "group_concat", TEXT, TEXT, min_args=2, max_args=2)
 FUNCTIONS.aggregate("array_agg", _array_of_first, "json_group_array", None, json_args=True)
-FUNCTIONS.aggregate("stddev_samp", float_or_numeric, _StddevSamp, FLOAT8, names=("stddev",))
-FUNCTIONS.aggregate("stddev_pop", float_or_numeric, _StddevPop, FLOAT8)
-FUNCTIONS.aggregate("var_samp", float_or_numeric, _VarSamp, FLOAT8, names=("variance",))
-FUNCTIONS.aggregate("var_pop", float_or_numeric, _VarPop, FLOAT8)
+FUNCTIONS.aggregate("stddev_samp", float_or_numeric, _StddevSamp, FLOAT8, names=("stddev",),
+                    numeric=numeric_functions.STDDEV_SAMP, numeric_args=_INTEGERS_AND_NUMERIC)
+FUNCTIONS.aggregate("stddev_pop", float_or_numeric, _StddevPop, FLOAT8,
+                    numeric=numeric_functions.STDDEV_POP, numeric_args=_INTEGERS_AND_NUMERIC)
+FUNCTIONS.aggregate("var_samp", float_or_numeric, _VarSamp, FLOAT8, names=("variance",),
+                    numeric=numeric_functions.VAR_SAMP, numeric_args=_INTEGERS_AND_NUMERIC)
+FUNCTIONS.aggregate("var_pop", float_or_numeric, _VarPop, FLOAT8,
+                    numeric=numeric_functions.VAR_POP, numeric_args=_INTEGERS_AND_NUMERIC)
 
 # window functions: SQLite's
 for _name, _result in (("row_number", INT8), ("rank", INT8), ("dense_rank", INT8),
@@ -175,30 +142,6 @@ FUNCTIONS.builtin("nth_value", first_known, "nth_value", None, INT4, min_args=2,
 
 
 # --- what materialized views keep: sums and counts ----------------------------------------
-
-@FUNCTIONS.internal("sqlext_numeric_add", 3)
-def _numeric_add(total: Any, value: Any, sign: int) -> Any:
-    """A materialized view's numeric sum plus (sign 1) or minus (-1) a value,
-    exactly, as sum() adds. NaN and infinities are sticky: once in, the
-    total stays that value."""
-    if value is None:
-        return total
-    if _special(total):
-        return total
-    if _special(value):
-        return value if sign > 0 else total
-    return _number(_exact(total or 0) + sign * _exact(value))
-
-
-@FUNCTIONS.internal("sqlext_numeric_quotient", 2)
-def _numeric_quotient(total: Any, count: Any) -> Any:
-    """avg() of numeric values kept as a sum and a count."""
-    if not count:
-        return None
-    if _special(total):
-        return total
-    return _number(_exact(total) / count)
-
 
 @FUNCTIONS.internal("sqlext_average", 2)
 def _average(total: Any, count: Any) -> Any:

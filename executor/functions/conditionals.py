@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from catalog import types as t
 from executor.functions.declare import Declarations, common, first_known
 from executor.functions.math_functions import is_nan
 
@@ -31,5 +32,10 @@ def _nan_last(value: Any) -> tuple[int, Any]:
     return (1, 0) if is_nan(value) else (0, value)
 
 
-FUNCTIONS.scalar("greatest", common, None, min_args=1, same_kind_args=True)(_extreme(max))
-FUNCTIONS.scalar("least", common, None, min_args=1, same_kind_args=True)(_extreme(min))
+_NUMBERS = frozenset({t.NUMERIC})
+"""GREATEST and LEAST of numerics compare keys by value (1.1 = 1.10: the first wins)."""
+
+FUNCTIONS.scalar("greatest", common, None, min_args=1, same_kind_args=True,
+                 numeric_target="sqlext_numeric_greatest", numeric_args=_NUMBERS)(_extreme(max))
+FUNCTIONS.scalar("least", common, None, min_args=1, same_kind_args=True,
+                 numeric_target="sqlext_numeric_least", numeric_args=_NUMBERS)(_extreme(min))

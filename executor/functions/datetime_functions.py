@@ -13,6 +13,7 @@ it so: its fields, its truncation, age().
 from __future__ import annotations
 
 import time
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from catalog import errors
@@ -28,6 +29,7 @@ from catalog.sqltypes import (
     TIMESTAMPTZ,
     SqlType,
 )
+from executor.codecs import numeric_storage
 from executor.codecs.civil import (
     USECS_PER_DAY,
     USECS_PER_SECOND,
@@ -89,13 +91,20 @@ def field_of(unit_name: str, value: Any, oid: int, zone: Zone) -> fields.Number 
     return fields.timestamp_field(unit, micros + offset * USECS_PER_SECOND, micros, offset)
 
 
-@FUNCTIONS.internal("sqlext_extract", 3, runtime=True)
+@FUNCTIONS.internal("sqlext_extract", 4, runtime=True)
 def _extract(runtime: Runtime) -> Function:
-    """EXTRACT(field FROM value): numeric, whose scale the translator knows."""
-    def extract(unit_name: str, value: Any, oid: int) -> Any:
+    """EXTRACT(field FROM value): numeric, shown with the scale the
+    translator knows for the field (a key, as numeric values are)."""
+    def extract(unit_name: str, value: Any, oid: int, scale: int) -> Any:
         if value is None:
             return None
-        return field_of(unit_name, value, oid, session(runtime))
+        found = field_of(unit_name, value, oid, session(runtime))
+        if found is None:
+            return None
+        number = Decimal(found) if isinstance(found, int) else Decimal(repr(found))
+        if not number.is_finite():
+            return numeric_storage.key(number)
+        return numeric_storage.key(number.quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP))
     return extract
 
 

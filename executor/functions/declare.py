@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from catalog import types as t
 from catalog.sqltypes import TEXT, SqlType, common_type
 from executor import codecs
 from executor.context import StatementContext
@@ -129,8 +130,9 @@ class FunctionDef:
     window_only: bool = False
     """A window function: a call needs an OVER clause."""
     numeric_target: str | None = None
-    """Used instead of ``target`` when the first argument is numeric (exact
-    decimal arithmetic instead of SQLite's floating point)."""
+    """Used instead of ``target`` when the first argument's type is one of
+    ``numeric_args`` (exact decimal arithmetic on numeric's storage forms)."""
+    numeric_args: frozenset[int] = frozenset({t.NUMERIC, t.INT8})
     element_args: bool = False
     """anyarray, anyelement: arguments of unknown type after the first take
     the element type of the first (an array)."""
@@ -146,9 +148,6 @@ class FunctionDef:
     """A text parameter takes bytea as well (PostgreSQL has a bytea form)."""
     interval_too: bool = False
     """A numeric parameter takes interval as well."""
-    integer_range: bool = False
-    """With an integer result, SQLite's 64-bit answer may not fit the result
-    type (abs of the smallest integer): checked, 22003 as in PostgreSQL."""
     ordered_set: bool = False
     """An ordered-set aggregate: called as ``name(direct arguments) WITHIN
     GROUP (ORDER BY ...)`` only (``min_args``/``max_args`` count both)."""
@@ -238,8 +237,8 @@ class Declarations:
         return declare
 
     def overloaded(self, name: str, *overloads: Overload, type_args: tuple[int, ...] = (),
-                   runtime: bool = False, sqlite: str | None = None
-                   ) -> Callable[[Function], Function]:
+                   runtime: bool = False, sqlite: str | None = None,
+                   names: Iterable[str] = ()) -> Callable[[Function], Function]:
         """A PostgreSQL function with several signatures, implemented by the
         decorated function (made from the ``Runtime`` if ``runtime``), which
         gets every parameter of the chosen one (defaults filled in)."""
@@ -248,7 +247,7 @@ class Declarations:
         flags = {"min_args": min(len(o.params) - len(o.defaults) for o in overloads),
                  "max_args": max(len(o.params) for o in overloads),
                  "overloads": overloads, "type_args": type_args}
-        return self._ours(name, _overload_result(overloads), (), (), sqlite, arg_count, flags,
+        return self._ours(name, _overload_result(overloads), (), names, sqlite, arg_count, flags,
                           "runtime" if runtime else "scalar")
     def internal_aggregate(self, sqlite_name: str, arg_count: int) -> Callable[[type], type]:
         """An aggregate of ours (the decorated class) that only the engine's

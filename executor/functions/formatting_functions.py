@@ -24,6 +24,7 @@ from executor.codecs.civil import (
 )
 from executor.codecs.datetimes import round_to_typmod, stored_timestamp
 from executor.codecs.intervals import parse_interval
+from executor.codecs.numeric import exact
 from executor.codecs.zones import Zone
 from executor.functions.datetime_functions import INFINITE, session, utc_micros
 from executor.functions.declare import Declarations, Function, Overload, Runtime
@@ -48,6 +49,8 @@ def _to_char(runtime: Runtime) -> Function:
     def to_char(oid: int, value: Any, template: Any) -> Any:
         if value is None or template is None:
             return None
+        if oid == t.NUMERIC:
+            return number_template.to_char(exact(value), str(template), "numeric")
         if oid in _NUMBER_KINDS:
             return number_template.to_char(value, str(template), _NUMBER_KINDS[oid])
         nodes = datetime_template.parse_template(str(template))

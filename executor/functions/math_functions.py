@@ -1,41 +1,37 @@
 """Mathematical functions, and division and modulo as PostgreSQL does them.
 
-NaN is stored as the text 'NaN' (SQLite has no NaN: a float NaN would
-become NULL), so every function here lets it through or answers with it.
+Each function has PostgreSQL's signatures (``abs(integer)``,
+``abs(numeric)``, ``round(double precision)``...), chosen as PostgreSQL
+chooses them; the implementation gets the chosen signature's first
+parameter type. numeric values are computed exactly by
+``executor.values.numeric_math`` on their keys; double precision values are
+floats, NaN stored as the text 'NaN' (SQLite has no NaN: a float NaN would
+become NULL), so every float function lets it through or answers with it.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any, Final
 
 from catalog import errors
 from catalog import types as t
-from catalog.sqltypes import FLOAT8, INT4, NUMERIC, SqlType
-from executor.functions.declare import Declarations, Function, Runtime
+from catalog.sqltypes import FLOAT8, INT2, INT4, INT8, NUMERIC, SqlType
+from executor.codecs import numeric_storage
+from executor.codecs.numeric import exact
+from executor.functions.declare import Declarations, Function, Overload, Runtime
+from executor.values import numeric_math as nm
 from executor.values.conversions import integer_result
 
 FUNCTIONS = Declarations()
-
-
-def numeric_like_first(types: list[SqlType]) -> SqlType:
-    """Integers and doubles stay what they are; anything else is numeric."""
-    if types and types[0].oid in (t.FLOAT4, t.FLOAT8):
-        return FLOAT8
-    if types and types[0].oid in (t.INT2, t.INT4, t.INT8):
-        return SqlType(types[0].oid)
-    return NUMERIC
 
 
 def float_or_numeric(types: list[SqlType]) -> SqlType:
     if types and types[0].oid in (t.FLOAT4, t.FLOAT8):
         return FLOAT8
     return NUMERIC
-
-
-def _float_unless_numeric(types: list[SqlType]) -> SqlType:
-    """Math functions: numeric in, numeric out; everything else is double."""
-    return NUMERIC if types and types[0].oid == t.NUMERIC else FLOAT8
 
 
 def is_nan(value: Any) -> bool:
@@ -48,59 +44,220 @@ def _stored(value: float) -> Any:
     return "NaN" if math.isnan(value) else value
 
 
-FUNCTIONS.builtin("abs", numeric_like_first, "abs", NUMERIC, min_args=1, max_args=1,
-                  integer_range=True)
-FUNCTIONS.builtin("ceil", numeric_like_first, "ceil", NUMERIC, min_args=1, max_args=1,
-                  names=("ceiling",))
-FUNCTIONS.builtin("floor", numeric_like_first, "floor", NUMERIC, min_args=1, max_args=1)
-FUNCTIONS.builtin("sign", _float_unless_numeric, "sign", NUMERIC, min_args=1, max_args=1)
-FUNCTIONS.builtin("sqrt", _float_unless_numeric, "sqrt", FLOAT8, min_args=1, max_args=1)
-FUNCTIONS.builtin("power", _float_unless_numeric, "power", FLOAT8, FLOAT8, min_args=2,
-                  max_args=2, names=("pow",))
-FUNCTIONS.builtin("exp", _float_unless_numeric, "exp", FLOAT8, min_args=1, max_args=1)
-FUNCTIONS.builtin("ln", _float_unless_numeric, "ln", FLOAT8, min_args=1, max_args=1)
-FUNCTIONS.builtin("log", _float_unless_numeric, "log10", FLOAT8, min_args=1, max_args=1,
-                  names=("log10",))
+def _key(value: Decimal) -> str:
+    return numeric_storage.key(value)
+
+
+def _unary(float_function: Callable[[float], float],
+           numeric_function: Callable[[Decimal], Decimal]) -> Callable[[int, Any], Any]:
+    """A function of one number: numeric exactly, double precision as a float."""
+    def call(oid: int, value: Any) -> Any:
+        if value is None:
+            return None
+        if oid == t.NUMERIC:
+            return _key(numeric_function(exact(value)))
+        if is_nan(value):
+            return "NaN"
+        return _stored(float_function(float(value)))
+    return call
+
+
+def _float_sqrt(value: float) -> float:
+    if value < 0:
+        raise errors.InvalidArgumentForPowerFunction(
+            "cannot take square root of a negative number")
+    return math.sqrt(value)
+
+
+def _float_log(function: Callable[[float], float]) -> Callable[[float], float]:
+    def log(value: float) -> float:
+        if value == 0:
+            raise errors.InvalidArgumentForLogarithm("cannot take logarithm of zero")
+        if value < 0:
+            raise errors.InvalidArgumentForLogarithm(
+                "cannot take logarithm of a negative number")
+        return function(value)
+    return log
+
+
+def _float_exp(value: float) -> float:
+    try:
+        return math.exp(value)
+    except OverflowError:
+        raise errors.NumericValueOutOfRange("value out of range: overflow") from None
+
+
+def _float_power(base: float, exponent: float) -> float:
+    if base == 0 and exponent < 0:
+        raise errors.InvalidArgumentForPowerFunction(
+            "zero raised to a negative power is undefined")
+    if base < 0 and exponent != math.floor(exponent) and math.isfinite(exponent):
+        raise errors.InvalidArgumentForPowerFunction(
+            "a negative number raised to a non-integer power yields a complex result")
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        raise errors.NumericValueOutOfRange("value out of range: overflow") from None
+
+
+def _signed(integral: Callable[[float], int], value: float) -> float:
+    """ceil, floor, rint, trunc of a float as C computes them: infinities
+    stay, and a zero result keeps the argument's sign (ceil(-0.5) is -0)."""
+    if not math.isfinite(value):
+        return value
+    return math.copysign(float(integral(value)), value)
+
+
+_FLOAT_AND_NUMERIC: Final = (Overload((FLOAT8,), FLOAT8), Overload((NUMERIC,), NUMERIC))
+_UNARY: Final[dict[str, tuple[Callable[[float], float], Callable[[Decimal], Decimal]]]] = {
+    "ceil": (lambda value: _signed(math.ceil, value), nm.ceil),
+    "floor": (lambda value: _signed(math.floor, value), nm.floor),
+    "sign": (lambda value: float((value > 0) - (value < 0)), nm.sign),
+    "sqrt": (_float_sqrt, nm.sqrt),
+    "exp": (_float_exp, nm.exp),
+    "ln": (_float_log(math.log), nm.ln),
+    "log10": (_float_log(math.log10), nm.log10),
+}
+for _name, (_float_function, _numeric_function) in _UNARY.items():
+    FUNCTIONS.overloaded(_name, *_FLOAT_AND_NUMERIC, type_args=(0,),
+                         names=("ceiling",) if _name == "ceil" else ())(
+        _unary(_float_function, _numeric_function))
+
+
+@FUNCTIONS.overloaded("abs", Overload((INT2,), INT2), Overload((INT4,), INT4),
+                      Overload((INT8,), INT8), *_FLOAT_AND_NUMERIC, type_args=(0,))
+def _abs(oid: int, value: Any) -> Any:
+    if value is None:
+        return None
+    if oid == t.NUMERIC:
+        return _key(nm.absolute(exact(value)))
+    if oid == t.FLOAT8:
+        return value if is_nan(value) else abs(value)
+    return integer_result(abs(value), oid)
+
+
+@FUNCTIONS.overloaded("log", Overload((FLOAT8,), FLOAT8), Overload((NUMERIC,), NUMERIC),
+                      Overload((NUMERIC, NUMERIC), NUMERIC), type_args=(0,))
+def _log(oid: int, first: Any, second: Any = None) -> Any:
+    """log(x) is log10(x); log(b, x) the logarithm of x to base b."""
+    if first is None:
+        return None
+    if oid == t.FLOAT8:
+        return "NaN" if is_nan(first) else _stored(_float_log(math.log10)(float(first)))
+    if second is None:
+        return _key(nm.log10(exact(first)))
+    return _key(nm.log(exact(first), exact(second)))
+
+
+@FUNCTIONS.overloaded("power", Overload((FLOAT8, FLOAT8), FLOAT8),
+                      Overload((NUMERIC, NUMERIC), NUMERIC), type_args=(0,),
+                      names=("pow",))
+def _power(oid: int, base: Any, exponent: Any) -> Any:
+    if base is None or exponent is None:
+        return None
+    if oid == t.NUMERIC:
+        return _key(nm.power(exact(base), exact(exponent)))
+    if is_nan(base) or is_nan(exponent):
+        return 1.0 if (base == 1 or exponent == 0) else "NaN"
+    return _stored(_float_power(float(base), float(exponent)))
+
+
+def _scaled(numeric_function: Callable[[Decimal, int], Decimal],
+            float_function: Callable[[float], float]) -> Callable[..., Any]:
+    """round and trunc: numeric to a number of places, or a float to an integer."""
+    def call(oid: int, value: Any, places: Any = 0) -> Any:
+        if value is None or places is None:
+            return None
+        if oid == t.NUMERIC:
+            return _key(numeric_function(exact(value), places))
+        if is_nan(value) or not math.isfinite(value):
+            return value
+        return float_function(float(value))
+    return call
+
+
+_ROUNDING: Final = (Overload((FLOAT8,), FLOAT8), Overload((NUMERIC,), NUMERIC),
+                    Overload((NUMERIC, INT4), NUMERIC))
+# double precision rounds half to even (rint), numeric half away from zero
+FUNCTIONS.overloaded("round", *_ROUNDING, type_args=(0,))(
+    _scaled(nm.round, lambda value: _signed(round, value)))
+FUNCTIONS.overloaded("trunc", *_ROUNDING, type_args=(0,))(
+    _scaled(nm.trunc, lambda value: _signed(math.trunc, value)))
+
+
+def _numeric_only(function: Callable[..., Any], *params: SqlType, result: SqlType = NUMERIC,
+                  name: str) -> None:
+    """A function of numerics only: keys (or integers) in, a key out."""
+    def call(*values: Any) -> Any:
+        if any(value is None for value in values):
+            return None
+        found = function(*(exact(value) for value in values))
+        return _key(found) if isinstance(found, Decimal) else found
+    FUNCTIONS.overloaded(name, Overload(params, result), sqlite=f"sqlext_{name}_numeric")(call)
+
+
+_numeric_only(nm.div_trunc, NUMERIC, NUMERIC, name="div")
+_numeric_only(nm.scale, NUMERIC, result=INT4, name="scale")
+_numeric_only(nm.min_scale, NUMERIC, result=INT4, name="min_scale")
+_numeric_only(nm.trim_scale, NUMERIC, name="trim_scale")
+_numeric_only(lambda value: nm.factorial(int(value)), INT8, name="factorial")
+
+
+@FUNCTIONS.overloaded("width_bucket", Overload((FLOAT8, FLOAT8, FLOAT8, INT4), INT4),
+                      Overload((NUMERIC, NUMERIC, NUMERIC, INT4), INT4), type_args=(0,))
+def _width_bucket(oid: int, operand: Any, low: Any, high: Any, count: Any) -> Any:
+    if operand is None or low is None or high is None or count is None:
+        return None
+    if oid == t.NUMERIC:
+        return nm.width_bucket(exact(operand), exact(low), exact(high), count)
+    return nm.width_bucket(*(Decimal(repr(float(v))) for v in (operand, low, high)), count)
+
+
+def _integer_or_numeric(numeric_function: Callable[[Decimal, Decimal], Decimal],
+                        integer_function: Callable[[int, int], int]) -> Callable[..., Any]:
+    """gcd, lcm and mod: integers of each width, and numerics."""
+    def call(oid: int, left: Any, right: Any, *_: Any) -> Any:
+        if left is None or right is None:
+            return None
+        if oid == t.NUMERIC:
+            return _key(numeric_function(exact(left), exact(right)))
+        return integer_result(integer_function(left, right), oid)
+    return call
+
+
+_BY_WIDTH: Final = (*(Overload((width, width), width) for width in (INT2, INT4, INT8)),
+                    Overload((NUMERIC, NUMERIC), NUMERIC))
+
+
+def _integer_gcd(left: int, right: int) -> int:
+    return math.gcd(left, right)
+
+
+def _integer_lcm(left: int, right: int) -> int:
+    return math.lcm(left, right)
+
+
+def _integer_mod(left: int, right: int) -> int:
+    if right == 0:
+        raise errors.DivisionByZero("division by zero")
+    remainder = abs(left) % abs(right)  # exact for every bigint, unlike fmod
+    return remainder if left >= 0 else -remainder
+
+
+FUNCTIONS.overloaded("gcd", *_BY_WIDTH[1:], type_args=(0,))(
+    _integer_or_numeric(nm.gcd, _integer_gcd))
+FUNCTIONS.overloaded("lcm", *_BY_WIDTH[1:], type_args=(0,))(
+    _integer_or_numeric(nm.lcm, _integer_lcm))
+FUNCTIONS.overloaded("mod", *_BY_WIDTH, type_args=(0,), sqlite="sqlext_mod_function")(
+    _integer_or_numeric(nm.mod, _integer_mod))
 FUNCTIONS.builtin("pi", FLOAT8, "pi", max_args=0)
-
-
-def _unscalable(value: Any, places: Any) -> bool:
-    """NaN, infinities, and places beyond a double's range (where rounding
-    changes nothing, or the scaled value overflows): the value stays."""
-    if isinstance(value, str) or (isinstance(value, float) and not math.isfinite(value)):
-        return True
-    return not -300 <= int(places) <= 300 or not math.isfinite(abs(value) * 10.0 ** int(places))
-
-
-@FUNCTIONS.scalar("round", numeric_like_first, NUMERIC, INT4, min_args=1, max_args=2)
-def _round(value: Any, places: Any = 0) -> Any:
-    if value is None or places is None:
-        return None
-    if _unscalable(value, places):
-        return value
-    factor = 10.0 ** int(places)
-    rounded = math.floor(abs(value) * factor + 0.5) / factor
-    result = math.copysign(rounded, value)
-    return int(result) if isinstance(value, int) else result
-
-
-@FUNCTIONS.scalar("trunc", numeric_like_first, NUMERIC, INT4, min_args=1, max_args=2)
-def _trunc(value: Any, places: Any = 0) -> Any:
-    if value is None or places is None:
-        return None
-    if _unscalable(value, places):
-        return value
-    factor = 10.0 ** int(places)
-    return math.trunc(value * factor) / factor
-
-
 FUNCTIONS.internal("sqlext_integer_result", 2)(integer_result)
 
 
 @FUNCTIONS.internal("sqlext_div", 3)
 def _div(left: Any, right: Any, integer: int) -> Any:
-    """The / operator where SQLite's would be wrong: division by zero is an
-    error, integers divide truncating towards zero."""
+    """The / operator of integers and floats where SQLite's would be wrong:
+    division by zero is an error, integers divide truncating towards zero."""
     if left is None or right is None:
         return None
     if is_nan(left) or is_nan(right):
@@ -113,24 +270,18 @@ def _div(left: Any, right: Any, integer: int) -> Any:
     return _stored(left / right)
 
 
-# the % operator calls it too, with a third argument: whether both sides are integers
-@FUNCTIONS.scalar("mod", numeric_like_first, NUMERIC, NUMERIC, min_args=2, max_args=2,
-                  sqlite_args=-1)
-def _mod(left: Any, right: Any, integer: int = 1) -> Any:
+@FUNCTIONS.internal("sqlext_mod", 3)
+def _mod_operator(left: Any, right: Any, integer: int) -> Any:
+    """The % operator of integers and floats."""
     if left is None or right is None:
         return None
+    if integer:
+        return _integer_mod(left, right)
     if is_nan(left) or is_nan(right):
         return "NaN"
     if right == 0:
         raise errors.DivisionByZero("division by zero")
-    if isinstance(left, float) and math.isinf(left):
-        return "NaN"  # as PostgreSQL's numeric: Infinity % x
-    if isinstance(right, float) and math.isinf(right):
-        return left
-    if not integer or isinstance(left, float) or isinstance(right, float):
-        return _stored(math.fmod(left, right))
-    remainder = abs(left) % abs(right)  # exact for every bigint, unlike fmod
-    return remainder if left >= 0 else -remainder
+    return _stored(math.fmod(left, right))
 
 
 @FUNCTIONS.runtime("random", FLOAT8, max_args=0)

@@ -33,6 +33,7 @@ from executor.functions import (
     listen_notify,
     math_functions,
     network_functions,
+    numeric_functions,
     ordered_aggregates,
     privilege_info,
     rewrites,
@@ -49,7 +50,8 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
     json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites, datetime_functions, formatting_functions, network_functions, privilege_info))
+    rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
+    numeric_functions))
 
 
 def _gather() -> dict[str, FunctionDef]:

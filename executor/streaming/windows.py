@@ -58,7 +58,8 @@ _STAGED, _SHOWN, _ARRIVED = 0, 1, 2
 
 def create_storage(database: Database, window: Relation, stream: Relation) -> None:
     """The window's table and the trigger on its stream that feeds it."""
-    columns = [quoted(c.name) + " " + t.TYPES[c.type_oid].storage for c in window.columns]
+    columns = [quoted(c.name) + " " + t.storage_declaration(c.type_oid, c.typmod)
+               for c in window.columns]
     database.execute(
         f"CREATE TABLE {quoted(window.physical)} ({', '.join(columns)}, "
         f"{quoted(BATCH_ID)} INTEGER, {SEQ} INTEGER PRIMARY KEY AUTOINCREMENT, "

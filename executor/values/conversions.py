@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 import struct
 from datetime import UTC, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from catalog import errors
 from catalog import types as t
 from executor import codecs
 from executor.codecs import civil, network
+from executor.codecs.numeric import exact
 from executor.codecs.zones import Zone
 from executor.values import datetime_math
 
@@ -58,6 +60,14 @@ def _to_int(value: Any, target: int) -> int:
     return int(value)
 
 
+def _numeric_to_int(value: Decimal, target: int) -> int:
+    """numeric to an integer type: rounded half away from zero, in range."""
+    if not value.is_finite():
+        what = "NaN" if value.is_nan() else "infinity"
+        raise errors.FeatureNotSupported(f"cannot convert {what} to {_INT_NAMES[target]}")
+    return _to_int(int(value.to_integral_value(ROUND_HALF_UP)), target)
+
+
 def integer_result(value: Any, target: int) -> Any:
     """An integer operator's result: itself if it fits ``target``, else
     PostgreSQL's 22003. A float is SQLite's overflow of 64 bits."""
@@ -70,8 +80,9 @@ def integer_result(value: Any, target: int) -> Any:
 def convert(value: Any, source: int, source_typmod: int, target: int, typmod: int,
             settings: codecs.Settings) -> Any:
     """CAST(value AS target) for a storage value of type ``source``."""
-    if target in INT_RANGES and source in (*INT_RANGES, t.NUMERIC, t.FLOAT4, t.FLOAT8,
-                                            t.OID, t.BOOL):
+    if target in INT_RANGES and source == t.NUMERIC:
+        return _numeric_to_int(exact(value, source_typmod), target)
+    if target in INT_RANGES and source in (*INT_RANGES, t.FLOAT4, t.FLOAT8, t.OID, t.BOOL):
         finite = isinstance(value, float) and not (math.isinf(value) or math.isnan(value))
         if source in (t.FLOAT8, t.FLOAT4) and finite:
             value = round(value)  # float to integer rounds half to even (rint)

@@ -37,7 +37,7 @@ from sqlext.compile.table_ddl import DdlCompiler
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
 from sqlext.sql.parse import parse_expression
-from sqlext.sql.sqlite_dialect import StatementOnly, to_sqlite
+from sqlext.sql.sqlite_dialect import ScaledNumeric, StatementOnly, to_sqlite
 from sqlext.translate.dml import translate_delete, translate_insert, translate_update
 from sqlext.translate.scope import ColumnInfo
 from sqlext.translate.sources import CurrentBatch
@@ -156,6 +156,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
     tree = statement.copy()
     if isinstance(tree, exp.Query | exp.Values):
         columns = translator.query(tree)
+        if context.params_decoded:
+            _scaled_outputs(tree)
         named = readable_outputs(tree, columns)
         sql, slots = _sqlite_text(tree, translator)
         plan = SqlPlan(sql, _params(translator), _output(columns, named), "SELECT",
@@ -184,6 +186,18 @@ def _compile(statement: exp.Expression, context: CompileContext,
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
+
+
+def _scaled_outputs(tree: exp.Expression) -> None:
+    """A client's query sends a numeric(p,s) column of scaled integers as
+    the integers, which the column's output function prints with its scale:
+    no key per row (``executor.codecs.numeric``)."""
+    if not isinstance(tree, exp.Select):
+        return
+    for projection in tree.expressions:
+        value = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(value, ScaledNumeric):
+            value.replace(value.this.copy())
 
 
 def _sqlite_text(tree: exp.Expression, translator: Translator) -> tuple[str, tuple[Slot, ...]]:

@@ -12,7 +12,10 @@ procedure's parameters, in order and by name. Inside it:
   is P0001 with the exception's message).
 
 Values arrive and leave in their storage form: integers, floats, text and
-bytes; booleans are 0 and 1; dates and timestamps are ISO text. Only
+bytes; booleans are 0 and 1; dates and timestamps are ISO text; numeric
+values are ``decimal.Decimal`` both ways (their storage forms are not for
+people: ``executor.codecs.numeric_storage``), computed with 1000 digits of
+precision in the body. Only
 superusers may create such procedures: the code runs inside the server.
 The body compiles once per text.
 """
@@ -21,12 +24,16 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Sequence
+from decimal import Decimal, localcontext
 from functools import lru_cache
 from types import CodeType, FunctionType
-from typing import Any
+from typing import Any, Final
 
 from catalog import errors
+from catalog import types as t
 from catalog.dataflow import Parameter, Procedure
+from executor import codecs
+from executor.codecs import numeric
 
 SqlRunner = Callable[..., list[tuple[Any, ...]]]
 _ENTRY = "procedure_body"
@@ -50,15 +57,38 @@ def parameter_names(params: Sequence[Parameter]) -> tuple[str, ...]:
     return tuple(p.name or f"arg{number}" for number, p in enumerate(params, 1))
 
 
+_DECIMAL_DIGITS: Final = 1000
+"""Decimal arithmetic in a body keeps this many digits (Python's default is
+28: a numeric(38,10) sum would round)."""
+
+
 def run(procedure: Procedure, args: Sequence[Any], sql: SqlRunner,
         notice: Callable[[object], None]) -> None:
     code = compile_body(procedure.body, parameter_names(procedure.params), procedure.name)
     namespace: dict[str, Any] = {"sql": sql, "notice": notice, "__builtins__": __builtins__}
     exec(code, namespace)
     function: FunctionType = namespace[_ENTRY]
+    values = [from_storage(value, param.type_oid)
+              for value, param in zip(args, procedure.params, strict=False)]
     try:
-        function(*args)
+        with localcontext(prec=_DECIMAL_DIGITS):
+            function(*values)
     except errors.SqlError:
         raise
     except Exception as exc:
         raise errors.RaiseException(str(exc) or type(exc).__name__) from exc
+
+
+def from_storage(value: Any, oid: int, typmod: int = -1) -> Any:
+    """A storage value as the body sees it (numeric: a Decimal)."""
+    if oid == t.NUMERIC and value is not None:
+        return numeric.exact(value, typmod)
+    return value
+
+
+def to_storage(value: Any, oid: int, typmod: int) -> Any:
+    """A value the body passes to ``sql()`` as the parameter of type
+    ``oid`` stores it (a number for a numeric parameter: its storage form)."""
+    if oid == t.NUMERIC and isinstance(value, int | float | Decimal):
+        return codecs.text_decoder(oid, typmod)(str(value))
+    return value

@@ -20,7 +20,7 @@ from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
 from sqlext.sql.sqlite_dialect import to_sqlite
-from sqlext.translate.scope import ColumnInfo, Scope, Source
+from sqlext.translate.scope import Scope, Source, stored_column
 from sqlext.translate.translator import Translator
 from sqlext.translate.type_names import SERIAL_TYPES, resolve_type
 
@@ -228,8 +228,7 @@ class DdlCompiler:
 
     def _finish_checks(self, spec: relations.CreateTable) -> relations.CreateTable:
         """Translate CHECK conditions now that all column types are known."""
-        source = Source(spec.name, [ColumnInfo(c.name, SqlType(c.type_oid, c.typmod))
-                                    for c in spec.columns])
+        source = Source(spec.name, [stored_column(c) for c in spec.columns])
         constraints = []
         for constraint in spec.constraints:
             if constraint.kind == "c":

@@ -223,15 +223,6 @@ class DataflowRuntime:
         for statement, compiled in steps:
             self._run_compiled(statement, compiled, args, context, token)
 
-    def _run_statement(self, statement: exp.Expression, source: tuple[str, int, str],
-                       param_oids: tuple[int, ...], args: Sequence[Any],
-                       context: CompileContext, token: Token) -> list[tuple[Any, ...]]:
-        """One statement of a Python procedure; the rows it returns (storage
-        values)."""
-        compiled = None if isinstance(statement, x.Notify) else compile_statement(
-            statement, context, param_oids, source)
-        return self._run_compiled(statement, compiled, args, context, token)
-
     def _run_compiled(self, statement: exp.Expression, compiled: Compiled | None,
                       args: Sequence[Any], context: CompileContext,
                       token: Token) -> list[tuple[Any, ...]]:
@@ -265,8 +256,16 @@ class DataflowRuntime:
             if len(statements) != 1 or not isinstance(statements[0], BODY_STATEMENTS):
                 raise errors.SqlSyntaxError(
                     "sql() runs exactly one SELECT, INSERT, UPDATE, DELETE, CALL or NOTIFY")
-            return self._run_statement(statements[0], (text, 0, "python"), (), params,
-                                       context, token)
+            statement = statements[0]
+            if isinstance(statement, x.Notify):
+                return self._run_compiled(statement, None, params, context, token)
+            compiled = compile_statement(statement, context, (), (text, 0, "python"))
+            stored = [python_procedures.to_storage(value, param.oid, param.typmod)
+                      for value, param in zip(params, compiled.params, strict=False)]
+            rows = self._run_compiled(statement, compiled, stored, context, token)
+            columns = compiled.columns or ()
+            return [tuple(python_procedures.from_storage(value, column.type_oid, column.typmod)
+                          for value, column in zip(row, columns, strict=False)) for row in rows]
 
         def notice(message: object) -> None:
             self.executor.context.notices.append(str(message))

@@ -228,7 +228,8 @@ class IncrementalProgram:
             column = next((c for c in source.relation.columns if c.name == expression.name),
                           None) if source is not None else None
             if column is not None:
-                return f"{quoted(name)} {t.TYPES[column.type_oid].storage}".rstrip()
+                return (f"{quoted(name)} "
+                        f"{t.storage_declaration(column.type_oid, column.typmod)}").rstrip()
         return quoted(name)
 
     @staticmethod
@@ -414,11 +415,12 @@ class IncrementalProgram:
             if owner is not None and owner != source.alias:
                 parts = [(f"{quoted(owner)}.sqlext_{a.column}", a.column)
                          for a in self._additives(j, aggregate, "")]
-                scaled = [(f"{value} * {weight(owner)}", column) for value, column in parts]
+                scaled = [(_times(value, weight(owner), numeric and column.startswith("s")),
+                           column) for value, column in parts]
             else:
                 value = sql(aggregate.argument)
-                scaled = [(f"{a.value} * {weight()}", a.column)
-                          for a in self._additives(j, aggregate, value)]
+                scaled = [(_times(a.value, weight(), numeric and a.column.startswith("s")),
+                           a.column) for a in self._additives(j, aggregate, value)]
             for expression, column in scaled:
                 total = "sqlext_numeric_sum" if numeric and column.startswith("s") else "sum"
                 columns.append(f"{total}({expression}) AS {quoted(column)}")
@@ -563,6 +565,12 @@ class IncrementalProgram:
         return lines
 
 
+def _times(value: str, weight: str, numeric: bool) -> str:
+    """A row's value counted ``weight`` times (numeric values are keys:
+    multiplied exactly, not as SQLite reads the text)."""
+    return f"sqlext_numeric_op('*', {value}, {weight})" if numeric else f"{value} * {weight}"
+
+
 def recomputed_program(query: str, physical: str, shown_name: str,
                        columns: list[tuple[str, int]], watched: tuple[str, ...],
                        sources: tuple[tuple[str, str], ...], reason: str) -> Program:
@@ -570,7 +578,7 @@ def recomputed_program(query: str, physical: str, shown_name: str,
     table = quoted(physical)
     key = sqlite_literal(physical)
     stale = f"UPDATE {STALE_TABLE} SET stale = {{}} WHERE matview = {key}"
-    definitions = ", ".join(f"{quoted(name)} {t.TYPES[oid].storage}".rstrip()
+    definitions = ", ".join(f"{quoted(name)} {t.storage_declaration(oid)}".rstrip()
                             for name, oid in columns)
     create = [f"CREATE TABLE IF NOT EXISTS {STALE_TABLE} (matview TEXT PRIMARY KEY, "
               "stale INTEGER NOT NULL)",

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sqlext.sql.sqlite_dialect import StorageLiteral, sqlite_literal, to_sqlite
+from executor.codecs import numeric_storage
+from executor.codecs.numeric import numeric_text
+from sqlext.sql.sqlite_dialect import (
+    NumericKey,
+    ScaledNumeric,
+    StorageLiteral,
+    sqlite_literal,
+    to_sqlite,
+)
 from storage.sqlite import quoted
 
 
@@ -63,6 +71,12 @@ def shown(node: exp.Expression) -> str:
     copy = node.copy()
     for identifier in copy.find_all(exp.Identifier):
         identifier.set("quoted", False)
+    for scaled in list(copy.find_all(ScaledNumeric)):
+        scaled.replace(scaled.this)
+    for number in list(copy.find_all(NumericKey)):
+        inner = number.this
+        number.replace(exp.Var(this=numeric_text(numeric_storage.value(inner.value)))
+                       if isinstance(inner, StorageLiteral) else inner)
     for constant in list(copy.find_all(StorageLiteral)):
         constant.replace(exp.Var(this=sqlite_literal(constant.value)))
     text = copy.sql(dialect="postgres")

@@ -170,6 +170,15 @@ class SqlExtParser(PostgresParser):
         name = cast(exp.Identifier, identifier)
         return name.name if name.quoted else name.name.lower()
 
+    def _parse_type_size(self) -> exp.DataTypeParam | None:
+        """A type modifier may be negative: numeric(5,-2) rounds to hundreds."""
+        if self._match(TokenType.DASH):
+            if not self._match(TokenType.NUMBER):
+                self.raise_error("Expected a number")
+            negative = exp.Literal(this=f"-{self._prev.text}", is_string=False)
+            return self.expression(exp.DataTypeParam(this=negative))
+        return super()._parse_type_size()
+
     def _parse_negative(self) -> exp.Expr:
         """Unary minus, with the position of its operator (for errors)."""
         token = self._prev

@@ -16,6 +16,8 @@ from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
 from sqlglot.generators.sqlite import SQLiteGenerator
 
+from catalog import types as t
+
 
 class StorageLiteral(exp.Expression):
     """A constant already in its storage form (int, float, str, bytes, None)."""
@@ -34,6 +36,21 @@ class StatementOnly(exp.Expression):
     (``sqlext.compile``)."""
 
     arg_types = {"this": True, "statement": True}
+
+
+class NumericKey(exp.Expression):
+    """A numeric value in its key form (``executor.codecs.numeric_storage``),
+    compared under the collation that makes keys compare as numbers."""
+
+    arg_types = {"this": True}
+
+
+class ScaledNumeric(exp.Expression):
+    """A column of numeric(p,s) held as scaled integers: ``this`` the column,
+    ``scale`` its s. Printed as the values' keys; rules that work on the
+    integers themselves (sums, comparisons, ordering) take ``this``."""
+
+    arg_types = {"this": True, "scale": True}
 
 
 def sqlite_literal(value: Any) -> str:
@@ -59,6 +76,11 @@ class SqliteTargetGenerator(SQLiteGenerator):
         **SQLiteGenerator.TRANSFORMS,
         StorageLiteral: lambda _, e: sqlite_literal(e.value),
         StatementOnly: lambda generator, e: generator.sql(e, "this"),
+        NumericKey: lambda generator, e: f"{generator.sql(e, 'this')} COLLATE "
+                                         f"{t.NUMERIC_KEY_COLLATION}",
+        ScaledNumeric: lambda generator, e: (
+            f"SQLEXT_NUMERIC_KEY({generator.sql(e, 'this')}, {e.args['scale']}) COLLATE "
+            f"{t.NUMERIC_KEY_COLLATION}"),
         exp.Parameter: lambda _, e: f"?{e.name}",
     }
 

@@ -18,7 +18,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.schema import PG_CATALOG
-from catalog.sqltypes import FLOAT8, TEXT, SqlType, check_matchable, is_numeric
+from catalog.sqltypes import FLOAT8, TEXT, SqlType, check_matchable, common_type, is_numeric
 from executor.functions.declare import FunctionDef
 from executor.functions.ordered_aggregates import HYPOTHETICAL, SortedCall, SortKey
 from executor.functions.registry import FUNCTIONS
@@ -253,11 +253,20 @@ class AggregateRules(JsonRules):
                 fraction_type = FLOAT8
             if t.element_of(fraction_type.oid):
                 kind += "_multi"
+            if fraction_type.oid in (t.NUMERIC, t.array_of(t.NUMERIC)):
+                # fractions are doubles (numeric ones are keys)
+                wanted = SqlType(t.FLOAT8 if fraction_type.oid == t.NUMERIC
+                                 else t.array_of(t.FLOAT8) or t.FLOAT8)
+                converted = self.convert(fraction.copy(), fraction_type, wanted)
+                fraction.replace(converted)
+                fraction = converted
             values.append(fraction)
         key, key_type = self.expr(order[0].this, scope)
         if key_type.is_unknown:
             key_type = FLOAT8 if name == "percentile_cont" else TEXT
             key = self.coerce(key, key_type)
+        if name == "percentile_cont" and key_type.oid == t.NUMERIC:
+            key = self.conform(key, key_type, FLOAT8)
         if name == "percentile_cont" and key_type.oid == t.INTERVAL:
             raise errors.FeatureNotSupported("percentile_cont of interval values is not "
                                              "supported")
@@ -299,6 +308,9 @@ class AggregateRules(JsonRules):
                 key = self.coerce(key, key_type)
             if value_type.is_unknown:
                 value = self.coerce(value, key_type)
+            common = common_type([key_type, value_type])
+            value = self.conform(value, value_type, common)
+            key = self.conform(key, key_type, common)
             _check_sortable(key_type, "ordering")
             values.append(value)
             keys.append(key)

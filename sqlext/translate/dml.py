@@ -11,7 +11,7 @@ from catalog import errors
 from catalog.schema import Column, Relation
 from catalog.sqltypes import SqlType
 from sqlext.sql.parse import parse_expression
-from sqlext.translate.scope import ColumnInfo, Scope, Source
+from sqlext.translate.scope import ColumnInfo, Scope, Source, stored_column
 from sqlext.translate.sources import system_columns
 from sqlext.translate.translator import Translator, output_name, physical_table
 
@@ -20,8 +20,7 @@ def _target_source(relation: Relation, alias: str) -> Source:
     """The changed relation as a statement sees it (under its name or alias,
     or as EXCLUDED): what is read through it is read from the relation."""
     source = Source(alias, [
-        ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number, not c.not_null)
-        for number, c in enumerate(relation.columns, start=1)
+        stored_column(c, relation.oid, number) for number, c in enumerate(relation.columns, start=1)
     ], relation_oid=relation.oid)
     source.system_columns.extend(system_columns(relation))
     return source

@@ -41,8 +41,10 @@ from catalog.sqltypes import (
     is_string,
 )
 from executor import codecs
+from executor.codecs.numeric import parse_decimal
 from executor.values.conversions import INT_RANGES
-from sqlext.sql.sqlite_dialect import StatementOnly, StorageLiteral
+from sqlext.sql.sqlite_dialect import ScaledNumeric, StatementOnly, StorageLiteral
+from sqlext.translate import numeric_rules
 from sqlext.translate.composite import record_field
 from sqlext.translate.naming import source_position
 from sqlext.translate.scope import ColumnInfo, Scope, Source
@@ -142,15 +144,21 @@ class ExpressionTranslator:
         return [self.expr(child, scope)[1] for child in list(node.iter_expressions())]
 
     def coerce(self, node: exp.Expression, target: SqlType, scope: Scope | None = None,
-               assignment: bool = False) -> exp.Expression:
+               assignment: bool = False, stored: bool = False) -> exp.Expression:
         """Give an unknown-typed literal or parameter the type ``target``
-        (converting literals to their storage form now)."""
+        (converting literals to their storage form now). A numeric value
+        takes the form expressions compute with (a key) unless ``stored``
+        into a column of ``target``."""
         inner = node
         while isinstance(inner, exp.Paren):
             inner = inner.this
+        if target.oid == t.NUMERIC and not stored:
+            target = SqlType(t.NUMERIC, -1, target.scale)
         if is_unknown_literal(inner):
             value = codecs.text_decoder(target.oid, target.typmod, self.settings)(inner.this)
-            replacement = StorageLiteral(this=value)
+            replacement: exp.Expression = StorageLiteral(this=value)
+            if target.oid == t.NUMERIC and not stored:
+                replacement = numeric_rules.NumericKey(this=replacement)
             inner.replace(replacement)
             return replacement if inner is node else node
         if isinstance(inner, exp.Parameter | exp.Placeholder):
@@ -159,15 +167,34 @@ class ExpressionTranslator:
                 self.params[index] = target
         return node
 
+    def conform(self, node: exp.Expression, node_type: SqlType,
+                target: SqlType) -> exp.Expression:
+        """``node`` as a value of ``target`` where values meet (CASE branches,
+        IN lists, the two sides of a comparison...): unknowns take the type,
+        numbers meeting numerics are converted."""
+        if node_type.is_unknown:
+            return self.coerce(node, target)
+        if not numeric_rules.changes_representation(node_type, target):
+            return node
+        converted = self.convert(node.copy(), node_type, SqlType(target.oid))
+        node.replace(converted)
+        return converted
+
     def convert(self, node: exp.Expression, source: SqlType, target: SqlType) -> exp.Expression:
         """Wrap ``node`` (of type ``source``) so it yields a ``target`` value."""
+        if target.oid == t.NUMERIC and source.oid != t.NUMERIC and (
+                is_numeric(source) or is_string(source)):
+            return numeric_rules.to_numeric(node, source, target.typmod)
+        if source.oid == t.NUMERIC and target.oid == t.BOOL:
+            raise errors.CannotCoerce("cannot cast type numeric to boolean")
+        if source.oid == t.NUMERIC and target.oid == t.NUMERIC:
+            return numeric_rules.to_numeric(node, source, target.typmod) if (
+                target.typmod >= 0 and source.typmod != target.typmod) else node
         if source.oid == target.oid and (target.typmod < 0 or source.typmod == target.typmod):
             return node
-        if target.oid in (t.FLOAT4, t.FLOAT8) and source.oid in _INT_TYPES | {t.NUMERIC}:
-            return exp.Cast(this=node, to=exp.DataType.build("REAL"))
-        if target.oid == t.NUMERIC and target.typmod < 0 and source.oid in (
-            *_INT_TYPES, t.FLOAT4, t.FLOAT8
-        ):
+        if target.oid in (t.FLOAT4, t.FLOAT8) and source.oid == t.NUMERIC:
+            return numeric_rules.to_float(node)
+        if target.oid in (t.FLOAT4, t.FLOAT8) and source.oid in _INT_TYPES:
             return exp.Cast(this=node, to=exp.DataType.build("REAL"))
         if target.oid in _INT_TYPES and source.oid in _INT_TYPES:
             if t.TYPES[target.oid].length >= t.TYPES[source.oid].length:
@@ -208,13 +235,16 @@ class ExpressionTranslator:
         """Convert a value stored into a column of type ``target`` (PostgreSQL's
         assignment casts), raising 42804 where PostgreSQL would."""
         if node_type.is_unknown or isinstance(node, exp.Null):
-            return self.coerce(node, target)
+            return self.coerce(node, target, stored=True)
         if isinstance(node, StorageLiteral) and node_type.oid == target.oid:
             # A constant of another type ('x'::date into json, a number too
             # large for bigint) is checked and converted like any value.
             return node
         if self._adopt_typmod(node, node_type, target):
             return node
+        if target.oid == t.NUMERIC and (is_numeric(node_type) or is_string(node_type)) and (
+                _number_literal(node) is None):
+            return numeric_rules.stored(node, node_type, target)
         number = _number_literal(node)
         if number is not None and (is_numeric(target) or is_string(target)):
             # Constants are converted now, as PostgreSQL folds them while
@@ -287,18 +317,18 @@ class ExpressionTranslator:
         if node.is_string:
             return node, UNKNOWN
         text = node.this
-        if any(ch in text for ch in "eE"):
-            return node, NUMERIC
-        if "." in text:
-            return node, SqlType(t.NUMERIC, -1, len(text.partition(".")[2]))
-        value = int(text)
-        if -(2**31) <= value < 2**31 and text.lstrip("-").isdigit():
-            return node, INT4
-        if -(2**63) <= value < 2**63:
-            return node, INT8
-        replacement = StorageLiteral(this=float(value))
+        if text.lstrip("-").isdigit():
+            value = int(text)
+            if -(2**31) <= value < 2**31:
+                return node, INT4
+            if -(2**63) <= value < 2**63:
+                return node, INT8
+        number = parse_decimal(text)
+        replacement = numeric_rules.key_literal(number)
         node.replace(replacement)
-        return replacement, NUMERIC
+        exponent = number.as_tuple().exponent
+        assert isinstance(exponent, int)
+        return replacement, SqlType(t.NUMERIC, -1, max(-exponent, 0))
 
     def _dollar_quoted(self, node: exp.RawString, scope: Scope) -> tuple[exp.Expression,
                                                                           SqlType]:
@@ -376,6 +406,10 @@ class ExpressionTranslator:
             table = source.alias
         if table:
             node.set("table", exp.to_identifier(table, quoted=True))
+        if found.scaled is not None:
+            scaled = ScaledNumeric(this=node.copy(), scale=found.scaled)
+            node.replace(scaled)
+            return scaled, found.type
         return node, found.type
 
     def note_read(self, source: Source, column: ColumnInfo) -> None:
@@ -415,6 +449,8 @@ class ExpressionTranslator:
             if target.oid == t.NUMERIC and target.typmod < 0 and is_unknown_literal(bare):
                 target = SqlType(t.NUMERIC, -1, _literal_scale(bare.this))
             replacement = self.coerce(inner, target)
+            if target.oid == t.NUMERIC and target.typmod >= 0:
+                replacement = numeric_rules.to_numeric(replacement, NUMERIC, target.typmod)
         elif source.oid in REG_TYPES and is_string(target):
             replacement = reg_name(inner, source)
         elif isinstance(bare, exp.Null) or (
@@ -433,6 +469,12 @@ class ExpressionTranslator:
             return self._quantified(node, left, left_type, right_any, scope)
         right, right_type = self.expr(right_any, scope)
         self._unify(left, left_type, right, right_type)
+        target = numeric_rules.comparison_type(left_type, right_type)
+        if target is not None:
+            left = self.conform(left, left_type, target)
+            right = self.conform(right, right_type, target)
+        if not isinstance(node, exp.NullSafeEQ | exp.NullSafeNEQ):
+            numeric_rules.compare_raw(left, right)
         return node, BOOL
 
     def _unify(self, left: exp.Expression, left_type: SqlType, right: exp.Expression,
@@ -568,17 +610,21 @@ class ExpressionTranslator:
         target = left_type if not left_type.is_unknown else common_type(item_types)
         if target.is_unknown:
             target = TEXT
-        self.coerce(left, target)
-        for item in list(node.expressions):
-            self.coerce(item, target)
+        if any(t.NUMERIC in (target.oid, found.oid) for found in item_types):
+            target = common_type([target, *item_types])
+            self.conform(left, left_type, target)
+        else:
+            self.coerce(left, target)
+        for item, item_type in zip(list(node.expressions), item_types, strict=True):
+            self.conform(item, item_type, target)
         return node, BOOL
 
     def _between(self, node: exp.Between, scope: Scope) -> tuple[exp.Expression, SqlType]:
         parts = [node.this, node.args["low"], node.args["high"]]
         part_types = [self.expr(part, scope)[1] for part in parts]
         target = common_type(part_types)
-        for part in [node.this, node.args["low"], node.args["high"]]:
-            self.coerce(part, TEXT if target.is_unknown else target)
+        for part, part_type in zip(parts, part_types, strict=True):
+            self.conform(part, part_type, TEXT if target.is_unknown else target)
         return node, BOOL
 
     def _arithmetic(self, node: exp.Binary, scope: Scope) -> tuple[exp.Expression, SqlType]:
@@ -601,6 +647,9 @@ class ExpressionTranslator:
         if right_type.is_unknown:
             self.coerce(right, left_type)
             right_type = left_type
+        if isinstance(node, exp.Mod) and {left_type.oid, right_type.oid} & {t.FLOAT4, t.FLOAT8}:
+            raise errors.no_operator(
+                f"{t.format_type(left_type.oid)} % {t.format_type(right_type.oid)}")
         if not (is_numeric(left_type) and is_numeric(right_type)) and not (
                 isinstance(node, exp.Sub) and left_type.oid in (t.JSON, t.JSONB)):
             raise errors.no_operator(
@@ -609,6 +658,13 @@ class ExpressionTranslator:
         if result.oid == t.NUMERIC:
             operator = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}.get(type(node), "/")
             result = SqlType(t.NUMERIC, -1, arithmetic_scale(operator, left_type, right_type))
+            call = numeric_rules.operator(symbol, node.this.copy(), node.expression.copy())
+            node.replace(call)
+            return call, result
+        if result.oid in (t.FLOAT4, t.FLOAT8):
+            # numeric meeting a float is computed as a float, as in PostgreSQL
+            self.conform(left, left_type, result)
+            self.conform(right, right_type, result)
         integer = result.oid in _INT_TYPES
         if (isinstance(node, exp.Div | exp.Mod) and not _nonzero_constant(node.expression)) or (
                 isinstance(node, exp.Mod) and not integer):
@@ -672,6 +728,10 @@ class ExpressionTranslator:
                 exp.Literal.number(-1), exp.Literal.number(t.INT4)])
             node.replace(call)
             return call, INTERVAL
+        if inner_type.oid == t.NUMERIC:
+            negated = numeric_rules.negated(inner.copy())
+            node.replace(negated)
+            return negated, SqlType(t.NUMERIC, -1, inner_type.display_scale)
         return self._in_range(node, inner_type), inner_type
 
     def _concat(self, node: exp.DPipe, scope: Scope) -> tuple[exp.Expression, SqlType]:
@@ -832,10 +892,8 @@ class ExpressionTranslator:
         target = common_type(result_types)
         if target.is_unknown:
             target = TEXT
-        for branch in node.args.get("ifs") or []:
-            self.coerce(branch.args["true"], target)
-        if node.args.get("default") is not None:
-            self.coerce(node.args["default"], target)
+        for result, result_type in zip(results, result_types, strict=True):
+            self.conform(result, result_type, target)
         return node, target
 
     def _variadic_common(self, node: exp.Expression, scope: Scope) -> tuple[
@@ -845,8 +903,8 @@ class ExpressionTranslator:
         check_matchable(found, node.key.upper())
         target = common_type(found)
         target = TEXT if target.is_unknown else target
-        for child in list(node.iter_expressions()):
-            self.coerce(child, target)
+        for child, child_type in zip(list(node.iter_expressions()), found, strict=True):
+            self.conform(child, child_type, target)
         return node, target
 
     def _tuple(self, node: exp.Tuple, scope: Scope) -> tuple[exp.Expression, SqlType]:
@@ -867,13 +925,17 @@ class ExpressionTranslator:
     def _power(self, node: exp.Pow, scope: Scope) -> tuple[exp.Expression, SqlType]:
         left, left_type = self.expr(node.this, scope)
         right, right_type = self.expr(node.expression, scope)
-        numeric = t.NUMERIC in (left_type.oid, right_type.oid)
+        numeric = t.NUMERIC in (left_type.oid, right_type.oid) and not (
+            {left_type.oid, right_type.oid} & {t.FLOAT4, t.FLOAT8})
         target = NUMERIC if numeric else FLOAT8
         for part, part_type in ((left, left_type), (right, right_type)):
-            if part_type.is_unknown:
-                self.coerce(part, target)
-        call = exp.Anonymous(this="power", expressions=[node.this.copy(),
-                                                        node.expression.copy()])
+            self.conform(part, part_type, target)
+        if numeric:
+            call: exp.Expression = numeric_rules.operator("^", node.this.copy(),
+                                                          node.expression.copy())
+        else:
+            call = exp.Anonymous(this="power", expressions=[node.this.copy(),
+                                                            node.expression.copy()])
         node.replace(call)
         return call, target
 
@@ -909,8 +971,8 @@ class ExpressionTranslator:
         check_matchable(found, "ARRAY")
         element = common_type(found)
         element = TEXT if element.is_unknown else element
-        for item in list(node.expressions):
-            self.coerce(item, element)
+        for item, item_type in zip(list(node.expressions), found, strict=True):
+            self.conform(item, item_type, element)
         replacement = exp.Anonymous(this="json_array", expressions=[
             json_element(item.copy(), element) for item in node.expressions])
         node.replace(replacement)

@@ -27,7 +27,8 @@ from catalog.sqltypes import (
 from executor.functions.declare import FunctionDef
 from executor.functions.registry import FUNCTIONS
 from executor.values.datetime_fields import EXTRACT_SCALES, unit_of
-from sqlext.sql.sqlite_dialect import StorageLiteral
+from sqlext.sql.sqlite_dialect import NumericKey, StorageLiteral
+from sqlext.translate import numeric_rules
 from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
     DATETIME_OIDS,
@@ -230,6 +231,11 @@ class FunctionRules(ExpressionTranslator):
                         arg_type = wanted
                 elif _not_a_number(definition, wanted, arg_type):
                     refused = True
+                elif arg_type.oid == t.NUMERIC and wanted is not None and is_string(wanted):
+                    # numeric into text: through its output function
+                    converted = self.convert(translated.copy(), arg_type, TEXT)
+                    translated.replace(converted)
+                    translated = converted
                 if definition.json_args:
                     translated.replace(json_element(translated.copy(), arg_type))
                 arg_types.append(arg_type)
@@ -247,18 +253,26 @@ class FunctionRules(ExpressionTranslator):
                 wanted = SqlType(t.element_of(arg_types[0].oid) or t.TEXT)
             self.coerce(translated, wanted)
             arg_types[index] = wanted
+        if definition.same_kind_args:
+            # numbers meeting numerics become numerics (keys)
+            for index, arg in enumerate(list(node.expressions)):
+                if numeric_rules.changes_representation(arg_types[index], result):
+                    self.conform(arg, arg_types[index], result)
+                    arg_types[index] = result
+        scaled = numeric_rules.scaled_aggregate(name, node)
+        if scaled is not None:
+            node.replace(scaled)
+            return scaled, definition.result_type(arg_types)
         target = definition.target
-        if definition.numeric_target and arg_types and arg_types[0].oid in (
-            t.NUMERIC, t.INT8
-        ) and not isinstance(node.parent, exp.Window):
+        deciding = result if definition.same_kind_args else (
+            arg_types[0] if arg_types else None)
+        if definition.numeric_target and deciding is not None and (
+                deciding.oid in definition.numeric_args):
             target = definition.numeric_target
         node.set("this", target)
         if target == "coalesce" and len(node.expressions) == 1:
             node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
-        result = definition.result_type(arg_types)
-        if definition.integer_range:
-            return self._in_range(node, result), result
-        return node, result
+        return node, definition.result_type(arg_types)
 
     def _overloaded_call(self, node: exp.Anonymous, name: str, definition: FunctionDef,
                          scope: Scope) -> tuple[exp.Expression, SqlType]:
@@ -365,11 +379,12 @@ class FunctionRules(ExpressionTranslator):
         if value_type.oid not in DATETIME_OIDS:
             raise errors.no_function(
                 f"pg_catalog.extract(unknown, {t.format_type(value_type.oid)})")
-        call = exp.Anonymous(this="sqlext_extract", expressions=[
-            exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid)])
-        node.replace(call)
         unit = unit_of(field)
         scale = 0 if value_type.oid == t.DATE or unit is None else EXTRACT_SCALES.get(unit, 0)
+        call = NumericKey(this=exp.Anonymous(this="sqlext_extract", expressions=[
+            exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid),
+            exp.Literal.number(scale)]))
+        node.replace(call)
         return call, SqlType(t.NUMERIC, -1, scale)
 
     def _at_time_zone(self, node: exp.AtTimeZone,

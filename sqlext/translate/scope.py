@@ -8,10 +8,12 @@ table expressions are visible to the query that defines them and below.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sqlglot import exp
 
 from catalog import errors
+from catalog import types as t
 from catalog.sqltypes import SqlType
 
 
@@ -22,6 +24,29 @@ class ColumnInfo:
     table_oid: int = 0
     column_number: int = 0
     nullable: bool = True
+    scaled: int | None = None
+    """A stored numeric(p,s) column holding scaled integers: its s
+    (``executor.codecs.numeric_storage``)."""
+
+
+class _TableColumn(Protocol):
+    """A column of a table, in the catalog or being created."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def type_oid(self) -> int: ...
+    @property
+    def typmod(self) -> int: ...
+    @property
+    def not_null(self) -> bool: ...
+
+
+def stored_column(column: _TableColumn, table_oid: int = 0, number: int = 0) -> ColumnInfo:
+    """A column of a table as a query reads it: its stored form included."""
+    scaled = t.numeric_scaled_scale(column.typmod) if column.type_oid == t.NUMERIC else None
+    return ColumnInfo(column.name, SqlType(column.type_oid, column.typmod), table_oid, number,
+                      not column.not_null, scaled)
 
 
 @dataclass(slots=True)

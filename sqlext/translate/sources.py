@@ -36,7 +36,7 @@ from sqlext.translate.function_rules import (
 )
 from sqlext.translate.naming import source_position
 from sqlext.translate.overloads import Argument, choose
-from sqlext.translate.scope import ColumnInfo, Scope, Source
+from sqlext.translate.scope import ColumnInfo, Scope, Source, stored_column
 
 
 def physical_table(relation: Relation) -> exp.Table:
@@ -202,6 +202,7 @@ class SourceTranslator(AggregateRules):
         relation = self.relation(item)
         self.read_relations[relation.oid] = relation
         columns = [
+            stored_column(c, relation.oid, number) if relation.kind == "r" else
             ColumnInfo(c.name, SqlType(c.type_oid, c.typmod), relation.oid, number,
                        not c.not_null)
             for number, c in enumerate(relation.columns, start=1)

@@ -23,7 +23,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import INT8, TEXT, SqlType, check_matchable, common_type, is_numeric
 from executor.functions.registry import FUNCTIONS
-from sqlext.sql.sqlite_dialect import not_a_position
+from sqlext.sql.sqlite_dialect import ScaledNumeric, not_a_position
 from sqlext.translate import grouping_sets
 from sqlext.translate.expression_rules import REG_TYPES, is_unknown_literal, reg_name, unalias
 from sqlext.translate.naming import output_name
@@ -251,6 +251,11 @@ class Translator(SourceTranslator):
             item.replace(exp.column(item.name, quoted=True))
             return
         translated, _ = self.expr(item, scope)
+        if isinstance(translated, ScaledNumeric):
+            # scaled integers order and group as their values do (NaN last)
+            raw = translated.this.copy()
+            translated.replace(raw)
+            translated = raw
         translated.replace(not_a_position(translated.copy()))
 
     def _expand_stars(self, node: exp.Select, scope: Scope) -> None:

@@ -84,6 +84,9 @@ def resolve_type(node: exp.Expression) -> SqlType:
             raise errors.InvalidParameterValue(
                 f"NUMERIC precision {precision} must be between 1 and 1000"
             )
+        if not -1000 <= scale <= 1000:
+            raise errors.InvalidParameterValue(
+                f"NUMERIC scale {scale} must be between -1000 and 1000")
         typmod = t.numeric_typmod(precision, scale)
     elif oid in (t.VARCHAR, t.BPCHAR):
         if params:

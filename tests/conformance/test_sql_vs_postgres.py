@@ -3,9 +3,7 @@
 Each query runs on both servers (same schema, same data, text results); the
 column names, result type OIDs and rows must match, or both must fail with
 the same SQLSTATE. Values are compared as the text PostgreSQL's output
-functions print, byte for byte. (Documented differences stay out of this
-corpus: numeric division and averages print the shortest exact value where
-PostgreSQL pads to 16 significant digits.)
+functions print, byte for byte.
 """
 
 from __future__ import annotations

@@ -423,6 +423,26 @@ def test_dataflow_errors_and_dependencies(dataflow: psycopg.Connection) -> None:
     assert sqlstate_of(conn, "SELECT * FROM src") == "42P01"
 
 
+def test_python_procedures_see_numeric_values_as_decimals(dataflow: psycopg.Connection
+                                                          ) -> None:
+    """numeric parameters, results of sql() and values passed to it are
+    Decimals in a Python body, exactly, whatever their storage form."""
+    conn = dataflow
+    conn.execute("""
+        CREATE TABLE ledger (id int, amount numeric(12,2), wide numeric(38,10));
+        INSERT INTO ledger VALUES (1, 10.25, 1234567890123456789012345678.0123456789);
+        CREATE PROCEDURE interest(rate numeric) LANGUAGE python AS $$
+            from decimal import Decimal
+            (amount, wide), = sql("SELECT amount, wide FROM ledger WHERE id = 1")
+            assert isinstance(amount, Decimal) and isinstance(rate, Decimal), (amount, rate)
+            sql("INSERT INTO ledger VALUES (2, $1, $2)", amount * rate, wide + Decimal("0.5"))
+        $$;
+    """)
+    conn.execute("CALL interest(1.10)")
+    assert conn.execute("SELECT amount, wide FROM ledger WHERE id = 2").fetchone() == (
+        Decimal("11.28"), Decimal("1234567890123456789012345678.5123456789"))
+
+
 def test_python_procedures(dataflow: psycopg.Connection) -> None:
     conn = dataflow
     conn.execute("""

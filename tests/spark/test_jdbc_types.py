@@ -116,6 +116,29 @@ def test_every_type_round_trips_and_keeps_its_spark_type(spark: SparkSession, jd
     assert types["ints"] == "ARRAY"
 
 
+def test_wide_decimals_round_trip_digit_for_digit(spark: SparkSession, jdbc: Jdbc) -> None:
+    """decimal(38,10) and decimal(38,18), every digit used, both signs: sqlext
+    stores them exactly (they are wider than the scaled integers of
+    numeric(p<=18,s)) and gives Spark back the same values."""
+    schema = StructType([StructField("id", IntegerType(), nullable=False),
+                         StructField("d10", DecimalType(38, 10)),
+                         StructField("d18", DecimalType(38, 18))])
+    rows = [(1, Decimal("1234567890123456789012345678.0123456789"),
+             Decimal("12345678901234567890.123456789012345678")),
+            (2, Decimal("-9999999999999999999999999999.9999999999"),
+             Decimal("-0.000000000000000001")),
+            (3, Decimal("0E-10"), None)]
+    table = unique("t_wide")
+    jdbc.write(spark.createDataFrame(rows, schema).repartition(2), table, "errorifexists")
+    back = read_table(jdbc, spark, table)
+    assert sorted(tuple(r) for r in back.collect()) == rows
+    assert [f.dataType for f in back.schema.fields][1:] == [DecimalType(38, 10),
+                                                           DecimalType(38, 18)]
+    with psycopg.connect(jdbc.server.dsn) as conn:
+        assert conn.execute(f"SELECT sum(d10)::text, sum(d18)::text FROM {table}").fetchone() == (
+            "-8765432109876543210987654321.9876543210", "12345678901234567890.123456789012345677")
+
+
 def test_write_modes(spark: SparkSession, jdbc: Jdbc) -> None:
     table = unique("t_modes")
     rows = comparable(ROWS)
