@@ -33,8 +33,8 @@ _NUMBER: Final = re.compile(
 )
 _SPECIALS: Final[dict[str, Decimal]] = {
     "nan": storage.NAN,
-    **{sign + word: Decimal(sign + "Infinity") for sign in ("", "+", "-")
-       for word in ("inf", "infinity")},
+    **{sign + word: storage.NEGATIVE_INFINITY if sign == "-" else storage.INFINITY
+       for sign in ("", "+", "-") for word in ("inf", "infinity")},
 }
 # numeric's own range: weight up to 32767 base-10000 digits, display scale up to 16383.
 _MAX_INTEGER_DIGITS: Final = 4 * 32768
@@ -66,7 +66,7 @@ def parse_decimal(text: str) -> Decimal:
     assert isinstance(exponent, int)
     if value.adjusted() >= _MAX_INTEGER_DIGITS or -exponent > _MAX_DSCALE:
         raise _out_of_range()
-    return value
+    return storage.canonical(value)
 
 
 def _out_of_range() -> NumericValueOutOfRange:
@@ -103,7 +103,7 @@ def fit(value: Decimal, typmod: int) -> Decimal:
     if not value.is_zero() and value.adjusted() >= digits:
         bound = f"10^{digits}" if digits else "1"
         raise _overflow(limits, f"must round to an absolute value less than {bound}.")
-    return value
+    return storage.canonical(value)
 
 
 def stored(value: Decimal, typmod: int) -> int | str:
@@ -135,7 +135,7 @@ def exact(value: object, typmod: int = -1) -> Decimal:
     if type(value) is float:  # SQLite's floating-point arithmetic (no exact form)
         if value != value:
             return storage.NAN
-        return Decimal(repr(value)) if abs(value) != _INF else Decimal(value)
+        return storage.canonical(Decimal(repr(value)) if abs(value) != _INF else Decimal(value))
     raise TypeError(f"not a numeric storage value: {value!r}")
 
 

@@ -113,3 +113,17 @@ def from_scaled(stored: int | str, scale: int) -> Decimal:
     if type(stored) is int:
         return Decimal(stored).scaleb(-scale)
     return NAN
+
+
+def canonical(number: Decimal) -> Decimal:
+    """``number`` with a display scale: no positive exponent (``1E+3`` is
+    1000) and no negative zero; the specials as this module's objects."""
+    if not number.is_finite():
+        if number.is_nan():
+            return NAN
+        return NEGATIVE_INFINITY if number.is_signed() else INFINITY
+    sign, digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int)
+    if exponent > 0:
+        number = Decimal((sign, digits + (0,) * exponent, 0))
+    return number.copy_abs() if number.is_zero() else number

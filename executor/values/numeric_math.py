@@ -51,6 +51,7 @@ from functools import lru_cache
 from typing import Final
 
 from catalog import errors
+from executor.codecs import numeric_storage
 
 DSCALE_MAX: Final = 16383
 """NUMERIC_DSCALE_MAX: the most digits a numeric keeps after the point."""
@@ -64,9 +65,11 @@ MAX_ADJUSTED: Final = 131071
 """Largest decimal exponent of a leading digit: numeric's weight is an int16 of
 base-10000 digits, so every finite value is below 10**131072."""
 
-NAN: Final = Decimal("NaN")
-POS_INF: Final = Decimal("Infinity")
-NEG_INF: Final = Decimal("-Infinity")
+NAN: Final = numeric_storage.NAN
+POS_INF: Final = numeric_storage.INFINITY
+NEG_INF: Final = numeric_storage.NEGATIVE_INFINITY
+"""The specials are the storage module's objects, so values read from storage
+are the singletons too."""
 ZERO: Final = Decimal(0)
 ONE: Final = Decimal(1)
 
