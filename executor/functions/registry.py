@@ -32,6 +32,7 @@ from executor.functions import (
     listen_notify,
     math_functions,
     ordered_aggregates,
+    regex_functions,
     rewrites,
     sequences,
     session_info,
@@ -43,8 +44,8 @@ from executor.functions.declare import Declarations, FunctionDef, Implementation
 from storage.sqlite import Database
 
 FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in (
-    session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
-    json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
+    session_info, string_functions, regex_functions, math_functions, conditionals, aggregates,
+    array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions))
 

@@ -482,11 +482,29 @@ class ExpressionTranslator:
         return node, BOOL
 
     def _escape(self, node: exp.Escape, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        if isinstance(node.this, exp.SimilarTo):
+            return self._similar_to(node, scope)
         self._like(node.this, scope) if isinstance(node.this, exp.Like | exp.ILike) else None
         escape, escape_type = self.expr(node.expression, scope)
         if escape_type.is_unknown:
             self.coerce(escape, TEXT)
         return node, BOOL
+
+    def _similar_to(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``value SIMILAR TO pattern [ESCAPE e]`` (``node``: the SimilarTo or
+        the Escape around it): a call of sqlext_similar_to; the escape is a
+        backslash unless one is given."""
+        similar = node.this if isinstance(node, exp.Escape) else node
+        escape = node.expression if isinstance(node, exp.Escape) else exp.Literal.string("\\")
+        operands = []
+        for operand in (similar.this, similar.expression, escape):
+            translated, operand_type = self.expr(operand, scope)
+            if operand_type.is_unknown:
+                translated = self.coerce(translated, TEXT)
+            operands.append(translated.copy())
+        call = exp.Anonymous(this="sqlext_similar_to", expressions=operands)
+        node.replace(call)
+        return call, BOOL
 
     def _regex(self, node: exp.Expression, scope: Scope, operator: str) -> tuple[
             exp.Expression, SqlType]:
@@ -956,6 +974,7 @@ class ExpressionTranslator:
         exp.Like: _like,
         exp.ILike: _like,
         exp.Escape: _escape,
+        exp.SimilarTo: _similar_to,
         exp.RegexpLike: _regexp_like,
         exp.RegexpILike: _regexp_like,
         exp.Operator: _operator,

@@ -330,14 +330,25 @@ class FunctionRules(ExpressionTranslator):
             raise errors.SqlSyntaxError(
                 "syntax error in substring(): it takes a string, a start and a length",
                 hint="Write substring(s FROM start FOR length) or substring(s, start, length).")
+        parts = {key: self.expr(node.args[key], scope) for key in ("this", "start", "length")
+                 if node.args.get(key) is not None}
+        start_type = parts["start"][1] if "start" in parts else INT4
+        if start_type.is_unknown or is_string(start_type):
+            # substring(s FROM pattern): a regular expression; with FOR escape,
+            # a SIMILAR TO pattern (also written substring(s SIMILAR p ESCAPE e)).
+            arguments = [self.coerce(part, TEXT) if part_type.is_unknown else part
+                         for part, part_type in parts.values()]
+            call = exp.Anonymous(this="sqlext_substring_similar" if "length" in parts
+                                 else "sqlext_substring_regex",
+                                 expressions=[argument.copy() for argument in arguments])
+            node.replace(call)
+            return call, TEXT
         result = TEXT
-        for child in list(node.iter_expressions()):
-            is_string = child is node.this
-            child_node, child_type = self.expr(child, scope)
-            if child_type.is_unknown:
-                self.coerce(child_node, TEXT if is_string else INT4)
-            elif is_string and child_type.oid == t.BYTEA:
-                result = child_type  # substring of bytea is bytea (SQLite's substr cuts bytes)
+        for key, (part, part_type) in parts.items():
+            if part_type.is_unknown:
+                self.coerce(part, TEXT if key == "this" else INT4)
+            elif key == "this" and part_type.oid == t.BYTEA:
+                result = part_type  # substring of bytea is bytea (SQLite's substr cuts bytes)
         return node, result
 
     def _trim(self, node: exp.Trim, scope: Scope) -> tuple[exp.Expression, SqlType]:
