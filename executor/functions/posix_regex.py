@@ -112,6 +112,10 @@ _FLAG_EFFECTS: Final[dict[str, Callable[[Options], Options]]] = {
 }
 
 
+_EMBEDDED_OPTIONS: Final = re.compile(r"\(\?([a-zA-Z]*)\)")
+"""``(?flags)`` at the start of an ARE."""
+
+
 def _invalid(reason: str) -> errors.InvalidRegularExpression:
     return errors.InvalidRegularExpression(f"invalid regular expression: {reason}")
 
@@ -124,12 +128,10 @@ def compile_regex(pattern: str, options: Options = Options()) -> re.Pattern[str]
             options, pattern = replace(options, syntax="literal"), pattern[4:]
         elif pattern.startswith("***:"):
             options, pattern = replace(options, syntax="advanced"), pattern[4:]
-    if options.syntax == "advanced" and pattern.startswith("(?"):
-        end = pattern.find(")")
-        if end < 0:
-            raise _invalid("invalid embedded option")
-        options, _ = _apply_flags(options, pattern[2:end], embedded=True)
-        pattern = pattern[end + 1:]
+    embedded = _EMBEDDED_OPTIONS.match(pattern) if options.syntax == "advanced" else None
+    if embedded is not None:
+        options, _ = _apply_flags(options, embedded.group(1), embedded=True)
+        pattern = pattern[embedded.end():]
     if options.syntax == "literal":
         python = re.escape(pattern)
     else:
@@ -360,7 +362,7 @@ def compile_similar(pattern: str, escape: str | None) -> re.Pattern[str]:
             else:
                 out.append(("\\" + escaped if escaped.isalnum() else re.escape(escaped), False))
         elif in_class:
-            out.append((_class_char(char) if char != "]" else "]", False))
+            out.append(("\\" + char if char in "\\[&~|" else char, False))
             in_class = char != "]"
         elif char == "[":
             in_class = True
