@@ -34,6 +34,7 @@ from executor.functions import (
     ordered_aggregates,
     regex_functions,
     rewrites,
+    row_packing,
     sequences,
     session_info,
     session_signals,
@@ -47,7 +48,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     session_info, string_functions, regex_functions, math_functions, conditionals, aggregates,
     array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
-    rewrites, datetime_functions))
+    rewrites, datetime_functions, row_packing))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -44,6 +44,7 @@ from executor import codecs
 from executor.values.conversions import INT_RANGES
 from sqlext.sql.sqlite_dialect import StatementOnly, StorageLiteral
 from sqlext.translate.composite import record_field
+from sqlext.translate.lateral import COLUMN_POSITION, SelectListRows, packed_value
 from sqlext.translate.naming import source_position
 from sqlext.translate.scope import ColumnInfo, Scope
 from sqlext.translate.type_names import resolve_type
@@ -97,9 +98,9 @@ class ExpressionTranslator:
         """Every relation named in a FROM clause, by OID."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
-        self._set_returning: list[list[exp.Expression]] = []
-        """Per SELECT being translated: json_each() sources its select list's
-        set-returning functions (unnest...) need."""
+        self._set_returning: list[SelectListRows | str] = []
+        """Where set-returning functions are being translated: the innermost
+        select list (which takes them), or a clause that refuses them."""
 
     def _param_index(self, node: exp.Expression) -> int:
         try:
@@ -339,6 +340,9 @@ class ExpressionTranslator:
             node.replace(parameter)
             return self.expr(parameter, scope)
         if located is None:
+            hidden = scope.invisible(node.name, table)
+            if hidden is not None:
+                raise hidden
             if table is not None and scope.source(table) is None:
                 raise errors.UndefinedTable(f'missing FROM-clause entry for table "{table}"')
             shown = f"{table}.{node.name}" if table else node.name
@@ -350,6 +354,13 @@ class ExpressionTranslator:
             replacement = computed.copy()
             node.replace(replacement)
             return replacement, found.type
+        if source.packed:
+            index = node.meta.get(COLUMN_POSITION) if table is not None else None
+            if index is None:
+                index = next(i for i, column in enumerate(source.columns) if column is found)
+            value = packed_value(source.alias, index)
+            node.replace(value)
+            return value, source.columns[index].type
         node.set("db", None)
         node.set("catalog", None)
         node.this.set("quoted", True)

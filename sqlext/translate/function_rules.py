@@ -1,10 +1,10 @@
 """Function calls: PostgreSQL's functions, aggregates and window functions,
-the SQL-standard special forms (EXTRACT, SUBSTRING, TRIM...), and
-set-returning functions in select lists."""
+and the SQL-standard special forms (EXTRACT, SUBSTRING, TRIM...)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 from sqlglot import exp
@@ -28,13 +28,11 @@ from executor.functions.declare import FunctionDef
 from executor.functions.registry import FUNCTIONS
 from executor.values.datetime_fields import EXTRACT_SCALES, unit_of
 from sqlext.sql.sqlite_dialect import StorageLiteral
-from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
     DATETIME_OIDS,
     ExpressionTranslator,
     Handler,
     json_element,
-    vector_as_array,
 )
 from sqlext.translate.overloads import Argument, choose
 from sqlext.translate.scope import Scope
@@ -70,6 +68,16 @@ SpecialForm = Callable[["FunctionRules", exp.Anonymous, str, Scope],
 class FunctionRules(ExpressionTranslator):
     """Translates function calls."""
 
+    @contextlib.contextmanager
+    def refusing_set_returning(self, clause: str) -> Iterator[None]:
+        """Translate ``clause`` (WHERE, HAVING...), where set-returning
+        functions are not allowed."""
+        self._set_returning.append(clause)
+        try:
+            yield
+        finally:
+            self._set_returning.pop()
+
     def _listening_channels(self, node: exp.Expression,
                             scope: Scope) -> tuple[exp.Expression, SqlType]:
         replacement = exp.Anonymous(this="sqlext_listening_channels", expressions=[])
@@ -81,57 +89,6 @@ class FunctionRules(ExpressionTranslator):
         replacement = exp.Anonymous(this=name, expressions=[])
         node.replace(replacement)
         return replacement, sql_type
-
-    def _set_returning_call(self, node: exp.Anonymous, name: str,
-                            scope: Scope) -> tuple[exp.Expression, SqlType] | None:
-        """unnest() / _pg_expandarray() in a select list: each element becomes
-        a row, through a json_each() source joined to the query."""
-        if not self._set_returning or len(node.expressions) != 1:
-            raise errors.FeatureNotSupported(
-                f"{name}() is supported in FROM and in the select list only")
-        array, array_type = self.expr(node.expressions[0], scope)
-        if name == "unnest":
-            check_unnest_argument(array_type)
-        if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
-            array = vector_as_array(array)
-        alias = self.set_returning_source(exp.Anonymous(this="json_each",
-                                                        expressions=[array.copy()]))
-        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
-        value = exp.column("value", alias)
-        if name == "unnest":
-            node.replace(value)
-            return value, element
-        ordinal = exp.Add(this=exp.column("key", alias), expression=exp.Literal.number(1))
-        record = exp.Anonymous(this="json_object", expressions=[
-            exp.Literal.string("x"), value, exp.Literal.string("n"), ordinal])
-        node.replace(record)
-        return record, record_type((("x", element), ("n", INT4)))
-
-    def set_returning_source(self, rows: exp.Expression) -> str:
-        """Join the table function ``rows`` to the SELECT whose select list
-        is being translated; returns its alias. PostgreSQL runs several
-        set-returning functions of a select list side by side, not one per
-        row of another: only one is supported (or the same call again, as
-        pgjdbc's getPrimaryKeys writes: side by side, it yields the same rows)."""
-        for joined in self._set_returning[-1]:
-            if joined.this == rows:
-                return joined.alias_or_name
-        if self._set_returning[-1]:
-            raise errors.FeatureNotSupported(
-                "only one set-returning function in a select list is supported",
-                hint="Call the others in FROM.")
-        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
-        self._set_returning[-1].append(exp.Table(
-            this=rows, alias=exp.TableAlias(this=exp.to_identifier(alias))))
-        return alias
-
-    def _listening_channels_call(self, node: exp.Anonymous, name: str, scope: Scope
-                                 ) -> tuple[exp.Expression, SqlType] | None:
-        if node.expressions:
-            return None
-        call = listening_channels_call()
-        node.replace(call)
-        return self._set_returning_call(call, "unnest", scope)
 
     def _array_call(self, node: exp.Anonymous, name: str, scope: Scope
                     ) -> tuple[exp.Expression, SqlType] | None:
@@ -159,9 +116,6 @@ class FunctionRules(ExpressionTranslator):
         return replacement, SqlType(t.REGTYPE)
 
     SPECIAL_FORMS: ClassVar[dict[str, SpecialForm]] = {
-        "pg_listening_channels": _listening_channels_call,
-        "unnest": _set_returning_call,
-        "_pg_expandarray": _set_returning_call,
         "array": _array_call,
         "pg_typeof": _pg_typeof,
     }
@@ -179,6 +133,12 @@ class FunctionRules(ExpressionTranslator):
             translated = special(self, node, name, scope)
             if translated is not None:
                 return translated
+        return self.call(node, name, scope)
+
+    def call(self, node: exp.Anonymous, name: str,
+             scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """A call of a function of ``FUNCTIONS``: its arguments checked and
+        typed, the call made one of its SQLite function."""
         args = list(node.expressions)
         definition = FUNCTIONS.get(name)
         if definition is None:
