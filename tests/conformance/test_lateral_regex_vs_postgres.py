@@ -72,6 +72,10 @@ LATERAL = [
     "SELECT t.id, e.name FROM t, LATERAL (SELECT name FROM emp WHERE emp.salary > t.n * 40 "
     "ORDER BY salary LIMIT 1 OFFSET 1) e ORDER BY 1",
     "SELECT count(*), sum(g) FROM t, generate_series(t.n, 5) g",
+    "SELECT t.id, d FROM t, generate_series('2024-01-01'::timestamp, '2024-01-01'::timestamp "
+    "+ t.n * interval '1 day', '1 day') d ORDER BY 1, 2",
+    "SELECT t.id, e.value FROM t, jsonb_array_elements(to_jsonb(t.arr)) e "
+    "ORDER BY 1, e.value::text",
     "SELECT t.id, v.x FROM t, LATERAL (VALUES (1), (2)) v(x) ORDER BY 1, 2",
     "SELECT t.id, v.* FROM t, LATERAL (VALUES (t.n, 'n'), (t.id, 'id')) v(val, what) "
     "ORDER BY 1, 3",
@@ -143,6 +147,10 @@ SELECT_LIST = [
     "SELECT unnest(ARRAY['2024-01-01'::date, NULL]), unnest(ARRAY[true, false, NULL])",
     "SELECT t.id, s.* FROM t, LATERAL (SELECT ARRAY[t.n, t.id] AS a, '{\"k\": 1}'::jsonb AS j, "
     "'2024-01-01 10:00:00'::timestamp AS ts, 0.1::float4 AS f) s ORDER BY 1",
+    "SELECT jsonb_array_elements('[1, \"a\", null]'::jsonb), generate_series(1, 2)",
+    "SELECT id, jsonb_object_keys('{\"a\": 1, \"b\": 2}'::jsonb) FROM t WHERE id < 3 "
+    "ORDER BY 1, 2",
+    "SELECT generate_series('2024-01-01'::date, '2024-01-03', '1 day'), unnest(ARRAY[1])",
     # what PostgreSQL refuses
     "SELECT 1 WHERE generate_series(1, 2) > 1",
     "SELECT sum(generate_series(1, 3))",
