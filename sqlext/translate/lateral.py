@@ -46,7 +46,7 @@ def element_rows(array: exp.Expression) -> exp.Select:
         exp.column("key"))
 
 
-def packed_rows(query: exp.Expression, columns: Sequence[str]) -> exp.Expression:
+def _packed_rows(query: exp.Expression, columns: Sequence[str]) -> exp.Expression:
     """The rows of ``query`` (its ``columns``, in order) as one JSON value."""
     pack = exp.Anonymous(this="sqlext_pack", expressions=[
         exp.column(name, "_q", quoted=True) for name in columns])
@@ -58,7 +58,7 @@ def packed_source(query: exp.Expression, columns: Sequence[str], alias: str) -> 
     """A FROM item yielding the rows of ``query``, which may name the FROM
     items before it; read its columns with ``packed_value``."""
     return exp.Table(this=exp.Anonymous(this="json_each", expressions=[
-        packed_rows(query, columns)]), alias=_alias(alias))
+        _packed_rows(query, columns)]), alias=_alias(alias))
 
 
 def packed_value(alias: str, index: int) -> exp.Expression:
