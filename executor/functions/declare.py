@@ -154,6 +154,9 @@ class FunctionDef:
     json_args: bool = False
     """The SQLite function takes its arguments as JSON values (arrays are
     stored as JSON: array_agg builds one with json_group_array)."""
+    set_returning: bool = False
+    """Returns a set of rows: the SQLite function returns them as a JSON
+    array, which the translator expands (``result`` is the rows' type)."""
     implementations: tuple[Implementation, ...] = ()
     """Ours behind ``target`` and ``numeric_target`` (none for SQLite's)."""
     overloads: tuple[Overload, ...] = ()

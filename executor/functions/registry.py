@@ -36,7 +36,9 @@ from executor.functions import (
     numeric_functions,
     ordered_aggregates,
     privilege_info,
+    regex_functions,
     rewrites,
+    row_packing,
     sequences,
     session_info,
     session_signals,
@@ -47,11 +49,11 @@ from executor.functions.declare import Declarations, FunctionDef, Implementation
 from storage.sqlite import Database
 
 FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in (
-    session_info, string_functions, math_functions, conditionals, aggregates, array_functions,
-    json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
+    session_info, string_functions, regex_functions, math_functions, conditionals, aggregates,
+    array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
-    numeric_functions))
+    numeric_functions, row_packing))
 
 
 def _gather() -> dict[str, FunctionDef]:

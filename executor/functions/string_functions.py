@@ -1,9 +1,9 @@
-"""String functions: text and binary strings, regular expressions, quoting."""
+"""String functions: text and binary strings, quoting (regular expressions are
+``regex_functions``)."""
 
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import math
 import re
@@ -192,65 +192,3 @@ def _decode(text: Any, form: Any) -> Any:
     except ValueError as exc:
         raise errors.InvalidParameterValue(f"invalid {form} data: {exc}") from None
     raise errors.InvalidParameterValue(f'unrecognized encoding: "{form}"')
-
-
-# --- regular expressions ----------------------------------------------------------------
-
-_POSIX_CLASSES = {
-    "[:alpha:]": "a-zA-Z", "[:digit:]": "0-9", "[:alnum:]": "a-zA-Z0-9",
-    "[:upper:]": "A-Z", "[:lower:]": "a-z", "[:space:]": r"\s", "[:punct:]": r"!-/:-@\[-`{-~",
-    "[:xdigit:]": "0-9A-Fa-f", "[:word:]": r"\w",
-}
-
-
-@functools.lru_cache(maxsize=512)
-def _regex(pattern: str, insensitive: bool) -> re.Pattern[str]:
-    translated = pattern
-    for posix, python in _POSIX_CLASSES.items():
-        translated = translated.replace(posix, python)
-    try:
-        return re.compile(translated, re.IGNORECASE if insensitive else 0)
-    except re.error as exc:
-        raise errors.InvalidRegularExpression(
-            f"invalid regular expression: {exc}") from None
-
-
-@FUNCTIONS.internal("sqlext_regex_match", 3)
-def _regex_match(value: Any, pattern: Any, insensitive: int) -> Any:
-    """The ~ and ~* operators (and their negations)."""
-    if value is None or pattern is None:
-        return None
-    return 1 if _regex(str(pattern), bool(insensitive)).search(str(value)) else 0
-
-
-@FUNCTIONS.scalar("regexp_replace", TEXT, TEXT, min_args=3, max_args=4)
-def _regexp_replace(value: Any, pattern: Any, replacement: Any, flags: Any = "") -> Any:
-    if value is None or pattern is None or replacement is None:
-        return None
-    flags = flags or ""
-    compiled = _regex(str(pattern), "i" in flags)
-    template = str(replacement)
-    return compiled.sub(lambda match: _expand(template, match), str(value),
-                        count=0 if "g" in flags else 1)
-
-
-def _expand(template: str, match: re.Match[str]) -> str:
-    r"""PostgreSQL's replacement text: \1 to \9 are groups, \& the match,
-    \\ a backslash; any other backslash stays as it is."""
-    out: list[str] = []
-    index = 0
-    while index < len(template):
-        char = template[index]
-        following = template[index + 1] if index + 1 < len(template) else ""
-        if char == "\\" and following and following in "123456789&\\":
-            if following == "&":
-                out.append(match.group(0))
-            elif following == "\\":
-                out.append("\\")
-            elif int(following) <= (match.re.groups or 0):
-                out.append(match.group(int(following)) or "")
-            index += 2
-            continue
-        out.append(char)
-        index += 1
-    return "".join(out)

@@ -144,6 +144,20 @@ class SqlExtParser(PostgresParser):
         self._retreat(start)
         return None
 
+    def _parse_substring(self) -> exp.Substring:
+        """``substring(s SIMILAR pattern ESCAPE escape)`` as well: PostgreSQL
+        makes it the same call as ``substring(s FROM pattern FOR escape)``."""
+        index = self._index
+        value = self._parse_bitwise()
+        if value is not None and self._match_text_seq("SIMILAR"):
+            pattern = self._parse_bitwise()
+            if not self._match(TokenType.ESCAPE):
+                self.raise_error("Expecting ESCAPE")
+            escape = self._parse_bitwise()
+            return self.expression(exp.Substring(this=value, start=pattern, length=escape))
+        self._retreat(index)
+        return super()._parse_substring()
+
     # --- helpers --------------------------------------------------------------
 
     @staticmethod

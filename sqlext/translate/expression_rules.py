@@ -46,6 +46,7 @@ from executor.values.conversions import INT_RANGES
 from sqlext.sql.sqlite_dialect import ScaledNumeric, StatementOnly, StorageLiteral
 from sqlext.translate import numeric_rules
 from sqlext.translate.composite import record_field
+from sqlext.translate.lateral import COLUMN_POSITION, SelectListRows, packed_value
 from sqlext.translate.naming import source_position
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 from sqlext.translate.type_names import resolve_type
@@ -109,9 +110,9 @@ class ExpressionTranslator:
         """INSERT ... ON CONFLICT DO UPDATE: the columns set."""
         self.writes = False
         """Set when the statement changes data (or locks rows FOR UPDATE)."""
-        self._set_returning: list[list[exp.Expression]] = []
-        """Per SELECT being translated: json_each() sources its select list's
-        set-returning functions (unnest...) need."""
+        self._set_returning: list[SelectListRows | str] = []
+        """Where set-returning functions are being translated: the innermost
+        select list (which takes them), or a clause that refuses them."""
 
     def _param_index(self, node: exp.Expression) -> int:
         try:
@@ -385,6 +386,9 @@ class ExpressionTranslator:
             node.replace(parameter)
             return self.expr(parameter, scope)
         if located is None:
+            hidden = scope.invisible(node.name, table)
+            if hidden is not None:
+                raise hidden
             if table is not None and scope.source(table) is None:
                 raise errors.UndefinedTable(f'missing FROM-clause entry for table "{table}"')
             shown = f"{table}.{node.name}" if table else node.name
@@ -397,6 +401,13 @@ class ExpressionTranslator:
             replacement = computed.copy()
             node.replace(replacement)
             return replacement, found.type
+        if source.packed:
+            index = node.meta.get(COLUMN_POSITION) if table is not None else None
+            if index is None:
+                index = next(i for i, column in enumerate(source.columns) if column is found)
+            value = packed_value(source.alias, index)
+            node.replace(value)
+            return value, source.columns[index].type
         node.set("db", None)
         node.set("catalog", None)
         node.this.set("quoted", True)
@@ -550,11 +561,29 @@ class ExpressionTranslator:
         return node, BOOL
 
     def _escape(self, node: exp.Escape, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        if isinstance(node.this, exp.SimilarTo):
+            return self._similar_to(node, scope)
         self._like(node.this, scope) if isinstance(node.this, exp.Like | exp.ILike) else None
         escape, escape_type = self.expr(node.expression, scope)
         if escape_type.is_unknown:
             self.coerce(escape, TEXT)
         return node, BOOL
+
+    def _similar_to(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``value SIMILAR TO pattern [ESCAPE e]`` (``node``: the SimilarTo or
+        the Escape around it): a call of sqlext_similar_to; the escape is a
+        backslash unless one is given."""
+        similar = node.this if isinstance(node, exp.Escape) else node
+        escape = node.expression if isinstance(node, exp.Escape) else exp.Literal.string("\\")
+        operands = []
+        for operand in (similar.this, similar.expression, escape):
+            translated, operand_type = self.expr(operand, scope)
+            if operand_type.is_unknown:
+                translated = self.coerce(translated, TEXT)
+            operands.append(translated.copy())
+        call = exp.Anonymous(this="sqlext_similar_to", expressions=operands)
+        node.replace(call)
+        return call, BOOL
 
     def _regex(self, node: exp.Expression, scope: Scope, operator: str) -> tuple[
             exp.Expression, SqlType]:
@@ -1065,6 +1094,7 @@ class ExpressionTranslator:
         exp.Like: _like,
         exp.ILike: _like,
         exp.Escape: _escape,
+        exp.SimilarTo: _similar_to,
         exp.RegexpLike: _regexp_like,
         exp.RegexpILike: _regexp_like,
         exp.Operator: _operator,

@@ -1,10 +1,10 @@
 """Function calls: PostgreSQL's functions, aggregates and window functions,
-the SQL-standard special forms (EXTRACT, SUBSTRING, TRIM...), and
-set-returning functions in select lists."""
+and the SQL-standard special forms (EXTRACT, SUBSTRING, TRIM...)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import ClassVar
 
 from sqlglot import exp
@@ -29,13 +29,11 @@ from executor.functions.registry import FUNCTIONS
 from executor.values.datetime_fields import EXTRACT_SCALES, unit_of
 from sqlext.sql.sqlite_dialect import NumericKey, StorageLiteral
 from sqlext.translate import numeric_rules
-from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import (
     DATETIME_OIDS,
     ExpressionTranslator,
     Handler,
     json_element,
-    vector_as_array,
 )
 from sqlext.translate.overloads import Argument, choose
 from sqlext.translate.scope import Scope
@@ -71,6 +69,16 @@ SpecialForm = Callable[["FunctionRules", exp.Anonymous, str, Scope],
 class FunctionRules(ExpressionTranslator):
     """Translates function calls."""
 
+    @contextlib.contextmanager
+    def refusing_set_returning(self, clause: str) -> Iterator[None]:
+        """Translate ``clause`` (WHERE, HAVING...), where set-returning
+        functions are not allowed."""
+        self._set_returning.append(clause)
+        try:
+            yield
+        finally:
+            self._set_returning.pop()
+
     def _listening_channels(self, node: exp.Expression,
                             scope: Scope) -> tuple[exp.Expression, SqlType]:
         replacement = exp.Anonymous(this="sqlext_listening_channels", expressions=[])
@@ -82,59 +90,6 @@ class FunctionRules(ExpressionTranslator):
         replacement = exp.Anonymous(this=name, expressions=[])
         node.replace(replacement)
         return replacement, sql_type
-
-    def _set_returning_call(self, node: exp.Anonymous, name: str,
-                            scope: Scope) -> tuple[exp.Expression, SqlType] | None:
-        """unnest() / _pg_expandarray() in a select list: each element becomes
-        a row, through a json_each() source joined to the query."""
-        if not self._set_returning or len(node.expressions) != 1:
-            raise errors.FeatureNotSupported(
-                f"{name}() is supported in FROM and in the select list only")
-        array, array_type = self.expr(node.expressions[0], scope)
-        if name == "unnest":
-            check_unnest_argument(array_type)
-        if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
-            array = vector_as_array(array)
-        alias = self.set_returning_source(exp.Anonymous(this="json_each",
-                                                        expressions=[array.copy()]))
-        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
-        value = exp.column("value", alias)
-        if name == "unnest":
-            node.replace(value)
-            return value, element
-        ordinal = exp.Add(this=exp.column("key", alias), expression=exp.Literal.number(1))
-        record = exp.Anonymous(this="json_object", expressions=[
-            exp.Literal.string("x"), value, exp.Literal.string("n"), ordinal])
-        node.replace(record)
-        return record, record_type((("x", element), ("n", INT4)))
-
-    def set_returning_source(self, rows: exp.Expression) -> str:
-        """Join ``rows`` (a table function or a query) to the SELECT whose
-        select list is being translated; returns its alias. PostgreSQL runs
-        several set-returning functions of a select list side by side, not
-        one per row of another: only one is supported (or the same call
-        again, as pgjdbc's getPrimaryKeys writes: side by side, it yields the
-        same rows)."""
-        for joined in self._set_returning[-1]:
-            if joined.this == rows:
-                return joined.alias_or_name
-        if self._set_returning[-1]:
-            raise errors.FeatureNotSupported(
-                "only one set-returning function in a select list is supported",
-                hint="Call the others in FROM.")
-        alias = f"_srf{sum(len(found) for found in self._set_returning)}"
-        name = exp.TableAlias(this=exp.to_identifier(alias))
-        self._set_returning[-1].append(exp.Subquery(this=rows, alias=name) if isinstance(
-            rows, exp.Query) else exp.Table(this=rows, alias=name))
-        return alias
-
-    def _listening_channels_call(self, node: exp.Anonymous, name: str, scope: Scope
-                                 ) -> tuple[exp.Expression, SqlType] | None:
-        if node.expressions:
-            return None
-        call = listening_channels_call()
-        node.replace(call)
-        return self._set_returning_call(call, "unnest", scope)
 
     def _array_call(self, node: exp.Anonymous, name: str, scope: Scope
                     ) -> tuple[exp.Expression, SqlType] | None:
@@ -162,9 +117,6 @@ class FunctionRules(ExpressionTranslator):
         return replacement, SqlType(t.REGTYPE)
 
     SPECIAL_FORMS: ClassVar[dict[str, SpecialForm]] = {
-        "pg_listening_channels": _listening_channels_call,
-        "unnest": _set_returning_call,
-        "_pg_expandarray": _set_returning_call,
         "array": _array_call,
         "pg_typeof": _pg_typeof,
     }
@@ -182,6 +134,12 @@ class FunctionRules(ExpressionTranslator):
             translated = special(self, node, name, scope)
             if translated is not None:
                 return translated
+        return self.call(node, name, scope)
+
+    def call(self, node: exp.Anonymous, name: str,
+             scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """A call of a function of ``FUNCTIONS``: its arguments checked and
+        typed, the call made one of its SQLite function."""
         args = list(node.expressions)
         definition = FUNCTIONS.get(name)
         if definition is None:
@@ -346,14 +304,25 @@ class FunctionRules(ExpressionTranslator):
             raise errors.SqlSyntaxError(
                 "syntax error in substring(): it takes a string, a start and a length",
                 hint="Write substring(s FROM start FOR length) or substring(s, start, length).")
+        parts = {key: self.expr(node.args[key], scope) for key in ("this", "start", "length")
+                 if node.args.get(key) is not None}
+        start_type = parts["start"][1] if "start" in parts else INT4
+        if start_type.is_unknown or is_string(start_type):
+            # substring(s FROM pattern): a regular expression; with FOR escape,
+            # a SIMILAR TO pattern (also written substring(s SIMILAR p ESCAPE e)).
+            arguments = [self.coerce(part, TEXT) if part_type.is_unknown else part
+                         for part, part_type in parts.values()]
+            call = exp.Anonymous(this="sqlext_substring_similar" if "length" in parts
+                                 else "sqlext_substring_regex",
+                                 expressions=[argument.copy() for argument in arguments])
+            node.replace(call)
+            return call, TEXT
         result = TEXT
-        for child in list(node.iter_expressions()):
-            is_string = child is node.this
-            child_node, child_type = self.expr(child, scope)
-            if child_type.is_unknown:
-                self.coerce(child_node, TEXT if is_string else INT4)
-            elif is_string and child_type.oid == t.BYTEA:
-                result = child_type  # substring of bytea is bytea (SQLite's substr cuts bytes)
+        for key, (part, part_type) in parts.items():
+            if part_type.is_unknown:
+                self.coerce(part, TEXT if key == "this" else INT4)
+            elif key == "this" and part_type.oid == t.BYTEA:
+                result = part_type  # substring of bytea is bytea (SQLite's substr cuts bytes)
         return node, result
 
     def _trim(self, node: exp.Trim, scope: Scope) -> tuple[exp.Expression, SqlType]:

@@ -20,9 +20,9 @@ from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import INT8, TEXT, SqlType
 from executor.functions.json_constructors import JsonLayout
-from executor.functions.json_rows import ROWS
 from executor.functions.registry import FUNCTIONS
 from sqlext.translate.function_rules import FunctionRules, SpecialForm
+from sqlext.translate.lateral import element_rows
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 from sqlext.translate.type_names import display_typmod
 
@@ -195,22 +195,17 @@ class JsonRules(FunctionRules):
         return exp.Anonymous(this="sqlext_jsonb_rows", expressions=[
             exp.Literal.string(name), document.copy()])
 
-    def _json_rows_call(self, node: exp.Anonymous, name: str, scope: Scope
-                        ) -> tuple[exp.Expression, SqlType] | None:
-        """jsonb_array_elements(...) and jsonb_object_keys(...) in a select list:
-        one row per element, next to the row it came from."""
-        if len(node.expressions) != 1:
-            return None
+    def json_rows(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
+        """The rows of jsonb_array_elements(...), jsonb_object_keys(...)...
+        as ``v``, ``n`` (the ones with one column: in PostgreSQL the others
+        make records there)."""
+        name = call.name.lower().rpartition(".")[2]
         columns = _ROW_COLUMNS[name]
-        if not self._set_returning or len(columns) != 1:
-            raise errors.FeatureNotSupported(
-                f"{name}() is supported in FROM" + (
-                    "" if len(columns) != 1 else " and in the select list") + " only")
-        alias = self.set_returning_source(exp.Anonymous(this="json_each", expressions=[
-            self.json_document(name, node.expressions[0], scope)]))
-        value = exp.column("value", alias)
-        node.replace(value)
-        return value, columns[0][1]
+        if len(call.expressions) != 1:
+            raise errors.no_function(f"{name}({', '.join('unknown' for _ in call.expressions)})")
+        if len(columns) != 1:
+            raise errors.FeatureNotSupported(f"{name}() is supported in FROM only")
+        return element_rows(self.json_document(name, call.expressions[0], scope)), columns[0][1]
 
     def json_rows_source(self, item: exp.Table, call: exp.Anonymous, alias: str | None,
                          alias_columns: list[str], scope: Scope) -> Source:
@@ -255,7 +250,6 @@ class JsonRules(FunctionRules):
                          "jsonb_build_array"), _build_call),
         **dict.fromkeys(("json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg"),
                         _json_aggregate),
-        **dict.fromkeys(ROWS, _json_rows_call),
     }
 
 

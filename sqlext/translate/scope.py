@@ -65,6 +65,12 @@ class Source:
     computed: dict[str, exp.Expression] = field(default_factory=dict)
     """Columns that are expressions over the FROM item (a table function's
     rows read from JSON): a reference to one becomes a copy."""
+    depends_on: str | None = None
+    """A LATERAL item that names an earlier FROM item (this one)."""
+    packed: bool = False
+    """Read from packed rows (``translate.lateral``: LATERAL items that name
+    earlier ones, functions with several columns): its columns are
+    ``sqlext_field()`` values, found by position."""
 
     def find(self, name: str) -> ColumnInfo | None:
         for column in self.columns:
@@ -86,9 +92,45 @@ class Scope:
             self.ctes.update(ctes)
         self.outputs: dict[str, SqlType] = {}
         """Output column aliases, visible to ORDER BY and GROUP BY."""
+        self.hidden: list[Source] = []
+        """The FROM items before a subquery in FROM that is not LATERAL: they
+        exist, but it cannot name them (PostgreSQL's error says so)."""
+        self.referenced: str | None = None
+        """The first of this scope's own FROM items a column was found in:
+        in the scope of a LATERAL item, the earlier item it depends on."""
 
     def child(self) -> Scope:
         return Scope(self)
+
+    def from_item_scope(self, lateral: bool) -> Scope:
+        """What a subquery or function in this scope's FROM clause sees: the
+        enclosing queries, and the FROM items before it when it is LATERAL
+        (functions always are)."""
+        frame = Scope(self.parent, self.ctes)
+        if lateral:
+            frame.sources = list(self.sources)
+        else:
+            frame.hidden = list(self.sources)
+        return frame
+
+    def invisible(self, name: str, table: str | None) -> errors.SqlError | None:
+        """PostgreSQL's error for naming a FROM item this scope cannot see
+        (one before the non-LATERAL subquery it is in), or None."""
+        scope: Scope | None = self
+        unreachable = "but it cannot be referenced from this part of the query."
+        while scope is not None:
+            for source in scope.hidden:
+                if table is not None and source.alias == table:
+                    return errors.UndefinedTable(
+                        f'invalid reference to FROM-clause entry for table "{table}"',
+                        hint=f'There is an entry for table "{table}", {unreachable}')
+                if table is None and source.find(name) is not None:
+                    return errors.UndefinedColumn(
+                        f'column "{name}" does not exist',
+                        hint=f'There is a column named "{name}" in table "{source.alias}", '
+                             f"{unreachable}")
+            scope = scope.parent
+        return None
 
     def add(self, source: Source) -> None:
         for existing in self.sources:
@@ -103,6 +145,7 @@ class Scope:
         while scope is not None:
             for candidate in scope.sources:
                 if candidate.alias == alias:
+                    scope.referenced = scope.referenced or alias
                     return candidate
             scope = scope.parent
         return None
@@ -118,6 +161,7 @@ class Scope:
         while scope is not None:
             found = scope._locate_here(name, table)
             if found is not None:
+                scope.referenced = scope.referenced or found[0].alias
                 return found
             scope = scope.parent
         return None

@@ -3,6 +3,7 @@ VALUES lists, joins and functions used as tables."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from sqlglot import exp
@@ -28,12 +29,10 @@ from executor.functions.json_rows import ROWS as JSON_ROWS
 from executor.functions.registry import FUNCTIONS
 from executor.streaming.windows import VISIBLE
 from sqlext.translate.aggregate_rules import AggregateRules
-from sqlext.translate.expression_rules import DATETIME_OIDS
-from sqlext.translate.function_rules import (
-    SpecialForm,
-    check_unnest_argument,
-    listening_channels_call,
-)
+from sqlext.translate.composite import record_type
+from sqlext.translate.expression_rules import DATETIME_OIDS, vector_as_array
+from sqlext.translate.function_rules import check_unnest_argument, listening_channels_call
+from sqlext.translate.lateral import element_rows, packed_source, zip_queries
 from sqlext.translate.naming import source_position
 from sqlext.translate.overloads import Argument, choose
 from sqlext.translate.scope import ColumnInfo, Scope, Source, stored_column
@@ -105,9 +104,10 @@ class SourceTranslator(AggregateRules):
         if any(len(row) != width for row in rows):
             raise errors.SqlSyntaxError("VALUES lists must all be the same length")
         types_by_column: list[list[SqlType]] = [[] for _ in range(width)]
-        for row in rows:
-            for index, item in enumerate(row):
-                types_by_column[index].append(self.expr(item, scope)[1])
+        with self.refusing_set_returning("VALUES"):
+            for row in rows:
+                for index, item in enumerate(row):
+                    types_by_column[index].append(self.expr(item, scope)[1])
         column_types = [common_type(found) for found in types_by_column]
         for row_node in node.expressions:
             items = row_node.expressions if isinstance(row_node, exp.Tuple) else [row_node]
@@ -123,9 +123,15 @@ class SourceTranslator(AggregateRules):
         earlier_sources = list(scope.sources)
         earlier = {c.name for s in earlier_sources for c in s.columns}
         source = self.from_item(join.this, scope)
+        if source.depends_on is not None and str(join.args.get("side") or "").upper() in (
+                "RIGHT", "FULL"):
+            raise errors.InvalidColumnReference(
+                f'invalid reference to FROM-clause entry for table "{source.depends_on}"',
+                detail="The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
         on = join.args.get("on")
         if on is not None:
-            self.expr(on, scope)
+            with self.refusing_set_returning("JOIN conditions"):
+                self.expr(on, scope)
         using = join.args.get("using")
         if using:
             names = [identifier.name for identifier in using]
@@ -140,6 +146,8 @@ class SourceTranslator(AggregateRules):
                 join.set("using", [exp.to_identifier(name, quoted=True) for name in names])
             else:
                 join.set("on", exp.true())
+        if source.packed and join.args.get("using"):
+            self._using_as_on(join, earlier_sources, source, scope)
 
     def _join_columns(self, names: list[str], left: list[Source], right: Source) -> None:
         """USING or NATURAL: the columns joined on, read on both sides."""
@@ -152,7 +160,24 @@ class SourceTranslator(AggregateRules):
                     if column is not None:
                         self.note_read(source, column)
 
-    def from_item(self, item: exp.Expression, scope: Scope) -> Source:
+    def _using_as_on(self, join: exp.Join, left: list[Source], right: Source,
+                     scope: Scope) -> None:
+        """USING with a packed LATERAL item, whose columns SQLite cannot
+        name: the equalities, as ON."""
+        conditions = []
+        for identifier in join.args["using"]:
+            name = identifier.name
+            found = next(s for s in left if name not in s.merged and s.find(name) is not None)
+            equal = exp.EQ(this=exp.column(name, found.alias, quoted=True),
+                           expression=exp.column(name, right.alias, quoted=True))
+            conditions.append(self.expr(equal, scope)[0])
+        join.set("using", None)
+        join.set("on", exp.and_(*conditions))
+
+    def from_item(self, item: exp.Expression, scope: Scope, lateral: bool = False) -> Source:
+        """Translate a FROM item in place and add it to ``scope``."""
+        if isinstance(item, exp.Lateral):
+            return self.from_item(_unwrap_lateral(item), scope, lateral=True)
         alias = item.args.get("alias")
         alias_name = alias.name if alias is not None and alias.name else None
         alias_columns = [c.name for c in alias.columns] if alias is not None else []
@@ -162,36 +187,52 @@ class SourceTranslator(AggregateRules):
             raise errors.SqlSyntaxError(f"{kind} in FROM must have an alias",
                                         hint=f"For example, FROM ({example} ...) [AS] foo.")
         if isinstance(item, exp.Subquery):
-            columns = self.query(item.this, Scope(None, scope.ctes))
-            source = Source(alias_name, self._rename(columns, alias_columns))
-            if alias_columns:
+            frame = scope.from_item_scope(lateral)
+            columns = self.query(item.this, frame)
+            source = Source(alias_name, self._rename(columns, alias_columns),
+                            depends_on=frame.referenced, packed=frame.referenced is not None)
+            if source.packed:
+                names = [f"_l{index}" for index in range(len(columns))]
+                self._alias_subquery_columns(item, [
+                    ColumnInfo(name, column.type) for name, column in zip(names, columns,
+                                                                          strict=True)])
+                item.replace(packed_source(item.this, names, alias_name))
+            elif alias_columns:
                 self._alias_subquery_columns(item, source.columns)
             scope.add(source)
             return source
-        if isinstance(item, exp.Table) and isinstance(item.this, exp.Anonymous):
-            return self._table_function(item, item.this, alias_name, alias_columns, scope)
+        if isinstance(item, exp.Table) and (isinstance(item.this, exp.Anonymous)
+                                            or item.args.get("rows_from")):
+            return self._table_function(item, alias_name, alias_columns, scope)
         if isinstance(item, exp.Values):
-            columns = self._rename(self._values(item, scope), alias_columns)
+            frame = scope.from_item_scope(lateral)
+            columns = self._rename(self._values(item, frame), alias_columns)
             visible = alias_name
-            # SQLite names VALUES columns column1, column2...: rename them.
             inner = item.copy()
             inner.set("alias", None)
-            renamed = exp.select(*[
-                exp.alias_(exp.column(f"column{index + 1}", quoted=True), column.name,
-                           quoted=True)
-                for index, column in enumerate(columns)
-            ]).from_(exp.Subquery(this=inner))
-            item.replace(exp.Subquery(this=renamed, alias=exp.TableAlias(
-                this=exp.to_identifier(visible, quoted=True))))
-            source = Source(visible, columns)
+            # SQLite names VALUES columns column1, column2...
+            stored = [f"column{index + 1}" for index in range(len(columns))]
+            source = Source(visible, columns, depends_on=frame.referenced,
+                            packed=frame.referenced is not None)
+            if source.packed:
+                item.replace(packed_source(_union_of_rows(inner, stored), stored, visible))
+            else:
+                renamed = exp.select(*[
+                    exp.alias_(exp.column(name, quoted=True), column.name, quoted=True)
+                    for name, column in zip(stored, columns, strict=True)
+                ]).from_(exp.Subquery(this=inner))
+                item.replace(exp.Subquery(this=renamed, alias=exp.TableAlias(
+                    this=exp.to_identifier(visible, quoted=True))))
             scope.add(source)
             return source
         if isinstance(item, exp.Unnest):
-            call = exp.Anonymous(this="unnest", expressions=list(item.expressions))
-            holder = exp.Table(this=call, alias=item.args.get("alias"),
-                               ordinality=bool(item.args.get("offset")))
+            offset = item.args.get("offset")
+            if isinstance(offset, exp.Identifier):
+                # sqlglot takes the last alias of 'WITH ORDINALITY u(x, i)' for the ordinal's
+                alias_columns.append(offset.name)
+            holder = exp.Table(this=_unnest_call(item), alias=alias, ordinality=bool(offset))
             item.replace(holder)
-            return self._table_function(holder, call, alias_name, alias_columns, scope)
+            return self._table_function(holder, alias_name, alias_columns, scope)
         if not isinstance(item, exp.Table):
             raise errors.FeatureNotSupported(f"{item.key.upper()} in FROM is not supported")
         name = item.name
@@ -294,42 +335,80 @@ class SourceTranslator(AggregateRules):
         item.set("this", wrapped)
         item.set("alias", exp.TableAlias(this=alias.this))
 
-    def _table_function(self, item: exp.Table, call: exp.Anonymous, alias: str | None,
-                        alias_columns: list[str], scope: Scope) -> Source:
-        """A function in FROM. Each becomes a subquery with a value column
-        ``v`` and an ordinal ``n`` (for WITH ORDINALITY)."""
-        name = call.name.lower().rpartition(".")[2]
-        if name in JSON_ROWS:
-            return self.json_rows_source(item, call, alias, alias_columns, scope)
-        if name == "generate_series":
-            query, value_type = self._generate_series(call, scope)
-        elif name == "unnest":
-            query, value_type = self._unnest(call, scope)
-        elif name == "pg_listening_channels" and not call.expressions:
-            query, value_type = self._unnest(listening_channels_call(), scope)
-        elif name in FUNCTIONS and not FUNCTIONS[name].aggregate:
-            # Any other function yields one row, as in PostgreSQL.
-            holder = exp.Paren(this=call.copy())
-            _, value_type = self.expr(holder.this, scope)
-            query = exp.select(exp.alias_(holder.this, "v"), exp.alias_(
-                exp.Literal.number(1), "n"))
+    def _table_function(self, item: exp.Table, alias: str | None, alias_columns: list[str],
+                        scope: Scope) -> Source:
+        """A function in FROM (or ``ROWS FROM`` several, side by side). Its
+        arguments may name the FROM items before it: the item is then
+        packed (``translate.lateral``); otherwise it is a subquery."""
+        call = item.this
+        if isinstance(call, exp.Anonymous) and call.name.lower().rpartition(".")[2] in JSON_ROWS:
+            with self.refusing_set_returning("FROM"):
+                return self.json_rows_source(item, call, alias, alias_columns, scope)
+        frame = scope.from_item_scope(lateral=True)
+        functions: list[tuple[str, exp.Select, SqlType]] = []
+        with self.refusing_set_returning("FROM"):
+            for call in item.args.get("rows_from") or [item]:
+                functions.extend(self._from_function(call, frame))
+        if len(functions) == 1:
+            name, query, value_type = functions[0]
+            values = [("v", alias_columns[0] if alias_columns else alias or name, value_type)]
         else:
-            raise errors.UndefinedFunction(f"function {name} does not exist")
-        value_name = alias_columns[0] if alias_columns else (alias or name)
-        columns = [ColumnInfo(value_name, value_type)]
-        projections = [exp.alias_(exp.column("v"), value_name, quoted=True)]
+            query = zip_queries([function[1] for function in functions])
+            values = [(f"v{index}", name, value_type)
+                      for index, (name, _, value_type) in enumerate(functions)]
+        columns = [ColumnInfo(name, value_type) for _, name, value_type in values]
+        stored = [column for column, _, _ in values]
         if item.args.get("ordinality"):
-            ordinal_name = alias_columns[1] if len(alias_columns) > 1 else "ordinality"
-            columns.append(ColumnInfo(ordinal_name, INT8))
-            projections.append(exp.alias_(exp.column("n"), ordinal_name, quoted=True))
-        visible = alias or name
-        wrapped = exp.select(*projections).from_(exp.Subquery(
-            this=query, alias=exp.TableAlias(this=exp.to_identifier("_f"))))
-        item.replace(exp.Subquery(this=wrapped, alias=exp.TableAlias(
-            this=exp.to_identifier(visible, quoted=True))))
-        source = Source(visible, columns)
+            columns.append(ColumnInfo("ordinality", INT8))
+            stored.append("n")
+        visible = alias or functions[0][0]
+        # Several functions' columns may share a name: packed, they are
+        # found by position.
+        source = Source(visible, self._rename(columns, alias_columns),
+                        depends_on=frame.referenced,
+                        packed=frame.referenced is not None or len(functions) > 1)
+        if source.packed:
+            item.replace(packed_source(query, stored, visible))
+        else:
+            wrapped = exp.select(*[
+                exp.alias_(exp.column(column), info.name, quoted=True)
+                for column, info in zip(stored, source.columns, strict=True)]).from_(
+                exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("_f"))))
+            item.replace(exp.Subquery(this=wrapped, alias=exp.TableAlias(
+                this=exp.to_identifier(visible, quoted=True))))
         scope.add(source)
         return source
+
+    def _from_function(self, holder: exp.Expression, scope: Scope
+                       ) -> list[tuple[str, exp.Select, SqlType]]:
+        """The functions a FROM function (a Table holding the call, or an
+        Unnest) stands for, unnest(a, b) two, each with its name, its rows
+        and their type."""
+        call = _unnest_call(holder) if isinstance(holder, exp.Unnest) else holder.this
+        if not isinstance(call, exp.Anonymous):
+            raise errors.SqlSyntaxError("ROWS FROM() expects function calls")
+        name = call.name.lower().rpartition(".")[2]
+        if name == "unnest" and len(call.expressions) > 1:
+            return [("unnest", *self._unnest(exp.Anonymous(this="unnest", expressions=[array]),
+                                             scope)) for array in list(call.expressions)]
+        return [(name, *self.set_function(call, name, scope))]
+
+    def set_function(self, call: exp.Anonymous, name: str,
+                     scope: Scope) -> tuple[exp.Select, SqlType]:
+        """The rows of a function call, as a query with the value ``v`` and
+        the row number ``n``, and the values' type."""
+        rows = self.TABLE_FUNCTIONS.get(name)
+        if rows is not None:
+            return rows(self, call, scope)
+        definition = FUNCTIONS.get(name)
+        if definition is None or definition.aggregate:
+            raise errors.UndefinedFunction(f"function {name} does not exist")
+        translated, value_type = self.call(call, name, scope)
+        if definition.set_returning:
+            return element_rows(translated.copy()), value_type
+        # Any other function yields one row, as in PostgreSQL.
+        return exp.select(exp.alias_(translated.copy(), "v"), exp.alias_(
+            exp.Literal.number(1), "n")), value_type
 
     def _generate_series(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select,
                                                                             SqlType]:
@@ -390,37 +469,97 @@ class SourceTranslator(AggregateRules):
             "_gs", recursive, recursive=True).where(present.copy())
         return query, chosen.overload.result
 
-    def _series_in_select_list(self, node: exp.Anonymous, name: str, scope: Scope
-                               ) -> tuple[exp.Expression, SqlType]:
-        """generate_series() in a select list: its rows joined to the query's."""
-        if not self._set_returning:
-            raise errors.FeatureNotSupported(
-                "generate_series() is supported in FROM and in the select list only")
-        query, value_type = self._generate_series(node, scope)
-        value = exp.column("v", self.set_returning_source(query))
-        node.replace(value)
-        return value, value_type
-
-    SPECIAL_FORMS: ClassVar[dict[str, SpecialForm]] = {
-        **AggregateRules.SPECIAL_FORMS,
-        "generate_series": _series_in_select_list,  # type: ignore[dict-item]
-    }
-
     def _unnest(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
-        if len(call.expressions) != 1:
-            raise errors.FeatureNotSupported("unnest with several arrays is not supported")
-        array_type = self.expr(call.expressions[0], scope)[1]
-        check_unnest_argument(array_type)
+        array, array_type = self._array_argument(call, "unnest", scope)
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
-        query = exp.select(exp.alias_(exp.column("value"), "v"), exp.alias_(
-            exp.Add(this=exp.column("key"), expression=exp.Literal.number(1)), "n")).from_(
-            exp.Table(this=exp.Anonymous(this="json_each", expressions=[
-                call.expressions[0].copy()]))).order_by(exp.column("key"))
-        return query, element
+        rows = element_rows(array)
+        if element.oid == t.BYTEA:  # stored in the array as its text form
+            value = rows.expressions[0]
+            value.set("this", self.convert(value.this, TEXT, element))
+        return rows, element
+
+    def _expand_array(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
+        """information_schema._pg_expandarray(): each element with its index,
+        as a record (x, n)."""
+        array, array_type = self._array_argument(call, "_pg_expandarray", scope)
+        rows = element_rows(array)
+        value = rows.expressions[0]
+        value.set("this", exp.Anonymous(this="json_object", expressions=[
+            exp.Literal.string("x"), value.this, exp.Literal.string("n"),
+            rows.expressions[1].this.copy()]))
+        element = SqlType(t.element_of(array_type.oid) or t.TEXT)
+        return rows, record_type((("x", element), ("n", INT4)))
+
+    def _listening_channels_rows(self, call: exp.Anonymous,
+                                 scope: Scope) -> tuple[exp.Select, SqlType]:
+        if call.expressions:
+            raise errors.no_function("pg_listening_channels(unknown)")
+        return self._unnest(listening_channels_call(), scope)
+
+    def _array_argument(self, call: exp.Anonymous, name: str,
+                        scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """The one array a function takes (int2vector and oidvector too)."""
+        if len(call.expressions) != 1:
+            shown = ", ".join(t.format_type(self.expr(arg, scope)[1].oid)
+                              for arg in list(call.expressions))
+            raise errors.no_function(f"{name}({shown})")
+        array, array_type = self.expr(call.expressions[0], scope)
+        if name == "unnest":
+            check_unnest_argument(array_type)
+        if array_type.oid in (t.INT2VECTOR, t.OIDVECTOR):
+            return vector_as_array(array.copy()), array_type
+        return array.copy(), array_type
+
+    TABLE_FUNCTIONS: ClassVar[dict[str, Callable[
+        [SourceTranslator, exp.Anonymous, Scope], tuple[exp.Select, SqlType]]]] = {
+        "generate_series": _generate_series,
+        "unnest": _unnest,
+        "_pg_expandarray": _expand_array,
+        "pg_listening_channels": _listening_channels_rows,
+        **dict.fromkeys(JSON_ROWS, AggregateRules.json_rows),
+    }
+    """Functions whose rows are a query of their own (the other set-returning
+    functions return theirs as a JSON array)."""
 
 
 _DATETIME_SERIES = (Overload((TIMESTAMP, TIMESTAMP, INTERVAL), TIMESTAMP),
                     Overload((TIMESTAMPTZ, TIMESTAMPTZ, INTERVAL), TIMESTAMPTZ))
+
+
+def _union_of_rows(values: exp.Values, names: list[str]) -> exp.Expression:
+    """VALUES as SELECTs joined by UNION ALL: SQLite loses the columns of a
+    VALUES list that names columns of an outer query."""
+    rows = [exp.select(*[exp.alias_(item.copy(), name, quoted=True) for item, name in zip(
+        row.expressions if isinstance(row, exp.Tuple) else [row], names, strict=True)])
+            for row in values.expressions]
+    union: exp.Expression = rows[0]
+    for row in rows[1:]:
+        union = exp.union(union, row, distinct=False)
+    return union
+
+
+def _unnest_call(item: exp.Unnest) -> exp.Anonymous:
+    return exp.Anonymous(this="unnest", expressions=list(item.expressions))
+
+
+def _unwrap_lateral(item: exp.Lateral) -> exp.Expression:
+    """``LATERAL (query) a`` / ``LATERAL f(...) a``: the item, with its alias."""
+    inner = item.this
+    alias = item.args.get("alias")
+    replacement: exp.Expression
+    if isinstance(inner, exp.Subquery) and isinstance(inner.this, exp.Values):
+        replacement = inner.this
+        replacement.set("alias", alias)
+    elif isinstance(inner, exp.Subquery):
+        replacement = exp.Subquery(this=inner.this, alias=alias or inner.args.get("alias"))
+    elif isinstance(inner, exp.Unnest):
+        replacement = inner.copy()
+        replacement.set("alias", alias)
+    else:
+        replacement = exp.Table(this=inner, alias=alias,
+                                ordinality=item.args.get("ordinality"))
+    item.replace(replacement)
+    return replacement
 
 
 def _within(value: exp.Expression) -> exp.Expression:

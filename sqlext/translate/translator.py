@@ -26,14 +26,16 @@ from executor.functions.registry import FUNCTIONS
 from sqlext.sql.sqlite_dialect import ScaledNumeric, not_a_position
 from sqlext.translate import grouping_sets
 from sqlext.translate.expression_rules import REG_TYPES, is_unknown_literal, reg_name, unalias
+from sqlext.translate.lateral import COLUMN_POSITION, SelectListRows
 from sqlext.translate.naming import output_name
 from sqlext.translate.scope import ColumnInfo, Scope, Source
-from sqlext.translate.sources import SourceTranslator, physical_table
+from sqlext.translate.set_returning import SetReturningRules, expand_select_list
+from sqlext.translate.sources import physical_table
 
 __all__ = ["Translator", "output_name", "physical_table", "readable_outputs"]
 
 
-class Translator(SourceTranslator):
+class Translator(SetReturningRules):
     """Translates one statement. Not reusable: create one per statement."""
 
     def query(self, node: exp.Expression, parent: Scope | None = None) -> list[ColumnInfo]:
@@ -115,24 +117,47 @@ class Translator(SourceTranslator):
         scope = Scope(parent)
         self._with(node, scope)
         from_ = node.args.get("from_") or node.args.get("from")
-        if from_ is not None:
-            self.from_item(from_.this, scope)
-        elif node.args.get("joins"):  # sqlglot takes 'SELECT 1 JOIN t' for a join
-            raise errors.SqlSyntaxError('syntax error at or near "JOIN"')
-        for join in node.args.get("joins") or []:
-            self.join_source(join, scope)
+        with self.refusing_set_returning("FROM"):
+            if from_ is not None:
+                self.from_item(from_.this, scope)
+            elif node.args.get("joins"):  # sqlglot takes 'SELECT 1 JOIN t' for a join
+                raise errors.SqlSyntaxError('syntax error at or near "JOIN"')
+            for join in node.args.get("joins") or []:
+                self.join_source(join, scope)
         if node.args.get("locks"):
             self.writes = True
             node.set("locks", None)
         where = node.args.get("where")
         if where is not None:
-            self.expr(where.this, scope)
+            with self.refusing_set_returning("WHERE"):
+                self.expr(where.this, scope)
         self._expand_stars(node, scope)
         if not node.expressions:
             raise errors.FeatureNotSupported("SELECT without result columns is not supported")
+        rows = SelectListRows()
+        self._set_returning.append(rows)
+        try:
+            columns = self._select_list(node, scope)
+        finally:
+            self._set_returning.pop()
+        having = node.args.get("having")
+        if rows.queries:
+            below = expand_select_list(node, rows)
+            if having is not None and node.args.get("group") is None:
+                _having_without_group(below, [ColumnInfo(p.alias, TEXT)
+                                              for p in below.expressions])
+        elif having is not None and node.args.get("group") is None:
+            _having_without_group(node, columns)
+        distinct = node.args.get("distinct")
+        if distinct is not None and distinct.args.get("on") is not None:
+            _distinct_on(node, columns)
+        return columns
+
+    def _select_list(self, node: exp.Select, scope: Scope) -> list[ColumnInfo]:
+        """The select list and what refers to it (GROUP BY, HAVING, DISTINCT
+        ON, ORDER BY, LIMIT); returns the result columns."""
         calls = [_call_kind(projection) for projection in node.expressions]
         columns: list[ColumnInfo] = []
-        self._set_returning.append([])
         for projection in list(node.expressions):
             name = output_name(projection)
             translated, sql_type = self.expr(projection, scope)
@@ -145,13 +170,6 @@ class Translator(SourceTranslator):
             scope.outputs.setdefault(name, sql_type)
             if not isinstance(translated, exp.Alias):
                 translated.replace(exp.alias_(translated.copy(), name, quoted=True))
-        for source in self._set_returning.pop():
-            # One row per element, next to the row it came from (SQLite's
-            # table-valued functions may use columns of earlier FROM items).
-            if node.args.get("from_") is None and node.args.get("from") is None:
-                node.from_(source, copy=False)
-            else:
-                node.join(source, copy=False)
         group = node.args.get("group")
         distinct = node.args.get("distinct")
         if group is not None:
@@ -174,16 +192,13 @@ class Translator(SourceTranslator):
                     self._order_item(item, scope)
         having = node.args.get("having")
         if having is not None:
-            self.expr(having.this, scope)
+            with self.refusing_set_returning("HAVING"):
+                self.expr(having.this, scope)
         if distinct is not None and distinct.args.get("on") is not None:
             for item in distinct.args["on"].expressions:
                 _position(item, "DISTINCT ON", len(columns))
                 self._order_item(item, scope)
         self._order_and_limit(node, scope, len(columns))
-        if having is not None and group is None:
-            _having_without_group(node, columns)
-        elif distinct is not None and distinct.args.get("on") is not None:
-            _distinct_on(node, columns)
         return columns
 
     def _input_column(self, node: exp.Select, parent: Scope | None, name: str) -> bool:
@@ -230,7 +245,8 @@ class Translator(SourceTranslator):
             if value is None:
                 continue
             # The query's own columns are not visible here (outer ones are).
-            translated, value_type = self.expr(value, Scope(scope.parent))
+            with self.refusing_set_returning(key.upper()):
+                translated, value_type = self.expr(value, Scope(scope.parent))
             if value_type.is_unknown:
                 translated = self.coerce(translated, INT8, scope)
             elif not is_numeric(value_type):
@@ -271,10 +287,12 @@ class Translator(SourceTranslator):
             if not sources:
                 raise errors.SqlSyntaxError("SELECT * with no tables specified is not valid")
             for position, source in enumerate(sources):
-                for column in source.columns:
+                for number, column in enumerate(source.columns):
                     if star_of == "*" and column.name in source.merged:
                         continue
                     reference = exp.column(column.name, source.alias, quoted=True)
+                    if source.packed:
+                        reference.meta[COLUMN_POSITION] = number
                     joined = [later for later in sources[position + 1:]
                               if column.name in later.merged] if star_of == "*" else []
                     if joined:
