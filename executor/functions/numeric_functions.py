@@ -88,6 +88,23 @@ def _operator(operator: str, left: Any, right: Any) -> str | None:
     return storage.key(_OPERATORS[operator](exact(left), exact(right)))
 
 
+@FUNCTIONS.internal("sqlext_numeric_series_step", 3)
+def _series_step(start: Any, stop: Any, step: Any) -> str | None:
+    """generate_series(numeric...)'s step, once its bounds and it are checked
+    as PostgreSQL checks them (NULL: no rows)."""
+    if start is None or stop is None or step is None:
+        return None
+    for name, number in (("start value", exact(start)), ("stop value", exact(stop)),
+                         ("step size", exact(step))):
+        if number.is_nan():
+            raise errors.InvalidParameterValue(f"{name} cannot be NaN")
+        if number.is_infinite():
+            raise errors.InvalidParameterValue(f"{name} cannot be infinity")
+    if exact(step).is_zero():
+        raise errors.InvalidParameterValue("step size cannot equal zero")
+    return storage.key(exact(step))
+
+
 @FUNCTIONS.internal("sqlext_numeric_negate", 1)
 def _negate(value: Any) -> str | None:
     return None if value is None else storage.key(nm.negate(exact(value)))

@@ -405,7 +405,7 @@ class ExpressionTranslator:
             index = node.meta.get(COLUMN_POSITION) if table is not None else None
             if index is None:
                 index = next(i for i, column in enumerate(source.columns) if column is found)
-            value = packed_value(source.alias, index)
+            value = packed_value(source.alias, index, source.columns[index].type)
             node.replace(value)
             return value, source.columns[index].type
         node.set("db", None)

@@ -20,7 +20,9 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from catalog import types as t
 from catalog.sqltypes import SqlType
+from sqlext.sql.sqlite_dialect import NumericKey
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 
 BELOW: str = "_p"
@@ -61,10 +63,13 @@ def packed_source(query: exp.Expression, columns: Sequence[str], alias: str) -> 
         _packed_rows(query, columns)]), alias=_alias(alias))
 
 
-def packed_value(alias: str, index: int) -> exp.Expression:
-    """Column ``index`` of the packed FROM item ``alias``."""
-    return exp.Anonymous(this="sqlext_field", expressions=[
+def packed_value(alias: str, index: int, value_type: SqlType | None = None) -> exp.Expression:
+    """Column ``index`` of the packed FROM item ``alias``: a numeric (packed
+    as its key, as every numeric a query computes is) compares as one."""
+    value = exp.Anonymous(this="sqlext_field", expressions=[
         exp.column("value", alias, quoted=True), exp.Literal.number(index)])
+    return NumericKey(this=value) if value_type is not None and value_type.oid == t.NUMERIC \
+        else value
 
 
 def row_number(alias: str) -> exp.Expression:
@@ -134,10 +139,12 @@ class SelectListRows:
         self.below.columns.append(ColumnInfo(reference.name, value_type))
         return reference
 
-    def add(self, query: exp.Expression) -> RowValue:
-        """A function's rows (a query with ``v`` and ``n``); returns its value."""
+    def add(self, query: exp.Expression, value_type: SqlType) -> exp.Expression:
+        """A function's rows (a query with ``v`` and ``n``) of ``value_type``;
+        returns its value (a numeric compares as one)."""
         self.queries.append(query)
-        return RowValue(this=len(self.queries) - 1)
+        value = RowValue(this=len(self.queries) - 1)
+        return NumericKey(this=value) if value_type.oid == t.NUMERIC else value
 
     def source(self) -> exp.Table:
         """The FROM item with the functions' rows, side by side."""

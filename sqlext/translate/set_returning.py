@@ -48,7 +48,7 @@ class SetReturningRules(SourceTranslator):
             if not arg_type.is_unknown:  # untyped literals and parameters stay to be typed
                 translated.replace(rows.argument(translated.copy(), arg_type))
         query, value_type = self.set_function(node, name, rows.scope)
-        value = rows.add(query)
+        value = rows.add(query, value_type)
         node.replace(value)
         return value, value_type
 

@@ -4,6 +4,7 @@ VALUES lists, joins and functions used as tables."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from typing import ClassVar
 
 from sqlglot import exp
@@ -16,6 +17,7 @@ from catalog.sqltypes import (
     INT4,
     INT8,
     INTERVAL,
+    NUMERIC,
     TEXT,
     TIMESTAMP,
     TIMESTAMPTZ,
@@ -28,6 +30,8 @@ from executor.functions.declare import Overload
 from executor.functions.json_rows import ROWS as JSON_ROWS
 from executor.functions.registry import FUNCTIONS
 from executor.streaming.windows import VISIBLE
+from sqlext.sql.sqlite_dialect import NumericKey
+from sqlext.translate import numeric_rules
 from sqlext.translate.aggregate_rules import AggregateRules
 from sqlext.translate.composite import record_type
 from sqlext.translate.expression_rules import DATETIME_OIDS, vector_as_array
@@ -419,6 +423,8 @@ class SourceTranslator(AggregateRules):
         types = [self.expr(arg, scope)[1] for arg in args]
         if any(x.oid in DATETIME_OIDS for x in types):
             return self._datetime_series(call, types)
+        if any(x.oid == t.NUMERIC for x in types):
+            return self._numeric_series(call, types)
         for arg in list(call.expressions):
             self.coerce(arg, INT8, scope)
         series_type = INT8 if any(x.oid == t.INT8 for x in types) else INT4
@@ -440,6 +446,28 @@ class SourceTranslator(AggregateRules):
         query = exp.select("v", "n").from_("_gs").with_(
             "_gs", recursive, recursive=True).where(_within(exp.column("v")))
         return query, series_type
+
+    def _numeric_series(self, call: exp.Anonymous, types: list[SqlType]
+                        ) -> tuple[exp.Select, SqlType]:
+        """generate_series(start, stop[, step]) of numerics: keys, each the
+        one before plus the step while within the stop."""
+        bounds = [self.conform(arg, arg_type, NUMERIC).copy()
+                  for arg, arg_type in zip(list(call.expressions), types, strict=True)]
+        start, stop, step = bounds if len(bounds) == 3 else (
+            *bounds, numeric_rules.key_literal(Decimal(1)))
+        anchor = exp.select(
+            exp.alias_(start, "v"), exp.alias_(exp.Literal.number(1), "n"),
+            exp.alias_(exp.Anonymous(this="sqlext_numeric_series_step", expressions=[
+                start.copy(), stop.copy(), step]), "s"), exp.alias_(stop, "e"))
+        following = numeric_rules.operator("+", exp.column("v"), exp.column("s"))
+        recursive = exp.union(
+            anchor,
+            exp.select(following, exp.Add(this=exp.column("n"), expression=exp.Literal.number(1)),
+                       "s", "e").from_("_gs").where(_numeric_within(following.copy())),
+            distinct=False)
+        query = exp.select("v", "n").from_("_gs").with_(
+            "_gs", recursive, recursive=True).where(_numeric_within(exp.column("v")))
+        return query, NUMERIC
 
     def _datetime_series(self, call: exp.Anonymous, types: list[SqlType]
                          ) -> tuple[exp.Select, SqlType]:
@@ -568,6 +596,14 @@ def _within(value: exp.Expression) -> exp.Expression:
     return exp.If(this=exp.GT(this=exp.column("s"), expression=exp.Literal.number(0)),
                   true=exp.LTE(this=value, expression=exp.column("e")),
                   false=exp.GTE(this=value.copy(), expression=exp.column("e")))
+
+
+def _numeric_within(value: exp.Expression) -> exp.Expression:
+    """``_within`` for numeric keys, compared as numbers."""
+    zero = numeric_rules.key_literal(Decimal(0))
+    return exp.If(this=exp.GT(this=NumericKey(this=exp.column("s")), expression=zero),
+                  true=exp.LTE(this=NumericKey(this=value), expression=exp.column("e")),
+                  false=exp.GTE(this=NumericKey(this=value.copy()), expression=exp.column("e")))
 
 
 def _check_using(names: list[str], left: list[Source], right: Source) -> None:

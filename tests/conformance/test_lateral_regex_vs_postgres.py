@@ -32,6 +32,9 @@ SETUP = [
        (3, 'cid', 'ops', 70, -0.30000000000000004, '\\xdead', NULL, true, NULL),
        (4, 'dee', NULL, 50, NULL, '\\x', '2022-02-28', NULL, '{}'),
        (5, 'eve', 'eng', 130, 'Infinity', NULL, '2019-11-30', true, '{c,NULL}')""",
+    "CREATE TABLE m (id int PRIMARY KEY, p numeric(10,2), x numeric, xs numeric[])",
+    "INSERT INTO m VALUES (1, 10.5, 1.10, '{1.5,2.25}'), (2, 9.25, 100, '{}'), "
+    "(3, -1, -0.5, NULL), (4, 100, 'NaN', '{10,9.9}'), (5, NULL, NULL, '{NULL}')",
 ]
 
 LATERAL = [
@@ -244,7 +247,37 @@ REGEX = [
     "SELECT regexp_matches('abc', 'b', 'gx'), regexp_match('abc', '(?x) b ')",
 ]
 
-QUERIES = LATERAL + SELECT_LIST + REGEX
+NUMERIC = [
+    # numeric values carried by packed rows keep their values, their order
+    # and their equality (1.10 = 1.1), scaled columns included
+    "SELECT m.id, s.v, s.w FROM m, LATERAL (SELECT m.p AS v, m.x AS w) s "
+    "ORDER BY s.v NULLS FIRST, m.id",
+    "SELECT m.id, s.v FROM m, LATERAL (SELECT m.p AS v) s WHERE s.v = 10.50 OR s.v < 0 "
+    "ORDER BY 1",
+    "SELECT m.id FROM m, LATERAL (SELECT m.x AS w) s WHERE s.w = 1.1 ORDER BY 1",
+    "SELECT s.v, count(*) FROM m, LATERAL (SELECT m.p * 2 AS v) s GROUP BY s.v ORDER BY 1",
+    "SELECT sum(s.v), max(s.v), min(s.w) FROM m, LATERAL (SELECT m.p AS v, m.x AS w) s",
+    "SELECT m.id, s.* FROM m LEFT JOIN LATERAL (SELECT m.p + 1 AS q, m.x / 3 AS r "
+    "WHERE m.id < 4) s ON true ORDER BY s.q DESC NULLS LAST, m.id",
+    "SELECT m.id, u FROM m, unnest(m.xs) u ORDER BY u, m.id",
+    "SELECT m.id, u.* FROM m, unnest(m.xs, ARRAY[m.p]) u ORDER BY 1, 2",
+    "SELECT id, unnest(xs) AS u FROM m ORDER BY u DESC NULLS LAST, id",
+    "SELECT id, unnest(xs) = 1.50 FROM m ORDER BY 1, 2",
+    "SELECT id, p * generate_series(1, 2), p FROM m ORDER BY p NULLS FIRST, 2",
+    "SELECT id, unnest(ARRAY[p, x]) FROM m ORDER BY 2, 1",
+    "SELECT DISTINCT unnest(ARRAY[p, 9.25]) FROM m ORDER BY 1",
+    "SELECT unnest(xs) AS u, count(*) FROM m GROUP BY u ORDER BY 1",
+    "SELECT a.w = b.w, a.w < b.w FROM m, LATERAL (SELECT m.x AS w) a, "
+    "LATERAL (SELECT 1.1 AS w) b WHERE m.id = 1",
+    "SELECT count(DISTINCT s.w) FROM m, LATERAL (VALUES (m.x), (1.1), (1.100)) s(w) "
+    "WHERE m.id = 1",
+    "SELECT unnest(ARRAY[1.10, 2]) = unnest(ARRAY[1.1, 2.000])",
+    "SELECT count(*) FROM (SELECT DISTINCT unnest(ARRAY[1.10, 1.1, 1.100])) s",
+    "SELECT m.id, g FROM m, generate_series(m.p, m.p + 2) g WHERE m.id < 4 ORDER BY 1, 2",
+    "SELECT id, generate_series(p, p + 1, 0.5) FROM m WHERE id < 3 ORDER BY 1, 2",
+]
+
+QUERIES = LATERAL + SELECT_LIST + REGEX + NUMERIC
 
 WITH_PARAMETERS: list[tuple[str, tuple[object, ...]]] = [
     ("SELECT generate_series(1, %s)", (3,)),
