@@ -275,6 +275,11 @@ NUMERIC = [
     "SELECT count(*) FROM (SELECT DISTINCT unnest(ARRAY[1.10, 1.1, 1.100])) s",
     "SELECT m.id, g FROM m, generate_series(m.p, m.p + 2) g WHERE m.id < 4 ORDER BY 1, 2",
     "SELECT id, generate_series(p, p + 1, 0.5) FROM m WHERE id < 3 ORDER BY 1, 2",
+    "SELECT generate_series(0.1, 1, 0.3), generate_series(1.5, NULL)",
+    "SELECT * FROM generate_series(3, 1.25, -0.5) WITH ORDINALITY",
+    "SELECT * FROM generate_series(1, 'NaN'::numeric)",
+    "SELECT generate_series(1.0, 2, 0)",
+    "SELECT generate_series(1.0, 'Infinity')",
 ]
 
 QUERIES = LATERAL + SELECT_LIST + REGEX + NUMERIC
