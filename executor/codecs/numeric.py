@@ -40,6 +40,7 @@ _SPECIALS: Final[dict[str, Decimal]] = {
 _MAX_INTEGER_DIGITS: Final = 4 * 32768
 _MAX_DSCALE: Final = 16383
 _EXACT: Final = Context(prec=5000, Emax=10**6, Emin=-(10**6), rounding=ROUND_HALF_UP)
+_PLAIN: Final = re.compile(r"([+-]?)([0-9]+)(?:\.([0-9]*))?", re.ASCII)
 _HEADER: Final = struct.Struct(">HhHH")
 _ONE: Final = Decimal(1)
 _SIGNS: Final = {0x0000: 1, 0x4000: -1}
@@ -143,7 +144,25 @@ _INF: Final = float("inf")
 
 
 def _text_in(typmod: int, _settings: Settings) -> Decoder:
-    return lambda text: stored(fit(parse_decimal(text), typmod), typmod)
+    scale = storage.scaled_scale(typmod)
+    limits = _limits(typmod)
+    if scale is None or limits is None:
+        return lambda text: stored(fit(parse_decimal(text), typmod), typmod)
+    unit, whole_digits = 10**scale, limits.precision - scale
+
+    def decode_scaled(text: str) -> int | str:
+        """The common case without Decimal: digits, a point, at most the
+        column's scale of decimals, within its precision (anything else, such
+        as a value to round, takes the general path)."""
+        match = _PLAIN.fullmatch(text)
+        if match is not None:
+            sign, whole, fraction = match.groups()
+            whole = whole.lstrip("0")
+            if len(whole) <= whole_digits and len(fraction or "") <= scale:
+                number = int(whole or "0") * unit + int((fraction or "").ljust(scale, "0") or "0")
+                return -number if sign == "-" else number
+        return stored(fit(parse_decimal(text), typmod), typmod)
+    return decode_scaled
 
 
 def _element_text_in(typmod: int, _settings: Settings) -> Decoder:
