@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from sqlglot import exp
 
@@ -145,12 +145,21 @@ def column_encoders(columns: Sequence[OutputColumn], formats: Sequence[int],
                     settings: codecs.Settings) -> list[codecs.Encoder]:
     """Each column's output function in its format (0 text, 1 binary)."""
     for column, code in zip(columns, formats, strict=True):
-        if code == 1 and column.encode_as:
+        if code == 1 and column.encode_as and column.type_oid != t.REGTYPE:
             raise errors.FeatureNotSupported(
                 f'binary output of column "{column.name}" '
                 f"({t.format_type(column.type_oid)}) is not supported; request text")
     return [
         codecs.text_encoder(c.encode_as or c.type_oid, c.display_typmod, settings) if code == 0
-        else codecs.binary_encoder(c.type_oid, c.display_typmod)
+        else _type_oid_sent if c.encode_as else codecs.binary_encoder(c.type_oid, c.display_typmod)
         for c, code in zip(columns, formats, strict=True)
     ]
+
+
+_OID_SEND: Final = codecs.binary_encoder(t.REGTYPE)
+
+
+def _type_oid_sent(name: object) -> bytes:
+    """A regtype computed as its name (pg_typeof) sent in binary: its OID,
+    found in the fixed table of types."""
+    return _OID_SEND(t.lookup_name(str(name)).oid)

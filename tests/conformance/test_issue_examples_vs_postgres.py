@@ -50,6 +50,8 @@ EXAMPLES = [
     "GROUP BY ROLLUP (n % 2) ORDER BY 1",
     "SELECT jsonb_build_object('a', 1, 'b', 2.50), jsonb_agg(name ORDER BY id) FROM people",
     "SELECT substring('abc123def' FROM '[0-9]+'), pg_typeof('x')",
+    "SELECT pg_typeof(1), pg_typeof('a'::varchar), pg_typeof(now()), pg_typeof(ARRAY[1]), "
+    "pg_typeof(1.5)",
     "DROP TABLE people",
 ]
 
