@@ -69,6 +69,13 @@ def _leaderboard(args: argparse.Namespace) -> tuple[str, list[Variant]]:
     return title, leaderboard_bench.variants(args.votes, rules=rules)
 
 
+def _spark(args: argparse.Namespace, output: Output) -> object:
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(baseline(args.baseline)) if args.baseline else None
+        return spark_bench.run_spark(output, args.peer == "postgres",
+                                     tuple(args.rows or spark_bench.SIZES), baseline=base)
+
+
 BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
     "wire": _variants("Wire: one psycopg connection", wire_bench.variants),
     "leaderboard": _variants_of_args(_leaderboard),
@@ -81,11 +88,10 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
     "checkpoint": lambda args, output: durability_bench.run_checkpoint(args.size_mb, output),
     "matview": lambda args, output: matview_bench.run_matviews(
         output, args.peer == "postgres", tuple(args.rows or matview_bench.SIZES)),
-    "spark": lambda args, output: spark_bench.run_spark(
-        output, args.peer == "postgres", tuple(args.rows or spark_bench.SIZES)),
+    "spark": lambda args, output: _spark(args, output),
 }
 """``sqlext bench NAME``: each starts the servers it needs and publishes its tables."""
-WITH_BASELINE = ("wire", "leaderboard", "pe-chain", "ee-chain", "numeric")
+WITH_BASELINE = ("wire", "leaderboard", "pe-chain", "ee-chain", "numeric", "spark")
 """The benchmarks ``--baseline`` works with."""
 
 

@@ -147,7 +147,7 @@ def test_wire_against_a_baseline_revision() -> None:
 
 
 def test_baseline_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "spark", "--baseline", "HEAD", "--report", ""]) == 2
+    assert main(["bench", "recovery", "--baseline", "HEAD", "--report", ""]) == 2
     assert "--baseline works with wire" in capsys.readouterr().err
     assert main(["bench", "wire", "--baseline", "no-such-revision", "--report", ""]) == 1
     assert "no-such-revision" in capsys.readouterr().err

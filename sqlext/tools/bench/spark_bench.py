@@ -15,14 +15,16 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Final
 
+from sqlext.tools.bench.baseline import Baseline
 from sqlext.tools.bench.harness import Column, Output, Table
 from sqlext.tools.peer import PostgresPeer
-from sqlext.tools.processes import start_sqlext
+from sqlext.tools.processes import SqlextProcess, start_sqlext
 
 if TYPE_CHECKING:  # pyspark is imported when the benchmark runs, not by every CLI start
     from pyspark.sql import DataFrame, SparkSession
@@ -135,30 +137,33 @@ def _warm_up(spark: SparkSession, urls: dict[str, str], rows: int) -> None:
 
 
 def run_spark(output: Output, with_peer: bool, sizes: tuple[int, ...] = SIZES,
-              spark: SparkSession | None = None) -> list[Timing]:
+              spark: SparkSession | None = None,
+              baseline: Baseline | None = None) -> list[Timing]:
     """Medians of ``rounds`` writes and reads per size; ``spark``: an existing
-    session (the test suite's), else one is started and stopped here."""
+    session (the test suite's), else one is started and stopped here; a
+    ``baseline``: its sqlext runs the same rounds too."""
     own_session = spark is None
     session = spark_session() if spark is None else spark
     timings: dict[tuple[str, int, str], Timing] = {}
     peer = PostgresPeer().start() if with_peer else None
     try:
-        with TemporaryDirectory(prefix="sqlext-bench-") as data_dir:
-            server = start_sqlext("--data-dir", data_dir)
-            urls = {"sqlext": f"jdbc:postgresql://{server.host}:{server.port}/bench"} | (
+        with ExitStack() as servers:
+            sqlexts = {"sqlext": _server(servers, None)}
+            if baseline is not None:
+                sqlexts[baseline.target] = _server(servers, baseline.source)
+            urls = {target: f"jdbc:postgresql://{server.host}:{server.port}/bench"
+                    for target, server in sqlexts.items()} | (
                 {"postgres": f"jdbc:postgresql://127.0.0.1:{peer.port}/postgres"}
                 if peer is not None else {})
-            try:
-                _warm_up(session, urls, min(20_000, *sizes))
-                for rows in sizes:
-                    data = frame(session, rows)
-                    for _ in range(output.rounds):
-                        for target, url in urls.items():
-                            pid = server.process.pid if target == "sqlext" else None
-                            _round(session, data, rows, url, pid, timings, target)
-                    data.unpersist()
-            finally:
-                server.stop()
+            _warm_up(session, urls, min(20_000, *sizes))
+            for rows in sizes:
+                data = frame(session, rows)
+                for _ in range(output.rounds):
+                    for target, url in urls.items():
+                        server = sqlexts.get(target)
+                        pid = server.process.pid if server is not None else None
+                        _round(session, data, rows, url, pid, timings, target)
+                data.unpersist()
     finally:
         if peer is not None:
             peer.stop()
@@ -167,6 +172,15 @@ def run_spark(output: Output, with_peer: bool, sizes: tuple[int, ...] = SIZES,
     results = list(timings.values())
     output.publish(_table(results))
     return results
+
+
+def _server(stack: ExitStack, source: Path | None) -> SqlextProcess:
+    """A sqlext on a data directory of its own (``source``: a baseline's code),
+    stopped when ``stack`` closes."""
+    data_dir = stack.enter_context(TemporaryDirectory(prefix="sqlext-bench-"))
+    server = start_sqlext("--data-dir", data_dir, source=source)
+    stack.callback(server.stop)
+    return server
 
 
 def _table(results: list[Timing]) -> Table:
@@ -178,7 +192,7 @@ def _table(results: list[Timing]) -> Table:
                    Column("sqlext / postgres time", ".2f")])
     for t in results:
         peer = peers.get((t.rows, t.operation))
-        sqlext = t.target == "sqlext"
+        sqlext = t.target.startswith("sqlext")
         table.rows.append([t.rows, t.operation, t.target, t.median, min(t.seconds),
                            max(t.seconds), t.rows / t.median,
                            statistics.median(t.server_cpu) if sqlext else None,
