@@ -231,7 +231,32 @@ def _send(value: Decimal) -> bytes:
 
 
 def _binary_in(typmod: int, _settings: Settings) -> BinDecoder:
-    return lambda data: stored(_received(data, typmod), typmod)
+    scale = storage.scaled_scale(typmod)
+    limits = _limits(typmod)
+    if scale is None or limits is None:
+        return lambda data: stored(_received(data, typmod), typmod)
+    bound = 10**limits.precision
+
+    def decode_scaled(data: bytes) -> int | str:
+        """The common case without Decimal: a finite value sent with no more
+        decimals than the column keeps, within its precision, becomes its
+        scaled integer straight from the base-10000 digits."""
+        if len(data) >= _HEADER.size:
+            ndigits, weight, sign, dscale = _HEADER.unpack_from(data)
+            if sign in _SIGNS and dscale <= scale and len(data) == _HEADER.size + 2 * ndigits:
+                number = 0
+                for group in struct.unpack_from(f">{ndigits}H", data, _HEADER.size):
+                    if group >= 10000:
+                        break
+                    number = number * 10000 + group
+                else:
+                    shift = 4 * (weight - ndigits + 1) + scale
+                    scaled, rest = (number * 10**shift, 0) if shift >= 0 else divmod(
+                        number, 10**-shift)
+                    if not rest and scaled < bound:
+                        return -scaled if sign else scaled
+        return stored(_received(data, typmod), typmod)
+    return decode_scaled
 
 
 def _element_binary_in(typmod: int, _settings: Settings) -> BinDecoder:
