@@ -344,6 +344,10 @@ class CannotCoerce(SqlError):
     sqlstate = "42846"
 
 
+class InvalidName(SqlError):
+    sqlstate = "42602"
+
+
 class DatatypeMismatch(SqlError):
     sqlstate = "42804"
 

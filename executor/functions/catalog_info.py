@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from catalog import errors
 from catalog import types as t
 from catalog.introspection import index_keys, quote_identifier, view_definition
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
@@ -296,3 +297,90 @@ def _empty(*_: Any) -> str:
                   min_args=1, max_args=1, sqlite="sqlext_same", names=("pg_partition_root",))
 def _same(value: Any) -> Any:
     return value
+
+
+# --- to_regclass() and friends: a name looked up, NULL when nothing has it -----------------
+
+def _name_parts(text: str) -> list[str] | None:
+    """A possibly qualified, possibly quoted name as PostgreSQL reads it
+    (unquoted parts fold to lower case); None if it is not one."""
+    parts: list[str] = []
+    rest = text.strip()
+    while True:
+        if rest.startswith('"'):
+            end = rest.find('"', 1)
+            while end != -1 and rest[end + 1:end + 2] == '"':
+                end = rest.find('"', end + 2)
+            if end == -1:
+                return None
+            parts.append(rest[1:end].replace('""', '"'))
+            rest = rest[end + 1:]
+        else:
+            word, dot, after = rest.partition(".")
+            if not word.strip():
+                return None
+            parts.append(word.strip().lower())
+            rest = dot + after
+        if not rest:
+            return parts
+        if not rest.startswith("."):
+            return None
+        rest = rest[1:]
+
+
+def _relation_name(text: str, database: str) -> list[str]:
+    """[schema,] name of a relation name as to_regclass() reads it: a name
+    it cannot read is an error, not NULL, as in PostgreSQL."""
+    parts = _name_parts(text)
+    if parts is None:
+        raise errors.InvalidName("invalid name syntax")
+    if len(parts) > 3:
+        raise errors.SqlSyntaxError(f"improper relation name (too many dotted names): {text}")
+    if len(parts) == 3:
+        if parts[0] != database:
+            raise errors.FeatureNotSupported(
+                f"cross-database references are not implemented: {text}")
+        parts = parts[1:]
+    return parts
+
+
+@FUNCTIONS.runtime("to_regclass", SqlType(t.REGCLASS), TEXT, min_args=1, max_args=1,
+                   sqlite="sqlext_to_regclass")
+def _to_regclass(runtime: Runtime) -> Function:
+    def to_regclass(text: Any) -> int | None:
+        if text is None:
+            return None
+        context = runtime.context()
+        parts = _relation_name(str(text), context.database)
+        schema = parts[0] if len(parts) == 2 else None
+        if schema is not None and schema not in context.catalog.schemas:
+            return None
+        relation = context.catalog.find_relation(parts[-1], schema, context.search_path)
+        if relation is not None:
+            return relation.oid
+        sequence = context.catalog.find_sequence(parts[-1], schema, context.search_path)
+        return None if sequence is None else sequence.oid
+    return to_regclass
+
+
+@FUNCTIONS.scalar("to_regtype", SqlType(t.REGTYPE), TEXT, min_args=1, max_args=1,
+                  sqlite="sqlext_to_regtype")
+def _to_regtype(text: Any) -> int | None:
+    if text is None:
+        return None
+    try:
+        return t.lookup_name(str(text)).oid
+    except errors.UndefinedObject:
+        return None
+
+
+@FUNCTIONS.runtime("to_regnamespace", SqlType(t.REGNAMESPACE), TEXT, min_args=1, max_args=1,
+                   sqlite="sqlext_to_regnamespace")
+def _to_regnamespace(runtime: Runtime) -> Function:
+    def to_regnamespace(text: Any) -> int | None:
+        parts = None if text is None else _name_parts(str(text))
+        if parts is None or len(parts) != 1:
+            return None
+        schema = runtime.context().catalog.schemas.get(parts[0])
+        return None if schema is None else schema.oid
+    return to_regnamespace

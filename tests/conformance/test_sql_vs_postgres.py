@@ -191,6 +191,17 @@ QUERIES = [
     "SELECT E'a\\tb', 'it''s'",
     "SELECT to_char_missing(1)",
     "SELECT pg_typeof(1)",
+    "SELECT to_regclass('emp'), to_regclass('nosuch'), to_regclass('\"emp\"'), "
+    "to_regclass('EMP'), to_regclass('\"EMP\"')",
+    "SELECT to_regclass('pg_catalog.pg_class'), to_regclass('nosuch.emp'), "
+    "to_regclass(NULL) IS NULL, to_regclass('eng')",
+    "SELECT to_regclass('a.b.c.d')",
+    "SELECT to_regclass('otherdb.public.emp')",
+    "SELECT to_regclass('\"unterminated')",
+    "SELECT to_regtype('int4'), to_regtype('integer[]'), to_regtype('character varying'), "
+    "to_regtype('nosuch'), to_regtype('pg_catalog.text'), to_regtype('int4')::oid",
+    "SELECT to_regnamespace('pg_catalog'), to_regnamespace('nosuch'), to_regnamespace(NULL), "
+    "to_regnamespace('pg_catalog')::oid",
 ]
 
 @pytest.fixture(scope="module")
