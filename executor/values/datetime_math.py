@@ -142,51 +142,41 @@ def age(later: int, earlier: int) -> Interval:
 
 # --- justify ----------------------------------------------------------------------------
 
+def _one_sign(larger: int, smaller: int, unit: int, tied: int = 0) -> tuple[int, int]:
+    """``larger`` and ``smaller`` (worth ``unit`` of it) made the same sign by
+    moving one ``unit`` between them; ``tied``: the sign ``smaller`` has when
+    it is zero (justify_interval looks at the next field then)."""
+    sign = (smaller > 0) - (smaller < 0) or tied
+    if larger > 0 and sign < 0:
+        return larger - 1, smaller + unit
+    if larger < 0 and sign > 0:
+        return larger + 1, smaller - unit
+    return larger, smaller
+
+
+def _carried(larger: int, smaller: int, unit: int) -> tuple[int, int]:
+    """The whole ``unit``s of ``smaller`` moved into ``larger`` (truncating,
+    as C divides)."""
+    whole = _c_div(smaller, unit)
+    return larger + whole, smaller - whole * unit
+
+
 def justify_hours(months: int, days: int, micros: int) -> Interval:
-    whole_days = _c_div(micros, USECS_PER_DAY)
-    micros -= whole_days * USECS_PER_DAY
-    days += whole_days
-    if days > 0 and micros < 0:
-        micros += USECS_PER_DAY
-        days -= 1
-    elif days < 0 and micros > 0:
-        micros -= USECS_PER_DAY
-        days += 1
+    days, micros = _one_sign(*_carried(days, micros, USECS_PER_DAY), USECS_PER_DAY)
     return checked_interval(months, days, micros)
 
 
 def justify_days(months: int, days: int, micros: int) -> Interval:
-    whole_months = _c_div(days, _DAYS_PER_MONTH)
-    days -= whole_months * _DAYS_PER_MONTH
-    months += whole_months
-    if months > 0 and days < 0:
-        days += _DAYS_PER_MONTH
-        months -= 1
-    elif months < 0 and days > 0:
-        days -= _DAYS_PER_MONTH
-        months += 1
+    months, days = _one_sign(*_carried(months, days, _DAYS_PER_MONTH), _DAYS_PER_MONTH)
     return checked_interval(months, days, micros)
 
 
 def justify_interval(months: int, days: int, micros: int) -> Interval:
-    whole_days = _c_div(micros, USECS_PER_DAY)
-    micros -= whole_days * USECS_PER_DAY
-    days += whole_days
-    whole_months = _c_div(days, _DAYS_PER_MONTH)
-    days -= whole_months * _DAYS_PER_MONTH
-    months += whole_months
-    if months > 0 and (days < 0 or (days == 0 and micros < 0)):
-        days += _DAYS_PER_MONTH
-        months -= 1
-    elif months < 0 and (days > 0 or (days == 0 and micros > 0)):
-        days -= _DAYS_PER_MONTH
-        months += 1
-    if days > 0 and micros < 0:
-        micros += USECS_PER_DAY
-        days -= 1
-    elif days < 0 and micros > 0:
-        micros -= USECS_PER_DAY
-        days += 1
+    days, micros = _carried(days, micros, USECS_PER_DAY)
+    months, days = _carried(months, days, _DAYS_PER_MONTH)
+    months, days = _one_sign(months, days, _DAYS_PER_MONTH,
+                             tied=(micros > 0) - (micros < 0))
+    days, micros = _one_sign(days, micros, USECS_PER_DAY)
     return checked_interval(months, days, micros)
 
 
