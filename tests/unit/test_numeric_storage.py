@@ -5,12 +5,12 @@ PostgreSQL's numeric order; scaled integers give back their value."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from decimal import Decimal
 
 import pytest
 
 from executor.codecs import numeric_storage as storage
+from storage.sqlite import Database
 
 _RANDOM = random.Random(20261126)
 SPECIALS = [storage.NAN, storage.INFINITY, storage.NEGATIVE_INFINITY]
@@ -48,7 +48,7 @@ def test_random_values_round_trip_with_their_scale() -> None:
 
 
 def test_sqlite_orders_and_groups_keys_as_numbers() -> None:
-    connection = sqlite3.connect(":memory:")
+    connection = Database()
     connection.execute(f"CREATE TABLE t (k TEXT COLLATE {storage.COLLATION}, n INT)")
     connection.executemany("INSERT INTO t VALUES (?, ?)",
                            [(storage.key(v), i) for i, v in enumerate(SAMPLES)])
