@@ -21,18 +21,6 @@ from catalog import types as t
 class SqlType(NamedTuple):
     oid: int
     typmod: int = -1
-    scale: int | None = None
-    """numeric only: the decimal scale values are shown with when no typmod
-    fixes it (PostgreSQL carries it with each value: 1.50 + 1 prints 2.50)."""
-
-    @property
-    def display_scale(self) -> int | None:
-        if self.oid != t.NUMERIC:
-            return None
-        if self.typmod >= 0:
-            fixed = t.numeric_precision_scale(self.typmod)
-            return fixed[1] if fixed else None
-        return self.scale
 
     @property
     def is_unknown(self) -> bool:
@@ -129,22 +117,3 @@ def arithmetic_type(left: SqlType, right: SqlType) -> SqlType:
             return INT8
         return SqlType(winner)
     return left
-
-
-def _scale_of(sql_type: SqlType) -> int | None:
-    if sql_type.oid in (t.INT2, t.INT4, t.INT8):
-        return 0
-    return sql_type.display_scale
-
-
-def arithmetic_scale(operator: str, left: SqlType, right: SqlType) -> int | None:
-    """PostgreSQL's result scale of numeric + - * (division's depends on the
-    values, so it is left to the output function)."""
-    left_scale, right_scale = _scale_of(left), _scale_of(right)
-    if left_scale is None or right_scale is None:
-        return None
-    if operator in "+-":
-        return max(left_scale, right_scale)
-    if operator == "*":
-        return left_scale + right_scale
-    return None

@@ -21,9 +21,6 @@ class OutputColumn(NamedTuple):
     typmod: int = -1
     table_oid: int = 0
     column_number: int = 0
-    display_typmod: int = -1
-    """The typmod values are printed with, when it differs from the one sent
-    in RowDescription (numeric results that carry a scale)."""
     encode_as: int = 0
     """The type whose output function prints the values, when it is not the
     column's own (regclass names are already text)."""

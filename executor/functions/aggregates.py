@@ -24,9 +24,9 @@ def _sum(types: list[SqlType]) -> SqlType:
     if oid in (t.INT2, t.INT4):
         return INT8
     if oid == t.INT8:
-        return SqlType(t.NUMERIC, -1, 0)
+        return NUMERIC
     if oid == t.NUMERIC:
-        return SqlType(t.NUMERIC, -1, types[0].display_scale)
+        return NUMERIC
     if oid in (t.FLOAT4, t.FLOAT8):
         return SqlType(oid)
     if oid == t.INTERVAL:

@@ -297,7 +297,7 @@ def first_known(types: list[SqlType]) -> SqlType:
     """The type of the first argument whose type is known (text if none is)."""
     for found in types:
         if not found.is_unknown:
-            return SqlType(found.oid, -1, found.display_scale)
+            return SqlType(found.oid)
     return TEXT
 
 

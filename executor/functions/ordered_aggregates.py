@@ -310,7 +310,7 @@ def _percentile_cont_type(types: list[SqlType]) -> SqlType:
 
 
 def _percentile_disc_type(types: list[SqlType]) -> SqlType:
-    element = SqlType(types[-1].oid, -1, types[-1].display_scale)
+    element = SqlType(types[-1].oid)
     if t.element_of(types[0].oid):
         return SqlType(t.array_of(element.oid) or t.array_of(t.TEXT))
     return element
@@ -320,5 +320,5 @@ FUNCTIONS.aggregate("percentile_cont", _percentile_cont_type, "sqlext_sorted", F
                     FLOAT8, min_args=2, max_args=2, ordered_set=True)
 FUNCTIONS.aggregate("percentile_disc", _percentile_disc_type, "sqlext_sorted", FLOAT8, None,
                     min_args=2, max_args=2, ordered_set=True)
-FUNCTIONS.aggregate("mode", lambda types: SqlType(types[-1].oid, -1, types[-1].display_scale),
+FUNCTIONS.aggregate("mode", lambda types: SqlType(types[-1].oid),
                     "sqlext_sorted", None, min_args=1, max_args=1, ordered_set=True)

@@ -42,7 +42,6 @@ from sqlext.translate.dml import translate_delete, translate_insert, translate_u
 from sqlext.translate.scope import ColumnInfo
 from sqlext.translate.sources import CurrentBatch
 from sqlext.translate.translator import Translator, readable_outputs
-from sqlext.translate.type_names import display_typmod
 
 CACHE_SIZE: Final = 4096
 
@@ -99,7 +98,6 @@ def _output(columns: list[ColumnInfo] | None,
     if columns is None:
         return None
     return tuple(OutputColumn(c.name, c.type.oid, c.type.typmod, c.table_oid, c.column_number,
-                              display_typmod(c.type),
                               t.TEXT if as_text and index in as_text else 0)
                  for index, c in enumerate(columns))
 

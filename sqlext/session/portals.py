@@ -150,8 +150,8 @@ def column_encoders(columns: Sequence[OutputColumn], formats: Sequence[int],
                 f'binary output of column "{column.name}" '
                 f"({t.format_type(column.type_oid)}) is not supported; request text")
     return [
-        codecs.text_encoder(c.encode_as or c.type_oid, c.display_typmod, settings) if code == 0
-        else _type_oid_sent if c.encode_as else codecs.binary_encoder(c.type_oid, c.display_typmod)
+        codecs.text_encoder(c.encode_as or c.type_oid, c.typmod, settings) if code == 0
+        else _type_oid_sent if c.encode_as else codecs.binary_encoder(c.type_oid, c.typmod)
         for c, code in zip(columns, formats, strict=True)
     ]
 

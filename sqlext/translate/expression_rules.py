@@ -33,7 +33,6 @@ from catalog.sqltypes import (
     TIMESTAMPTZ,
     UNKNOWN,
     SqlType,
-    arithmetic_scale,
     arithmetic_type,
     check_matchable,
     common_type,
@@ -154,7 +153,7 @@ class ExpressionTranslator:
         while isinstance(inner, exp.Paren):
             inner = inner.this
         if target.oid == t.NUMERIC and not stored:
-            target = SqlType(t.NUMERIC, -1, target.scale)
+            target = NUMERIC
         if is_unknown_literal(inner):
             value = codecs.text_decoder(target.oid, target.typmod, self.settings)(inner.this)
             replacement: exp.Expression = StorageLiteral(this=value)
@@ -327,9 +326,7 @@ class ExpressionTranslator:
         number = parse_decimal(text)
         replacement = numeric_rules.key_literal(number)
         node.replace(replacement)
-        exponent = number.as_tuple().exponent
-        assert isinstance(exponent, int)
-        return replacement, SqlType(t.NUMERIC, -1, max(-exponent, 0))
+        return replacement, NUMERIC
 
     def _dollar_quoted(self, node: exp.RawString, scope: Scope) -> tuple[exp.Expression,
                                                                           SqlType]:
@@ -457,8 +454,6 @@ class ExpressionTranslator:
         elif is_unknown_literal(bare) or (
             isinstance(bare, exp.Parameter) and source.is_unknown
         ):
-            if target.oid == t.NUMERIC and target.typmod < 0 and is_unknown_literal(bare):
-                target = SqlType(t.NUMERIC, -1, _literal_scale(bare.this))
             replacement = self.coerce(inner, target)
             if target.oid == t.NUMERIC and target.typmod >= 0:
                 replacement = numeric_rules.to_numeric(replacement, NUMERIC, target.typmod)
@@ -685,8 +680,6 @@ class ExpressionTranslator:
                 f"{t.format_type(left_type.oid)} {symbol} {t.format_type(right_type.oid)}")
         result = arithmetic_type(left_type, right_type)
         if result.oid == t.NUMERIC:
-            operator = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}.get(type(node), "/")
-            result = SqlType(t.NUMERIC, -1, arithmetic_scale(operator, left_type, right_type))
             call = numeric_rules.operator(symbol, node.this.copy(), node.expression.copy())
             node.replace(call)
             return call, result
@@ -760,7 +753,7 @@ class ExpressionTranslator:
         if inner_type.oid == t.NUMERIC:
             negated = numeric_rules.negated(inner.copy())
             node.replace(negated)
-            return negated, SqlType(t.NUMERIC, -1, inner_type.display_scale)
+            return negated, NUMERIC
         return self._in_range(node, inner_type), inner_type
 
     def _concat(self, node: exp.DPipe, scope: Scope) -> tuple[exp.Expression, SqlType]:
@@ -1205,14 +1198,6 @@ def _is_first(node: exp.Is) -> exp.Expression:
     leftmost.replace(exp.Is(this=node.this.copy(), expression=leftmost.copy()))
     node.replace(rotated)
     return rotated
-
-
-def _literal_scale(text: str) -> int | None:
-    """Digits after the decimal point of a numeric literal ('3.50' -> 2)."""
-    mantissa = text.strip().lower()
-    if "e" in mantissa or not mantissa.replace(".", "", 1).lstrip("+-").isdigit():
-        return None
-    return len(mantissa.partition(".")[2])
 
 
 def unalias(node: exp.Expression) -> exp.Expression:

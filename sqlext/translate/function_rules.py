@@ -15,6 +15,7 @@ from catalog.schema import PG_CATALOG
 from catalog.sqltypes import (
     DATE,
     INT4,
+    NUMERIC,
     TEXT,
     TIMESTAMP,
     TIMESTAMPTZ,
@@ -354,7 +355,7 @@ class FunctionRules(ExpressionTranslator):
             exp.Literal.string(field), value.copy(), exp.Literal.number(value_type.oid),
             exp.Literal.number(scale)]))
         node.replace(call)
-        return call, SqlType(t.NUMERIC, -1, scale)
+        return call, NUMERIC
 
     def _at_time_zone(self, node: exp.AtTimeZone,
                       scope: Scope) -> tuple[exp.Expression, SqlType]:

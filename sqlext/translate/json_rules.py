@@ -24,7 +24,6 @@ from executor.functions.registry import FUNCTIONS
 from sqlext.translate.function_rules import FunctionRules, SpecialForm
 from sqlext.translate.lateral import element_rows
 from sqlext.translate.scope import ColumnInfo, Scope, Source
-from sqlext.translate.type_names import display_typmod
 
 JSON: Final = SqlType(t.JSON)
 JSONB: Final = SqlType(t.JSONB)
@@ -50,8 +49,7 @@ def _unknown() -> errors.SqlError:
 def _layout_type(sql_type: SqlType) -> tuple[int, int]:
     """A value's type as a layout gives it (the typmod it prints with): rows
     are json already."""
-    return (t.JSON, -1) if sql_type.oid == t.RECORD else (sql_type.oid,
-                                                          display_typmod(sql_type))
+    return (t.JSON, -1) if sql_type.oid == t.RECORD else (sql_type.oid, sql_type.typmod)
 
 
 class JsonRules(FunctionRules):

@@ -96,12 +96,3 @@ def resolve_type(node: exp.Expression) -> SqlType:
     elif oid in (t.TIMESTAMP, t.TIMESTAMPTZ, t.TIME) and params:
         typmod = _int_param(params[0])
     return SqlType(oid, typmod)
-
-
-def display_typmod(sql_type: SqlType) -> int:
-    """The typmod values of a type print with: a numeric of unknown
-    precision shows the scale the expression has (1.50 + 1 -> 2.50)."""
-    scale = sql_type.display_scale
-    if sql_type.typmod >= 0 or scale is None:
-        return sql_type.typmod
-    return t.numeric_typmod(1000, scale)
