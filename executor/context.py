@@ -9,7 +9,7 @@ reports "user-defined function raised exception".
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -36,6 +36,10 @@ class StatementContext:
     session_user: str = "postgres"
     """The session's user; ``user`` is the current one (SET ROLE changes it,
     and a procedure runs as its owner)."""
+    change_setting: Callable[[str, str | None, bool], str] | None = None
+    """What set_config(name, value, is_local) does: sets the parameter as SET
+    (RESET for a NULL value) would and returns its new value; None where no
+    session runs the statement."""
 
     def setting(self, name: str) -> str | None:
         return self.settings.get(name.lower())

@@ -204,7 +204,10 @@ def _constraint_name(table: str, spec: ConstraintSpec) -> str:
     return f"{table}_{columns}_{suffix}" if columns else f"{table}_{suffix}"
 
 
-def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog) -> str:
+def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog,
+                       creating: tuple[str, str, str]) -> str:
+    """``creating``: (schema, name, storage name) of the table the constraint
+    is for, which a foreign key may reference."""
     columns = ", ".join(quoted(c) for c in spec.columns)
     if spec.kind == "p":
         return f"CONSTRAINT {quoted(name)} PRIMARY KEY ({columns})"
@@ -213,7 +216,10 @@ def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog) -> str
     if spec.kind == "c":
         return f"CONSTRAINT {quoted(name)} CHECK ({spec.check_sqlite})"
     assert spec.ref_table is not None
-    target = catalog.relation(spec.ref_table[1], spec.ref_table[0])
+    if spec.ref_table == creating[:2]:
+        physical = creating[2]
+    else:
+        physical = catalog.relation(spec.ref_table[1], spec.ref_table[0]).physical
     referenced = ", ".join(quoted(c) for c in spec.ref_columns)
     actions = ""
     if spec.on_delete:
@@ -221,7 +227,7 @@ def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog) -> str
     if spec.on_update:
         actions += f" ON UPDATE {spec.on_update}"
     return (f"CONSTRAINT {quoted(name)} FOREIGN KEY ({columns}) REFERENCES "
-            f"{quoted(target.physical)} ({referenced}){actions}")
+            f"{quoted(physical)} ({referenced}){actions}")
 
 
 def apply(spec: CreateSpec, catalog: Catalog, database: Database) -> DdlResult:
@@ -311,7 +317,8 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
                 index_table=spec.name, index_columns=constraint.columns, unique=True,
                 primary=constraint.kind == "p"))
             next_oid += 1
-        clauses.append(_sqlite_constraint(constraint, name, catalog))
+        clauses.append(_sqlite_constraint(constraint, name, catalog,
+                                          (spec.schema, spec.name, physical)))
     if spec.stream is not None:
         clauses.insert(len(spec.columns), _batch_id_column(oid, spec.stream))
     database.execute(f"CREATE TABLE {quoted(physical)} ({', '.join(clauses)})")
@@ -512,7 +519,8 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
                               constraint.check, None, constraint.ref_table,
                               constraint.ref_columns, constraint.on_delete,
                               constraint.on_update)
-        clauses.append(_sqlite_constraint(spec, constraint.name, catalog))
+        clauses.append(_sqlite_constraint(spec, constraint.name, catalog,
+                                          (new.schema, new.name, new.physical)))
     shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
     column_list = ", ".join(quoted(c) for c in shared)
     database.execute(f"CREATE TABLE {quoted(temporary)} ({', '.join(clauses)})")

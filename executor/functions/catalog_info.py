@@ -328,20 +328,75 @@ def _name_parts(text: str) -> list[str] | None:
         rest = rest[1:]
 
 
-def _relation_name(text: str, database: str) -> list[str]:
+def _relation_name(text: str, database: str | None) -> list[str]:
     """[schema,] name of a relation name as to_regclass() reads it: a name
-    it cannot read is an error, not NULL, as in PostgreSQL."""
+    it cannot read is an error, not NULL, as in PostgreSQL. A three-part
+    name must name ``database`` (any database when it is None)."""
     parts = _name_parts(text)
     if parts is None:
         raise errors.InvalidName("invalid name syntax")
     if len(parts) > 3:
         raise errors.SqlSyntaxError(f"improper relation name (too many dotted names): {text}")
     if len(parts) == 3:
-        if parts[0] != database:
+        if database is not None and parts[0] != database:
             raise errors.FeatureNotSupported(
                 f"cross-database references are not implemented: {text}")
         parts = parts[1:]
     return parts
+
+
+def _relation_oid(catalog: Catalog, parts: list[str], search_path: tuple[str, ...]
+                  ) -> int | None:
+    """The OID of the relation or sequence ``[schema,] name`` names, if any."""
+    schema = parts[0] if len(parts) == 2 else None
+    if schema is not None and schema not in catalog.schemas:
+        return None
+    relation = catalog.find_relation(parts[-1], schema, search_path)
+    if relation is not None:
+        return relation.oid
+    sequence = catalog.find_sequence(parts[-1], schema, search_path)
+    return None if sequence is None else sequence.oid
+
+
+def reg_input(catalog: Catalog, search_path: tuple[str, ...], database: str | None,
+              text: str, oid: int) -> int | str:
+    """A regclass, regtype, regnamespace or regproc value read from text, as
+    its input function reads it: a number is the OID itself, a name is looked
+    up and must exist. regproc values stay names (there are no pg_proc OIDs)."""
+    name = text.strip()
+    if name.isdigit():
+        return int(name)
+    if oid == t.REGPROC:
+        return name.rpartition(".")[2]
+    if oid == t.REGTYPE:
+        return t.lookup_name(name).oid
+    if oid == t.REGNAMESPACE:
+        parts = _name_parts(name)
+        if parts is None or len(parts) != 1:
+            raise errors.InvalidName("invalid name syntax")
+        schema = catalog.schemas.get(parts[0])
+        if schema is None:
+            raise errors.InvalidSchemaName(f'schema "{parts[0]}" does not exist')
+        return schema.oid
+    if oid != t.REGCLASS:
+        raise errors.InvalidTextRepresentation(
+            f'invalid input syntax for type {t.format_type(oid)}: "{text}"')
+    parts = _relation_name(name, database)
+    found = _relation_oid(catalog, parts, search_path)
+    if found is None:
+        raise errors.UndefinedTable(f'relation "{name}" does not exist')
+    return found
+
+
+@FUNCTIONS.internal("sqlext_reg_in", 2, runtime=True)
+def _reg_in(runtime: Runtime) -> Function:
+    """Text cast to a reg type at run time (a parameter, a column)."""
+    def reg_in(value: Any, oid: int) -> Any:
+        if value is None or not isinstance(value, str):
+            return value
+        context = runtime.context()
+        return reg_input(context.catalog, context.search_path, context.database, value, oid)
+    return reg_in
 
 
 @FUNCTIONS.runtime("to_regclass", SqlType(t.REGCLASS), TEXT, min_args=1, max_args=1,
@@ -352,14 +407,7 @@ def _to_regclass(runtime: Runtime) -> Function:
             return None
         context = runtime.context()
         parts = _relation_name(str(text), context.database)
-        schema = parts[0] if len(parts) == 2 else None
-        if schema is not None and schema not in context.catalog.schemas:
-            return None
-        relation = context.catalog.find_relation(parts[-1], schema, context.search_path)
-        if relation is not None:
-            return relation.oid
-        sequence = context.catalog.find_sequence(parts[-1], schema, context.search_path)
-        return None if sequence is None else sequence.oid
+        return _relation_oid(context.catalog, parts, context.search_path)
     return to_regclass
 
 

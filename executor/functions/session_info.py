@@ -72,6 +72,19 @@ def _current_setting(runtime: Runtime) -> Function:
     return setting
 
 
+@FUNCTIONS.runtime("set_config", TEXT, TEXT, TEXT, BOOL, min_args=3, max_args=3)
+def _set_config(runtime: Runtime) -> Function:
+    def set_config(name: Any, value: Any, is_local: Any) -> Any:
+        if name is None:
+            raise errors.NullValueNotAllowed("SET requires parameter name")
+        change = runtime.context().change_setting
+        if change is None:
+            raise errors.FeatureNotSupported(
+                "set_config() is not supported inside a dataflow procedure")
+        return change(str(name), None if value is None else str(value), bool(is_local))
+    return set_config
+
+
 @FUNCTIONS.internal("sqlext_settings", 0, runtime=True)
 def _settings(runtime: Runtime) -> Function:
     """The session's settings as a JSON object (pg_settings reads them)."""

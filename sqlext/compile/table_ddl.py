@@ -64,19 +64,41 @@ def _must_be_table(node: exp.Expression) -> exp.Table:
     return node
 
 
-def _reference(reference: exp.Expression, search_path: tuple[str, ...],
-               catalog: Catalog) -> tuple[tuple[str, str], tuple[str, ...]]:
+def _reference(reference: exp.Expression, search_path: tuple[str, ...], catalog: Catalog,
+               creating: tuple[str, str] | None = None
+               ) -> tuple[tuple[str, str], tuple[str, ...]]:
+    """The table and columns a REFERENCES clause names. ``creating``: the
+    table being created, which may reference itself; its key columns, when
+    not named, are filled in once the whole statement is read."""
     target = reference.this
     table = _must_be_table(target.this if isinstance(target, exp.Schema) else target)
     columns = _names(target.expressions) if isinstance(target, exp.Schema) else ()
+    if creating is not None and table.name == creating[1] and table.db in ("", creating[0]):
+        return creating, columns
     relation = catalog.relation(table.name, table.db or None, search_path)
     if not columns:
         primary = relation.primary_key
         if primary is None:
-            raise errors.InvalidTableDefinition(
+            raise errors.UndefinedObject(
                 f'there is no primary key for referenced table "{relation.name}"')
         columns = primary.columns
     return (relation.schema, relation.name), columns
+
+
+def _self_references(constraints: list[relations.ConstraintSpec],
+                     creating: tuple[str, str]) -> tuple[relations.ConstraintSpec, ...]:
+    """A table's references to itself without named columns take its
+    primary key, which may be declared after them."""
+    primary = next((c.columns for c in constraints if c.kind == "p"), None)
+    finished = []
+    for constraint in constraints:
+        if constraint.ref_table == creating and not constraint.ref_columns:
+            if primary is None:
+                raise errors.UndefinedObject(
+                    f'there is no primary key for referenced table "{creating[1]}"')
+            constraint = replace(constraint, ref_columns=primary)
+        finished.append(constraint)
+    return tuple(finished)
 
 
 class DdlCompiler:
@@ -140,17 +162,19 @@ class DdlCompiler:
         schema = creation_schema(table, self.catalog, self.search_path)
         columns: list[relations.ColumnSpec] = []
         constraints: list[relations.ConstraintSpec] = []
+        creating = (schema, table.name)
         for item in schema_node.expressions:
             if isinstance(item, exp.ColumnDef):
-                columns.append(self._column(item, table.name, constraints))
+                columns.append(self._column(item, table.name, constraints, creating))
             else:
-                constraints.append(self._table_constraint(item, columns, table.name))
+                constraints.append(self._table_constraint(item, table.name, creating))
         return self._finish_checks(relations.CreateTable(
-            schema, table.name, tuple(columns), tuple(constraints),
+            schema, table.name, tuple(columns), _self_references(constraints, creating),
             bool(node.args.get("exists"))))
 
     def _column(self, item: exp.ColumnDef, table: str,
-                constraints: list[relations.ConstraintSpec]) -> relations.ColumnSpec:
+                constraints: list[relations.ConstraintSpec],
+                creating: tuple[str, str] | None = None) -> relations.ColumnSpec:
         name = item.name
         kind = item.args.get("kind")
         if kind is None:
@@ -174,7 +198,8 @@ class DdlCompiler:
                 constraints.append(_check(spec.this, constraint_name
                                           or f"{table}_{name}_check"))
             elif isinstance(spec, exp.Reference):
-                target, ref_columns = _reference(spec, self.search_path, self.catalog)
+                target, ref_columns = _reference(spec, self.search_path, self.catalog,
+                                                 creating)
                 on_delete, on_update = _referential_actions(spec)
                 constraints.append(relations.ConstraintSpec(
                     "f", (name,), constraint_name, ref_table=target, ref_columns=ref_columns,
@@ -198,8 +223,9 @@ class DdlCompiler:
         _, found = probe.expr(holder.this, Scope())
         return to_sqlite(probe.assign(holder.this, found, target, column))
 
-    def _table_constraint(self, item: exp.Expression, columns: list[relations.ColumnSpec],
-                          table: str) -> relations.ConstraintSpec:
+    def _table_constraint(self, item: exp.Expression, table: str,
+                          creating: tuple[str, str] | None = None
+                          ) -> relations.ConstraintSpec:
         name: str | None = None
         if isinstance(item, exp.Constraint):
             name = item.name
@@ -219,7 +245,8 @@ class DdlCompiler:
             return _check(item.this, name)
         if isinstance(item, exp.ForeignKey):
             reference = item.args["reference"]
-            target, ref_columns = _reference(reference, self.search_path, self.catalog)
+            target, ref_columns = _reference(reference, self.search_path, self.catalog,
+                                             creating)
             on_delete, on_update = _referential_actions(reference)
             return relations.ConstraintSpec("f", _names(item.expressions), name, ref_table=target,
                                       ref_columns=ref_columns, on_delete=on_delete,

@@ -779,7 +779,8 @@ class EngineSession:
         return StatementContext(self.settings_view, self.user, self.database,
                                 self.process_id, started, now, catalog=catalog,
                                 search_path=self._search_path,
-                                session_user=self.session_user)
+                                session_user=self.session_user,
+                                change_setting=self._set_config)
 
     # --- executing ----------------------------------------------------------------
 
@@ -1130,6 +1131,22 @@ class EngineSession:
                                   ) if values else None
         if not outside:
             self._set(key, checked, local)
+
+    def _set_config(self, name: str, value: str | None, local: bool) -> str:
+        """set_config(): SET from inside a statement; the rest of the statement
+        sees the change. A local value set outside a block lasts only as long
+        as the statement."""
+        running = self.executor.context
+        if local and self.block is None:
+            if value is None:
+                return self.show(name)
+            checked = config.validate(name, value)
+            running.settings = MappingProxyType(
+                {**running.settings, config.canonical_name(name): checked})
+            return checked
+        self.set_parameter(name, [] if value is None else [value], local)
+        running.settings, running.search_path = self.settings_view, self._search_path
+        return self.show(name)
 
     def _set_identity(self, key: str, value: str | None, local: bool, dry: bool) -> None:
         """SET ROLE and SET SESSION AUTHORIZATION (``dry``: only checked)."""

@@ -171,7 +171,7 @@ PARAMETERS: Final[dict[str, Parameter]] = {
     "synchronous_commit": Parameter("on", _any),
     "jit": Parameter("off", _boolean),
     "row_security": Parameter("on", _boolean),
-    "work_mem": Parameter("4096", _any),
+    "work_mem": Parameter("4MB", _any),
     "timezone_abbreviations": Parameter("Default", _any),
     "default_tablespace": Parameter("", _any),
     "check_function_bodies": Parameter("on", _boolean),

@@ -41,6 +41,7 @@ from catalog.sqltypes import (
 )
 from executor import codecs
 from executor.codecs.numeric import parse_decimal
+from executor.functions.catalog_info import reg_input
 from executor.values.conversions import INT_RANGES
 from sqlext.sql.sqlite_dialect import ScaledNumeric, StatementOnly, StorageLiteral
 from sqlext.translate import numeric_rules
@@ -286,32 +287,9 @@ class ExpressionTranslator:
         return self.convert(node, node_type, target)
 
     def _reg_literal(self, text: str, target: SqlType) -> int | str:
-        """'name'::regclass and friends: resolved now, against the catalog.
-        regproc values are kept as function names (we have no pg_proc OIDs)."""
-        name = text.strip()
-        if name.isdigit():
-            return int(name)
-        if target.oid == t.REGPROC:
-            return name.rpartition(".")[2]
-        if target.oid == t.REGTYPE:
-            return t.lookup_name(name).oid
-        if target.oid == t.REGNAMESPACE:
-            schema = self.catalog.schemas.get(name.strip('"'))
-            if schema is None:
-                raise errors.InvalidSchemaName(f'schema "{name}" does not exist')
-            return schema.oid
-        schema, _, bare = name.rpartition(".")
-        bare = bare.strip('"')
-        relation = self.catalog.find_relation(bare, schema.strip('"') or None, self.search_path)
-        if relation is not None:
-            return relation.oid
-        sequence = self.catalog.find_sequence(bare, schema.strip('"') or None, self.search_path)
-        if sequence is not None:
-            return sequence.oid
-        if target.oid == t.OID:
-            raise errors.InvalidTextRepresentation(
-                f'invalid input syntax for type oid: "{text}"')
-        raise errors.UndefinedTable(f'relation "{name}" does not exist')
+        """'name'::regclass and friends: resolved now, against the catalog
+        (PostgreSQL also reads such constants when it parses the query)."""
+        return reg_input(self.catalog, self.search_path, None, text, target.oid)
 
     def _literal(self, node: exp.Literal, scope: Scope) -> tuple[exp.Expression, SqlType]:
         if node.is_string:
@@ -448,9 +426,16 @@ class ExpressionTranslator:
         bare = inner
         while isinstance(bare, exp.Paren):
             bare = bare.this
-        if is_unknown_literal(bare) and target.oid in _OID_TYPES:
+        if is_unknown_literal(bare) and target.oid in REG_TYPES:
             replacement = StorageLiteral(this=self._reg_literal(bare.this, target))
             inner.replace(replacement)
+        elif target.oid in REG_TYPES and (
+            (isinstance(bare, exp.Parameter) and source.is_unknown) or is_string(source)
+        ):
+            # A name known only when the statement runs: a parameter, a column.
+            replacement = exp.Anonymous(this="sqlext_reg_in", expressions=[
+                self.coerce(inner, TEXT) if source.is_unknown else inner,
+                exp.Literal.number(target.oid)])
         elif is_unknown_literal(bare) or (
             isinstance(bare, exp.Parameter) and source.is_unknown
         ):
