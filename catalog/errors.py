@@ -56,6 +56,11 @@ class FeatureNotSupported(SqlError):
     sqlstate = "0A000"
 
 
+# Class 21: cardinality violation
+class CardinalityViolation(SqlError):
+    sqlstate = "21000"
+
+
 # Class 22: data exception
 class DataException(SqlError):
     sqlstate = "22000"

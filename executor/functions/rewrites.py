@@ -63,6 +63,13 @@ def _datetime_arith(runtime: Runtime) -> Function:
     return datetime_arith
 
 
+@FUNCTIONS.internal("sqlext_more_than_one_row", 0)
+def _more_than_one_row() -> Any:
+    """What a scalar subquery that found a second row calls."""
+    raise errors.CardinalityViolation("more than one row returned by a subquery used as an "
+                                      "expression")
+
+
 @FUNCTIONS.internal("sqlext_reg_name", 2, runtime=True)
 def _reg_name(runtime: Runtime) -> Function:
     """A regclass, regtype, regnamespace or regproc value as its name."""

@@ -200,6 +200,15 @@ QUERIES = [
     "SELECT to_regclass('\"unterminated')",
     "SELECT to_regtype('int4'), to_regtype('integer[]'), to_regtype('character varying'), "
     "to_regtype('nosuch'), to_regtype('pg_catalog.text'), to_regtype('int4')::oid",
+    "SELECT (SELECT name FROM emp WHERE id = 1), (SELECT name FROM emp WHERE id = 99)",
+    "SELECT (SELECT name FROM emp WHERE dept = 'eng')",
+    "SELECT (SELECT name FROM emp WHERE dept = 'eng' ORDER BY name LIMIT 1)",
+    "SELECT code, (SELECT max(name) FROM emp WHERE emp.dept = dept.code) FROM dept ORDER BY 1",
+    "SELECT code, (SELECT name FROM emp WHERE emp.dept = dept.code) FROM dept ORDER BY 1",
+    "SELECT (SELECT sum(id) OVER () FROM emp)",
+    "SELECT (SELECT generate_series(1, 2))",
+    "SELECT (SELECT 1 UNION SELECT 2)",
+    "SELECT id FROM emp WHERE salary > (SELECT salary FROM emp WHERE name = 'cid') ORDER BY 1",
     "SELECT to_regnamespace('pg_catalog'), to_regnamespace('nosuch'), to_regnamespace(NULL), "
     "to_regnamespace('pg_catalog')::oid",
 ]
