@@ -46,7 +46,8 @@ def _constraint(catalog: Catalog, oid: int) -> tuple[Relation, Constraint] | Non
     return None
 
 
-def _constraint_definition(relation: Relation, constraint: Constraint, pretty: bool) -> str:
+def _constraint_definition(context: StatementContext, relation: Relation,
+                           constraint: Constraint, pretty: bool) -> str:
     """What pg_get_constraintdef prints for a constraint."""
     columns = ", ".join(quote_identifier(c) for c in constraint.columns)
     if constraint.kind == "p":
@@ -58,11 +59,13 @@ def _constraint_definition(relation: Relation, constraint: Constraint, pretty: b
         return f"CHECK ({constraint.check})" if pretty else f"CHECK (({constraint.check}))"
     assert constraint.ref_table is not None
     schema, name = constraint.ref_table
-    target = name if schema in ("public", relation.schema) else f"{schema}.{name}"
+    referenced_table = context.catalog.find_relation(name, schema)
+    target = (relation_name(context, referenced_table.oid) if referenced_table is not None
+              else None) or f"{quote_identifier(schema)}.{quote_identifier(name)}"
     referenced = ", ".join(quote_identifier(c) for c in constraint.ref_columns)
     actions = "".join(f" ON {event} {action}" for event, action in (
         ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete)) if action)
-    return f"FOREIGN KEY ({columns}) REFERENCES {quote_identifier(target)}({referenced}){actions}"
+    return f"FOREIGN KEY ({columns}) REFERENCES {target}({referenced}){actions}"
 
 
 def _class_entry(catalog: Catalog, oid: int) -> tuple[str, str] | None:
@@ -88,6 +91,18 @@ def _table_is_visible(context: StatementContext, oid: Any) -> int:
         if (candidate, name) in catalog.relations or (candidate, name) in catalog.sequences:
             return int(candidate == schema)
     return 0
+
+
+def relation_name(context: StatementContext, oid: int) -> str | None:
+    """A relation's or sequence's name as a regclass prints it: qualified
+    where the search path would not find it, quoted where needed."""
+    entry = _class_entry(context.catalog, oid)
+    if entry is None:
+        return None
+    schema, name = entry
+    if _table_is_visible(context, oid):
+        return quote_identifier(name)
+    return f"{quote_identifier(schema)}.{quote_identifier(name)}"
 
 
 def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
@@ -169,8 +184,9 @@ def _get_indexdef(runtime: Runtime) -> Function:
                    sqlite="sqlext_get_constraintdef")
 def _get_constraintdef(runtime: Runtime) -> Function:
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
-        found = _constraint(runtime.context().catalog, _oid(oid) or 0)
-        return _constraint_definition(*found, bool(pretty)) if found else None
+        context = runtime.context()
+        found = _constraint(context.catalog, _oid(oid) or 0)
+        return _constraint_definition(context, *found, bool(pretty)) if found else None
     return get_constraintdef
 
 

@@ -49,13 +49,14 @@ def column_rows(relation: Relation) -> Iterator[Row]:
         yield row(
             "columns", table_catalog=CATALOG_NAME, table_schema=relation.schema,
             table_name=relation.name, column_name=column.name, ordinal_position=position,
-            column_default=column.default, is_nullable=_yes(not column.not_null),
+            column_default=column.declared_default, is_nullable=_yes(not column.not_null),
             data_type=_data_type(column.type_oid),
             character_maximum_length=t.char_length(column.typmod) if column.type_oid in (
                 t.VARCHAR, t.BPCHAR) else None,
             numeric_precision=numeric_precision, numeric_scale=numeric_scale,
             datetime_precision=datetime_precision, udt_catalog=CATALOG_NAME,
-            udt_schema="pg_catalog", udt_name=t.TYPES[column.type_oid].name, is_identity="NO",
+            udt_schema="pg_catalog", udt_name=t.TYPES[column.type_oid].name,
+            is_identity=_yes(bool(column.identity)),
             is_generated="NEVER", is_updatable=_yes(relation.kind == "r"),
         )
 
