@@ -293,8 +293,9 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             sequence_name = f"{spec.name}_{column.name}_seq"
             sequences.append(Sequence(next_oid, spec.schema, sequence_name, column.start,
                                       column.increment, owned_by=(spec.name, column.name)))
+            # bound to the sequence by OID, as PostgreSQL binds it (shown by name)
+            default = f"nextval('{next_oid}'::regclass)"
             next_oid += 1
-            default = f"nextval('{sequence_name}'::regclass)"
         in_primary = primary is not None and column.name in primary.columns
         columns.append(Column(column.name, column.type_oid, column.typmod,
                               column.not_null or column.serial or in_primary, default,

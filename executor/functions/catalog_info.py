@@ -16,7 +16,12 @@ from typing import Any
 
 from catalog import errors
 from catalog import types as t
-from catalog.introspection import index_keys, quote_identifier, view_definition
+from catalog.introspection import (
+    index_keys,
+    quote_identifier,
+    show_reg_constants,
+    view_definition,
+)
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, SqlType
 from catalog.system import DESCRIPTIONS, KNOWN_OIDS
@@ -137,13 +142,20 @@ def _description(oid: Any, catalog_name: Any, subid: int = 0) -> str | None:
 def _format_type(oid: Any, typmod: Any) -> Any:
     if oid is None:
         return None
-    return t.format_type(int(oid), -1 if typmod is None else int(typmod))
+    return t.format_type(int(oid), -1 if typmod is None else int(typmod),
+                         typmod_given=typmod is not None)
 
 
-@FUNCTIONS.scalar("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
-def _pg_get_expr(expression: Any, *_: Any) -> Any:
-    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin)."""
-    return expression
+@FUNCTIONS.runtime("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
+def _pg_get_expr(runtime: Runtime) -> Function:
+    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin), the
+    relations they name as OIDs, shown by name as the search path finds them."""
+    def get_expr(expression: Any, *_: Any) -> Any:
+        if expression is None:
+            return None
+        context = runtime.context()
+        return show_reg_constants(str(expression), lambda oid: relation_name(context, oid))
+    return get_expr
 
 
 @FUNCTIONS.runtime("pg_table_is_visible", BOOL, OID, min_args=1, max_args=1,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from catalog.sqltypes import BOOL, OID
+from catalog.system import COLLATIONS
 from executor.functions.declare import Declarations
-from executor.pg_catalog.tables import COLLATIONS
 
 FUNCTIONS = Declarations()
 

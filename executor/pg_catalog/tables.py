@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any
 
 from catalog import types as t
 from catalog.acl import Acl
@@ -37,6 +37,9 @@ from catalog.schema import (
     Sequence,
 )
 from catalog.system import (
+    C_COLLATION,
+    COLLATIONS,
+    DEFAULT_COLLATION,
     DESCRIPTIONS,
     INFORMATION_SCHEMA_TABLES,
     KNOWN_OIDS,
@@ -55,10 +58,6 @@ from storage.sqlite import Database
 HEAP_AM = 2
 BTREE_AM = 403
 DATABASE_OID = 16384 - 1
-DEFAULT_COLLATION = 100
-C_COLLATION = 950
-COLLATIONS: Final = {DEFAULT_COLLATION: ("default", "d", None), C_COLLATION: ("C", "c", "C")}
-"""pg_collation: OID -> (name, provider, locale); all in pg_catalog."""
 DEFAULT_TABLESPACE = 1663
 PYTHON_LANGUAGE_OID = 16383 - 2
 """pg_language has no python row in PostgreSQL; this one sits below user OIDs."""

@@ -13,10 +13,13 @@ from typing import Any
 from sqlglot import exp
 
 from catalog import errors
+from catalog import types as t
 from catalog.dependencies import describe, views_using
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
+from executor.functions.catalog_info import reg_input
+from sqlext.compile.default_text import default_text
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -215,10 +218,16 @@ class DdlCompiler:
         return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial,
                                     **identity)
 
-    def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
-        """Check the default translates, and keep it as PostgreSQL text."""
+    def _default(self, expression: exp.Expression, target: SqlType,
+                 column: str) -> str | None:
+        """Check the default translates, and keep it as PostgreSQL prints it."""
         self._translated_default(expression, target, column)
-        return pg_sql(expression)
+        return default_text(expression, target, pg_sql(expression), self._regclass_oid)
+
+    def _regclass_oid(self, name: str) -> int:
+        found = reg_input(self.catalog, self.search_path, None, name, t.REGCLASS)
+        assert isinstance(found, int)
+        return found
 
     def _translated_default(self, expression: exp.Expression, target: SqlType,
                             column: str) -> str:
