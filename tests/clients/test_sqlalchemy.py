@@ -137,7 +137,7 @@ def _round_trip(connection: Connection, schema: str) -> list[Any]:
     seen.append([tuple(row) for row in returned])
     updated = connection.execute(
         sa.update(orders).where(orders.c.tags.is_not(None)).values(
-            tags=sa.func.array_append(orders.c.tags, 7)).returning(orders.c.tags))
+            tags=orders.c.tags + sa.literal([7], pg.ARRAY(sa.Integer))).returning(orders.c.tags))
     seen.append([tuple(row) for row in updated])
     seen.append(connection.execute(sa.select(orders.c.id).where(
         orders.c.tags.contains([7])).order_by(orders.c.id)).scalars().all())
