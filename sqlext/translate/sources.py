@@ -511,7 +511,8 @@ class SourceTranslator(AggregateRules):
                              scope: Scope) -> tuple[exp.Select, SqlType]:
         """generate_subscripts(array, dim[, reverse]): the subscripts of the
         array's dimension ``dim``, in reverse order if asked; arrays have one
-        dimension, so any other ``dim`` yields no rows."""
+        dimension, so any other ``dim`` yields no rows. int2vector and
+        oidvector subscripts start at 0 (pg_index.indkey[0] is the first key)."""
         args = list(call.expressions)
         types = [self.expr(arg, scope)[1] for arg in args]
         if len(args) not in (2, 3) or not (t.array_element(types[0].oid) or types[0].oid in (
@@ -523,16 +524,19 @@ class SourceTranslator(AggregateRules):
         for arg, target in zip(args[1:], (INT4, BOOL), strict=False):
             self.coerce(arg, target, scope)
         array, dimension = call.expressions[0].copy(), call.expressions[1].copy()
+        lower = 1
         if types[0].oid in (t.INT2VECTOR, t.OIDVECTOR):
-            array = vector_as_array(array)
+            array, lower = vector_as_array(array), 0
         position = exp.Add(this=exp.column("key"), expression=exp.Literal.number(1))
-        subscript: exp.Expression = position
+        subscript: exp.Expression = exp.Add(this=exp.column("key"),
+                                            expression=exp.Literal.number(lower))
         present: exp.Expression = exp.EQ(this=dimension, expression=exp.Literal.number(1))
         if len(args) == 3:
             reverse = call.expressions[2]
             from_end = exp.Sub(this=exp.Anonymous(this="json_array_length", expressions=[
-                array.copy()]), expression=exp.column("key"))
-            subscript = exp.If(this=reverse.copy(), true=from_end, false=position.copy())
+                array.copy()]), expression=exp.Paren(this=exp.Sub(
+                    this=exp.column("key"), expression=exp.Literal.number(lower - 1))))
+            subscript = exp.If(this=reverse.copy(), true=from_end, false=subscript)
             present = exp.and_(present, reverse.copy().is_(exp.null()).not_())
         query = exp.select(exp.alias_(subscript, "v"), exp.alias_(position.copy(), "n")).from_(
             exp.Table(this=exp.Anonymous(this="json_each", expressions=[array]))).where(
