@@ -254,6 +254,10 @@ class ReservedName(SqlError):
     sqlstate = "42939"
 
 
+class GeneratedAlways(SqlError):
+    sqlstate = "428C9"
+
+
 class InvalidGrantOperation(SqlError):
     sqlstate = "0LP01"
 

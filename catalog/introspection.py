@@ -6,6 +6,8 @@ type and column. The catalog information functions
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from catalog import types as t
 from catalog.schema import Catalog, Relation, Sequence
 
@@ -17,6 +19,29 @@ def quote_identifier(name: str) -> str:
     lower-case identifier."""
     return name if name.isidentifier() and name == name.lower() else '"' + name.replace(
         '"', '""') + '"'
+
+
+def show_reg_constants(expression: str, name_of: Callable[[int], str | None]) -> str:
+    """A stored expression (a column default) as it is shown: its regclass
+    constants are kept as OIDs (``nextval('16390'::regclass)``), bound to
+    the relation as PostgreSQL binds them, and print as ``name_of`` names
+    the relation (a number where there is none)."""
+    shown: list[str] = []
+    position = 0
+    while (start := expression.find("'", position)) != -1:
+        end = start + 1
+        while (end := expression.find("'", end)) != -1 and expression[end + 1:end + 2] == "'":
+            end += 2
+        if end == -1:
+            break
+        content = expression[start + 1:end]
+        name = name_of(int(content)) if content.isdigit() and expression.startswith(
+            "::regclass", end + 1) else None
+        shown.append(expression[position:start + 1])
+        shown.append(content if name is None else name.replace("'", "''"))
+        position = end
+    shown.append(expression[position:])
+    return "".join(shown)
 
 
 def view_definition(view: Relation) -> str | None:

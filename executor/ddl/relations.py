@@ -38,6 +38,11 @@ class ColumnSpec:
     serial: bool = False
     default_sqlite: str | None = None
     """ALTER TABLE ADD COLUMN: the default as SQLite SQL, to fill existing rows."""
+    identity: str = ""
+    """An identity column (serial too): 'a' GENERATED ALWAYS, 'd' BY DEFAULT."""
+    start: int = 1
+    increment: int = 1
+    """A serial or identity column's sequence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,13 +291,15 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
         default = column.default
         if column.serial:
             sequence_name = f"{spec.name}_{column.name}_seq"
-            sequences.append(Sequence(next_oid, spec.schema, sequence_name,
-                                      owned_by=(spec.name, column.name)))
+            sequences.append(Sequence(next_oid, spec.schema, sequence_name, column.start,
+                                      column.increment, owned_by=(spec.name, column.name)))
+            # bound to the sequence by OID, as PostgreSQL binds it (shown by name)
+            default = f"nextval('{next_oid}'::regclass)"
             next_oid += 1
-            default = f"nextval('{sequence_name}'::regclass)"
         in_primary = primary is not None and column.name in primary.columns
         columns.append(Column(column.name, column.type_oid, column.typmod,
-                              column.not_null or column.serial or in_primary, default))
+                              column.not_null or column.serial or in_primary, default,
+                              identity=column.identity))
     constraints: list[Constraint] = []
     clauses = [_sqlite_column(c, primary is not None and c.name in primary.columns)
                for c in spec.columns]

@@ -16,7 +16,12 @@ from typing import Any
 
 from catalog import errors
 from catalog import types as t
-from catalog.introspection import index_keys, quote_identifier, view_definition
+from catalog.introspection import (
+    index_keys,
+    quote_identifier,
+    show_reg_constants,
+    view_definition,
+)
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, SqlType
 from catalog.system import DESCRIPTIONS, KNOWN_OIDS
@@ -46,7 +51,8 @@ def _constraint(catalog: Catalog, oid: int) -> tuple[Relation, Constraint] | Non
     return None
 
 
-def _constraint_definition(relation: Relation, constraint: Constraint, pretty: bool) -> str:
+def _constraint_definition(context: StatementContext, relation: Relation,
+                           constraint: Constraint, pretty: bool) -> str:
     """What pg_get_constraintdef prints for a constraint."""
     columns = ", ".join(quote_identifier(c) for c in constraint.columns)
     if constraint.kind == "p":
@@ -58,11 +64,13 @@ def _constraint_definition(relation: Relation, constraint: Constraint, pretty: b
         return f"CHECK ({constraint.check})" if pretty else f"CHECK (({constraint.check}))"
     assert constraint.ref_table is not None
     schema, name = constraint.ref_table
-    target = name if schema in ("public", relation.schema) else f"{schema}.{name}"
+    referenced_table = context.catalog.find_relation(name, schema)
+    target = (relation_name(context, referenced_table.oid) if referenced_table is not None
+              else None) or f"{quote_identifier(schema)}.{quote_identifier(name)}"
     referenced = ", ".join(quote_identifier(c) for c in constraint.ref_columns)
     actions = "".join(f" ON {event} {action}" for event, action in (
         ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete)) if action)
-    return f"FOREIGN KEY ({columns}) REFERENCES {quote_identifier(target)}({referenced}){actions}"
+    return f"FOREIGN KEY ({columns}) REFERENCES {target}({referenced}){actions}"
 
 
 def _class_entry(catalog: Catalog, oid: int) -> tuple[str, str] | None:
@@ -88,6 +96,18 @@ def _table_is_visible(context: StatementContext, oid: Any) -> int:
         if (candidate, name) in catalog.relations or (candidate, name) in catalog.sequences:
             return int(candidate == schema)
     return 0
+
+
+def relation_name(context: StatementContext, oid: int) -> str | None:
+    """A relation's or sequence's name as a regclass prints it: qualified
+    where the search path would not find it, quoted where needed."""
+    entry = _class_entry(context.catalog, oid)
+    if entry is None:
+        return None
+    schema, name = entry
+    if _table_is_visible(context, oid):
+        return quote_identifier(name)
+    return f"{quote_identifier(schema)}.{quote_identifier(name)}"
 
 
 def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
@@ -122,13 +142,20 @@ def _description(oid: Any, catalog_name: Any, subid: int = 0) -> str | None:
 def _format_type(oid: Any, typmod: Any) -> Any:
     if oid is None:
         return None
-    return t.format_type(int(oid), -1 if typmod is None else int(typmod))
+    return t.format_type(int(oid), -1 if typmod is None else int(typmod),
+                         typmod_given=typmod is not None)
 
 
-@FUNCTIONS.scalar("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
-def _pg_get_expr(expression: Any, *_: Any) -> Any:
-    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin)."""
-    return expression
+@FUNCTIONS.runtime("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
+def _pg_get_expr(runtime: Runtime) -> Function:
+    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin), the
+    relations they name as OIDs, shown by name as the search path finds them."""
+    def get_expr(expression: Any, *_: Any) -> Any:
+        if expression is None:
+            return None
+        context = runtime.context()
+        return show_reg_constants(str(expression), lambda oid: relation_name(context, oid))
+    return get_expr
 
 
 @FUNCTIONS.runtime("pg_table_is_visible", BOOL, OID, min_args=1, max_args=1,
@@ -169,8 +196,9 @@ def _get_indexdef(runtime: Runtime) -> Function:
                    sqlite="sqlext_get_constraintdef")
 def _get_constraintdef(runtime: Runtime) -> Function:
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
-        found = _constraint(runtime.context().catalog, _oid(oid) or 0)
-        return _constraint_definition(*found, bool(pretty)) if found else None
+        context = runtime.context()
+        found = _constraint(context.catalog, _oid(oid) or 0)
+        return _constraint_definition(context, *found, bool(pretty)) if found else None
     return get_constraintdef
 
 

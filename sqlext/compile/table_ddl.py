@@ -8,14 +8,18 @@ translated for SQLite, which enforces them.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from sqlglot import exp
 
 from catalog import errors
+from catalog import types as t
 from catalog.dependencies import describe, views_using
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
+from executor.functions.catalog_info import reg_input
+from sqlext.compile.default_text import default_text
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -183,6 +187,7 @@ class DdlCompiler:
         serial = isinstance(kind, exp.DataType) and kind.this in SERIAL_TYPES
         not_null = False
         default: str | None = None
+        identity: dict[str, Any] = {}
         for constraint in item.args.get("constraints") or []:
             spec = constraint.args.get("kind")
             constraint_name = constraint.name or None
@@ -206,15 +211,23 @@ class DdlCompiler:
                     on_delete=on_delete, on_update=on_update))
             elif isinstance(spec, exp.GeneratedAsIdentityColumnConstraint):
                 serial = True
+                identity = _identity(spec)
             else:
                 raise errors.FeatureNotSupported(
                     f"column constraint {pg_sql(constraint)} is not supported")
-        return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial)
+        return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial,
+                                    **identity)
 
-    def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
-        """Check the default translates, and keep it as PostgreSQL text."""
+    def _default(self, expression: exp.Expression, target: SqlType,
+                 column: str) -> str | None:
+        """Check the default translates, and keep it as PostgreSQL prints it."""
         self._translated_default(expression, target, column)
-        return pg_sql(expression)
+        return default_text(expression, target, pg_sql(expression), self._regclass_oid)
+
+    def _regclass_oid(self, name: str) -> int:
+        found = reg_input(self.catalog, self.search_path, None, name, t.REGCLASS)
+        assert isinstance(found, int)
+        return found
 
     def _translated_default(self, expression: exp.Expression, target: SqlType,
                             column: str) -> str:
@@ -430,6 +443,20 @@ def _sequence_number(node: exp.Expression) -> int:
     if not (isinstance(number, exp.Literal) and number.is_int):
         raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(node).split()[0]}"')
     return -int(number.name) if negative else int(number.name)
+
+
+def _identity(spec: exp.GeneratedAsIdentityColumnConstraint) -> dict[str, Any]:
+    """GENERATED ... AS IDENTITY [(START WITH n INCREMENT BY m)]: the column's
+    kind and its sequence's options (the others are not supported)."""
+    options = {key for key, value in spec.args.items() if value is not None} - {
+        "this", "on_null", "start", "increment"}
+    if options or spec.args.get("on_null"):
+        raise errors.FeatureNotSupported(f"identity option {pg_sql(spec)} is not supported")
+    found: dict[str, Any] = {"identity": "a" if spec.this else "d"}
+    for option in ("start", "increment"):
+        if spec.args.get(option) is not None:
+            found[option] = _sequence_number(spec.args[option])
+    return found
 
 
 def _check(condition: exp.Expression, name: str | None) -> relations.ConstraintSpec:

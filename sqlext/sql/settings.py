@@ -172,6 +172,7 @@ PARAMETERS: Final[dict[str, Parameter]] = {
     "jit": Parameter("off", _boolean),
     "row_security": Parameter("on", _boolean),
     "work_mem": Parameter("4MB", _any),
+    "default_table_access_method": Parameter("heap", _only("heap")),
     "timezone_abbreviations": Parameter("Default", _any),
     "default_tablespace": Parameter("", _any),
     "check_function_bodies": Parameter("on", _boolean),

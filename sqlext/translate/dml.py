@@ -59,6 +59,19 @@ def default_expression(translator: Translator, column: Column) -> exp.Expression
     return translator.assign(holder.this, sql_type, target, column.name)
 
 
+def _generated_always(column: Column, message: str) -> errors.GeneratedAlways:
+    return errors.GeneratedAlways(message, detail=f'Column "{column.name}" is an identity '
+                                  "column defined as GENERATED ALWAYS.")
+
+
+def _check_not_always(column: Column) -> None:
+    """A value for a GENERATED ALWAYS identity column (sqlext has no
+    OVERRIDING SYSTEM VALUE)."""
+    if column.identity == "a":
+        raise _generated_always(
+            column, f'cannot insert a non-DEFAULT value into column "{column.name}"')
+
+
 def _returning(translator: Translator, node: exp.Expression, scope: Scope) -> list[
         ColumnInfo] | None:
     returning = node.args.get("returning")
@@ -174,6 +187,7 @@ def _insert_values(translator: Translator, values: exp.Values, columns: list[Col
             if _is_default(item):
                 converted.append(default_expression(translator, column))
                 continue
+            _check_not_always(column)
             translated, sql_type = translator.expr(item, scope)
             converted.append(translator.assign(
                 translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
@@ -190,6 +204,7 @@ def _insert_query(translator: Translator, node: exp.Insert, query: exp.Expressio
         raise errors.SqlSyntaxError("INSERT has more target columns than expressions")
     projections: list[exp.Expression] = []
     for index, (info, column) in enumerate(zip(produced, columns, strict=True)):
+        _check_not_always(column)
         reference = exp.column(f"_c{index}", quoted=True)
         projections.append(translator.assign(
             reference, info.type, SqlType(column.type_oid, column.typmod), column.name))
@@ -276,6 +291,9 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
         if _is_default(value):
             assignment.set("expression", default_expression(translator, column))
             continue
+        if column.identity == "a":
+            raise _generated_always(column, f'column "{column.name}" can only be updated to '
+                                    "DEFAULT")
         translated, sql_type = translator.expr(value, scope)
         assignment.set("expression", translator.assign(
             translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
