@@ -92,6 +92,13 @@ class SqlExtParser(PostgresParser):
         TokenType.DASH: lambda self: self._parse_negative(),
     }
 
+    # PostgreSQL has no lambdas: in f(doc -> 'key') the arrow is json's ->
+    # operator, not "x -> body". => stays (named arguments).
+    LAMBDAS: ClassVar[dict[TokenType, Callable[..., exp.Expr]]] = {
+        token: parse for token, parse in PostgresParser.LAMBDAS.items()
+        if token != TokenType.ARROW
+    }
+
     error_token: Token | None = None
     """The token a syntax error was found at (for the error position)."""
 

@@ -104,6 +104,13 @@ QUERIES = [
     "SELECT '{\"a\": 1, \"b\": [1, 2]}'::jsonb @> '{\"b\": [2]}', "
     "'{\"a\": 1}'::jsonb ? 'a', '[\"x\"]'::jsonb ? 'y', jsonb_typeof('[1]'), "
     "json_typeof('{\"k\": true}'), jsonb_typeof('null')",
+    # the arrow of doc -> 'key' in a call's arguments is json's, not a lambda's
+    "SELECT jsonb_array_length(doc -> 'tags'), json_array_length(doc::json -> 'tags'), "
+    "jsonb_typeof(doc -> 'n'), coalesce(doc -> 'none', '0'), pg_typeof(doc -> 'n') "
+    "FROM (VALUES ('{\"tags\": [1, [2]], \"n\": 1}'::jsonb)) AS v (doc)",
+    "SELECT jsonb_array_length('[]'), json_array_length('[1, 2 ]'), jsonb_array_length(NULL)",
+    "SELECT jsonb_array_length('{\"a\": 1}')",
+    "SELECT json_array_length('\"scalar\"')",
     "SELECT encode('\\x00ff41'::bytea, 'hex'), encode('hello'::bytea, 'base64'), "
     "decode('aGVsbG8=', 'base64'), decode('00ff', 'hex')",
     "SELECT * FROM emp ORDER BY id",
