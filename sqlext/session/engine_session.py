@@ -167,7 +167,7 @@ class SessionHost(Protocol):
 
 def _notice(error: errors.SqlError) -> Notice:
     return Notice(error.severity, error.sqlstate, error.message, error.detail, error.hint,
-                  error.position)
+                  error.position, error.schema, error.table, error.column, error.constraint)
 
 
 def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
