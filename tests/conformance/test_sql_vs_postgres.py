@@ -150,6 +150,13 @@ QUERIES = [
     "SELECT id, sum(salary) OVER (ORDER BY id) FROM emp ORDER BY id",
     "SELECT dept FROM emp UNION SELECT code FROM dept ORDER BY 1",
     "SELECT dept FROM emp UNION ALL SELECT code FROM dept ORDER BY 1",
+    # untyped literals and NULLs in an operand take the other operand's type
+    "SELECT NULL::date AS d, 'x' AS t UNION ALL SELECT '2024-01-01', NULL ORDER BY 1",
+    "SELECT 1 UNION SELECT '2' UNION SELECT NULL ORDER BY 1",
+    "SELECT hired FROM emp WHERE id < 3 UNION SELECT '2000-02-29' EXCEPT SELECT NULL ORDER BY 1",
+    "SELECT '1' UNION SELECT '2' UNION SELECT 3",
+    "SELECT 1 UNION SELECT 'x'",
+    "SELECT pg_typeof(x), x FROM (SELECT 'a' AS x UNION SELECT NULL) AS s ORDER BY 2",
     "SELECT code FROM dept EXCEPT SELECT dept FROM emp",
     "SELECT code FROM dept INTERSECT SELECT dept FROM emp ORDER BY 1",
     "WITH rich AS (SELECT * FROM emp WHERE salary > 60000) SELECT count(*) FROM rich",
