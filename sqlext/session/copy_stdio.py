@@ -415,7 +415,7 @@ def insert_target(session: EngineSession, table: exp.Expression,
     sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
            f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
-    session.acquire(True)
+    session.acquire(True, command="COPY FROM")
     return InsertTarget(relation, types, prepared)
 
 
