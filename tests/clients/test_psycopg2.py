@@ -224,13 +224,29 @@ def test_named_cursors(peers: tuple[Peer, Peer]) -> None:
             pieces = [partial.fetchone(), partial.fetchmany(3), len(partial.fetchall()),
                       partial.rowcount]
             partial.close()
+            scrolling = connection.cursor("scrolling", scrollable=True)
+            scrolling.execute("SELECT n FROM many ORDER BY n")
+            moves = [scrolling.fetchmany(3)]
+            for value, mode in ((-2, "relative"), (10, "absolute"), (0, "absolute"),
+                                (40, "relative")):
+                scrolling.scroll(value, mode)
+                moves.append(scrolling.fetchone())
+            scrolling.close()
+            forward = connection.cursor("forward", scrollable=False)
+            forward.execute("SELECT n FROM many ORDER BY n")
+            forward.scroll(5)
+            moves.append(forward.fetchone())
+            forward.scroll(20, "absolute")
+            moves.append(forward.fetchone())
+            moves.append(failure(connection.cursor(), 'MOVE -1 FROM "forward"'))
+            connection.rollback()
             held = connection.cursor("held", withhold=True)
             held.execute("SELECT n FROM many ORDER BY n DESC")
             connection.commit()
             after_commit = held.fetchmany(2)
             held.close()
             connection.commit()
-            return iterated, pieces, after_commit
+            return iterated, pieces, moves, after_commit
 
     same(peers, case)
 
