@@ -1238,7 +1238,7 @@ def _tag(verb: str, count: int) -> str:
 
 def _allowed_when_failed(statement: exp.Expression | None) -> bool:
     return isinstance(statement, x.RollbackTransaction | x.CommitTransaction
-                      | x.RollbackToSavepoint)
+                      | x.RollbackToSavepoint | x.PrepareTransaction)
 
 
 def _in_failed() -> errors.SqlError:

@@ -70,6 +70,27 @@ class Utilities:
         session.rollback()
         return Command("ROLLBACK")
 
+    def _prepare_transaction(self, session: EngineSession, portal: Portal,
+                             node: x.UtilityStatement, max_rows: int) -> Outcome:
+        """Two-phase commit is off, as with PostgreSQL's default
+        max_prepared_transactions = 0: the transaction rolls back."""
+        active = session.block is not None and not session.failed
+        session.rollback()  # outside a block: PostgreSQL's 25P01 warning
+        if active:
+            raise errors.ObjectNotInPrerequisiteState(
+                "prepared transactions are disabled",
+                hint="Set max_prepared_transactions to a nonzero value.")
+        return Command("ROLLBACK")
+
+    def _finish_prepared(self, session: EngineSession, portal: Portal,
+                         node: x.UtilityStatement, max_rows: int) -> Outcome:
+        if session.block is not None:
+            verb = "COMMIT" if node.args["commit"] else "ROLLBACK"
+            raise errors.ActiveSqlTransaction(
+                f"{verb} PREPARED cannot run inside a transaction block")
+        raise errors.UndefinedObject(
+            f'prepared transaction with identifier "{node.name}" does not exist')
+
     def _savepoint(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                    max_rows: int) -> Outcome:
         session.savepoint(node.name)
@@ -322,6 +343,8 @@ _HANDLERS: dict[type, Handler] = {
     x.Begin: Utilities._begin,
     x.CommitTransaction: Utilities._commit,
     x.RollbackTransaction: Utilities._rollback,
+    x.PrepareTransaction: Utilities._prepare_transaction,
+    x.FinishPrepared: Utilities._finish_prepared,
     x.Savepoint: Utilities._savepoint,
     x.ReleaseSavepoint: Utilities._release,
     x.RollbackToSavepoint: Utilities._rollback_to,

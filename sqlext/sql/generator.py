@@ -148,6 +148,11 @@ class SqlExtGenerator(PostgresGenerator):
                                                  "AND CHAIN" if e.args.get("chain") else None),
         x.RollbackTransaction: lambda _, e: _words("ROLLBACK",
                                                    "AND CHAIN" if e.args.get("chain") else None),
+        x.PrepareTransaction: lambda _, e: "PREPARE TRANSACTION " + exp.Literal.string(
+            e.name).sql(dialect="postgres"),
+        x.FinishPrepared: lambda _, e: _words(
+            "COMMIT" if e.args["commit"] else "ROLLBACK", "PREPARED",
+            exp.Literal.string(e.name).sql(dialect="postgres")),
         x.Savepoint: lambda _, e: f"SAVEPOINT {quote_name(e.name)}",
         x.ReleaseSavepoint: lambda _, e: f"RELEASE SAVEPOINT {quote_name(e.name)}",
         x.RollbackToSavepoint: lambda _, e: f"ROLLBACK TO SAVEPOINT {quote_name(e.name)}",

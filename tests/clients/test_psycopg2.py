@@ -307,6 +307,23 @@ def test_transactions(peers: tuple[Peer, Peer]) -> None:
     same(peers, case)
 
 
+def test_two_phase_commit_is_off_as_by_default(peers: tuple[Peer, Peer]) -> None:
+    def case(peer: Peer) -> Any:
+        with peer.connect(autocommit=False) as connection:
+            connection.tpc_begin(connection.xid(1, "gtrid", "bqual"))
+            connection.cursor().execute("SELECT 1")
+            seen: list[Any] = []
+            for step in (connection.tpc_prepare, lambda: connection.tpc_rollback("other")):
+                try:
+                    step()
+                except psycopg2.Error as exc:
+                    seen.append((type(exc).__name__, exc.pgcode, exc.diag.message_primary,
+                                 connection.info.transaction_status))
+            return seen
+
+    same(peers, case)
+
+
 def test_errors_carry_sqlstate_and_fields(peers: tuple[Peer, Peer]) -> None:
     def case(peer: Peer) -> Any:
         with peer.connect() as connection, connection.cursor() as cursor:
