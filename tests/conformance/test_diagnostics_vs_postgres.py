@@ -121,6 +121,15 @@ SCRIPTS: dict[str, list[str]] = {
         "EXECUTE transaction",
         "DEALLOCATE transaction",
     ],
+    "constants out of their column's range": [
+        "CREATE TABLE narrow (i int, s smallint, b bigint, n numeric(4, 1))",
+        "INSERT INTO narrow (i) VALUES (99999999999)",
+        "INSERT INTO narrow (s) VALUES (-40000)",
+        "INSERT INTO narrow (b) VALUES (99999999999999999999)",
+        "INSERT INTO narrow (n) VALUES (12345)",
+        "UPDATE narrow SET i = 2147483648",
+        "INSERT INTO narrow VALUES (-2147483648, -32768, -9223372036854775808, -999.9)",
+    ],
     "untyped literals": [
         "SELECT pg_typeof('x') AS t, pg_typeof(NULL) AS n, pg_typeof(('y')), 'x' AS u",
         "SELECT pg_typeof('x'::text), pg_typeof(-1), pg_typeof(coalesce('a', 'b'))",
