@@ -5,7 +5,9 @@ included, and make tables with the same column types."""
 
 from __future__ import annotations
 
+import csv
 import datetime
+import io
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -105,6 +107,32 @@ def test_index_and_dtype_mapping(targets: tuple[Target, Target]) -> None:
                          target.engine, params={"schema": target.schema})
              for target in targets]
     assert_frame_equal(*types)
+
+
+def copy_rows(table: Any, connection: Any, keys: list[str], rows: Iterator[tuple[Any, ...]],
+              ) -> int:
+    """A to_sql ``method`` that loads the rows with COPY FROM STDIN (CSV), as
+    pandas' documentation shows, with either driver's COPY interface."""
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    name = f"{table.schema}.{table.name}" if table.schema else table.name
+    sql = f"COPY {name} ({', '.join(keys)}) FROM STDIN WITH (FORMAT csv)"
+    driver = connection.connection.dbapi_connection
+    with driver.cursor() as cursor:
+        if hasattr(cursor, "copy_expert"):  # psycopg2
+            cursor.copy_expert(sql, io.StringIO(buffer.getvalue()))
+        else:
+            with cursor.copy(sql) as copy:
+                copy.write(buffer.getvalue())
+        count: int = cursor.rowcount
+    return count
+
+
+def test_to_sql_by_copy(targets: tuple[Target, Target]) -> None:
+    for target in targets:
+        assert FRAME.to_sql("copied", target.engine, schema=target.schema, index=False,
+                            method=copy_rows) == 3
+    same_frames(targets, "SELECT * FROM {schema}.copied ORDER BY i")
 
 
 def test_read_sql_forms(targets: tuple[Target, Target]) -> None:

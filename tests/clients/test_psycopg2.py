@@ -390,6 +390,19 @@ def test_listen_notify_by_poll(peers: tuple[Peer, Peer]) -> None:
     same(peers, case)
 
 
+def test_callproc_and_notices(peers: tuple[Peer, Peer]) -> None:
+    def case(peer: Peer) -> Any:
+        with peer.connect() as connection, connection.cursor() as cursor:
+            cursor.callproc("upper", ["abc"])
+            called = rows(cursor)
+            cursor.callproc("generate_series", [1, 3])
+            series = rows(cursor)
+            cursor.execute("DROP TABLE IF EXISTS never_made")
+            return called, series, connection.notices
+
+    same(peers, case)
+
+
 def test_connection_facts(peers: tuple[Peer, Peer]) -> None:
     def case(peer: Peer) -> Any:
         with peer.connect() as connection:
