@@ -146,6 +146,12 @@ def test_read_sql_forms(targets: tuple[Target, Target]) -> None:
     same_frames(targets, query, dtype={"i": "float32", "s": "string"}, coerce_float=False)
     same_frames(targets, "SELECT count(*) AS n, sum(f) AS total, avg(i) AS mean, "
                 "max(tz) AS latest, bool_and(b) AS every FROM {schema}.forms")
+    # the other types, as each driver gives them (Decimal, dict, list, UUID...)
+    same_frames(targets, "SELECT 1.50::numeric(5, 2) AS n, '{{\"a\": [1, 2]}}'::jsonb AS j, "
+                "ARRAY[1, 2] AS a, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u, "
+                "'12:34:56'::time AS t, '1 day 02:00'::interval AS iv, '\\x00ff'::bytea AS b, "
+                "'10.0.0.1'::inet AS ip, 'x'::char(3) AS c, NULL::int AS nothing, "
+                "2::smallint AS small, 1.5::real AS r", coerce_float=False)
     ours, theirs = targets
     assert_frame_equal(
         pd.concat(pd.read_sql(query.format(schema=ours.schema), ours.engine, chunksize=2)),
