@@ -167,6 +167,7 @@ PARAMETERS: Final[dict[str, Parameter]] = {
                                                      "debug1", "log", "notice", "warning",
                                                      "error")),
     "max_connections": Parameter("100", _any, read_only=True),
+    "max_prepared_transactions": Parameter("0", _any, read_only=True),
     "block_size": Parameter("8192", _any, read_only=True),
     "synchronous_commit": Parameter("on", _any),
     "jit": Parameter("off", _boolean),

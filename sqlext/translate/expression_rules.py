@@ -42,7 +42,7 @@ from catalog.sqltypes import (
 from executor import codecs
 from executor.codecs.numeric import parse_decimal
 from executor.functions.catalog_info import reg_input
-from executor.values.conversions import INT_RANGES
+from executor.values.conversions import INT_RANGES, integer_result
 from sqlext.sql.sqlite_dialect import ScaledNumeric, StatementOnly, StorageLiteral
 from sqlext.translate import numeric_rules
 from sqlext.translate.composite import record_field
@@ -249,8 +249,11 @@ class ExpressionTranslator:
         number = _number_literal(node)
         if number is not None and (is_numeric(target) or is_string(target)):
             # Constants are converted now, as PostgreSQL folds them while
-            # planning: an out-of-range value fails before anything runs.
-            value = codecs.text_decoder(target.oid, target.typmod, self.settings)(number)
+            # planning: an out-of-range value fails before anything runs (an
+            # integer one with the message of its cast, "integer out of range").
+            value = integer_result(int(number), target.oid) if (
+                target.oid in _INT_TYPES and number.lstrip("-").isdigit()) else (
+                codecs.text_decoder(target.oid, target.typmod, self.settings)(number))
             replacement = StorageLiteral(this=value)
             node.replace(replacement)
             return replacement
