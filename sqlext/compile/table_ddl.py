@@ -86,7 +86,19 @@ def _reference(reference: exp.Expression, search_path: tuple[str, ...], catalog:
             raise errors.UndefinedObject(
                 f'there is no primary key for referenced table "{relation.name}"')
         columns = primary.columns
+    keys = [c.columns for c in relation.constraints if c.kind in ("p", "u")]
+    keys += [index.index_columns for index in catalog.indexes_of(relation) if index.unique]
+    _require_unique_key(keys, columns, relation.name)
     return (relation.schema, relation.name), columns
+
+
+def _require_unique_key(keys: list[tuple[str, ...]], columns: tuple[str, ...],
+                        table: str) -> None:
+    """A foreign key must reference columns a primary key or unique
+    constraint (or unique index) covers exactly, in any order."""
+    if not any(len(key) == len(columns) and set(key) == set(columns) for key in keys):
+        raise errors.InvalidForeignKey(
+            f'there is no unique constraint matching given keys for referenced table "{table}"')
 
 
 def _self_references(constraints: list[relations.ConstraintSpec],
@@ -94,13 +106,16 @@ def _self_references(constraints: list[relations.ConstraintSpec],
     """A table's references to itself without named columns take its
     primary key, which may be declared after them."""
     primary = next((c.columns for c in constraints if c.kind == "p"), None)
+    keys = [c.columns for c in constraints if c.kind in ("p", "u")]
     finished = []
     for constraint in constraints:
-        if constraint.ref_table == creating and not constraint.ref_columns:
-            if primary is None:
-                raise errors.UndefinedObject(
-                    f'there is no primary key for referenced table "{creating[1]}"')
-            constraint = replace(constraint, ref_columns=primary)
+        if constraint.ref_table == creating:
+            if not constraint.ref_columns:
+                if primary is None:
+                    raise errors.UndefinedObject(
+                        f'there is no primary key for referenced table "{creating[1]}"')
+                constraint = replace(constraint, ref_columns=primary)
+            _require_unique_key(keys, constraint.ref_columns, creating[1])
         finished.append(constraint)
     return tuple(finished)
 

@@ -67,7 +67,14 @@ SEQUENCES: dict[str, list[Step]] = {
         ("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
          "WHERE conrelid = 'node'::regclass ORDER BY 1", None),
         ("CREATE TABLE keyless (id int, up int REFERENCES keyless)", None),
-        ("DROP TABLE node", None),
+        ("CREATE TABLE loose (id int, up int REFERENCES loose (id))", None),
+        ("CREATE TABLE pair (a int, b int, UNIQUE (b, a), c int REFERENCES node (up))", None),
+        ("CREATE TABLE by_pair (x int, y int, FOREIGN KEY (x, y) REFERENCES pair (a, b))",
+         None),
+        ("CREATE UNIQUE INDEX node_up ON node (up)", None),
+        ("CREATE TABLE by_index (u int REFERENCES node (up))", None),
+        ("DROP TABLE by_index, by_pair", None),
+        ("DROP TABLE node CASCADE", None),
     ],
     "regclass_at_run_time": [
         ("SELECT %s::regclass", ("item",)),
