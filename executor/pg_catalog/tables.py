@@ -329,7 +329,7 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
 
 
 def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
-    """A procedure as pg_proc shows it (prokind 'p', no result type)."""
+    """A procedure as pg_proc shows it (prokind 'p', result type void)."""
     types = [p.type_oid for p in procedure.params]
     names = [p.name or "" for p in procedure.params]
     language = PYTHON_LANGUAGE_OID if procedure.language == "python" else 14
@@ -337,7 +337,8 @@ def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
         "pg_proc", oid=procedure.oid, proname=procedure.name,
         pronamespace=catalog.schemas[procedure.schema].oid,
         proowner=catalog.role_oid(procedure.owner), prolang=language, procost=100.0,
-        prosupport=None, prokind="p", provolatile="v", proparallel="u", pronargs=len(types),
+        prosupport=None, prokind="p", provolatile="v", proparallel="u", prorettype=t.VOID,
+        pronargs=len(types),
         pronargdefaults=sum(1 for p in procedure.params if p.default),
         proargtypes=" ".join(map(str, types)),
         proargnames=_json(names) if any(names) else None, prosrc=procedure.body,
