@@ -6,17 +6,24 @@ type and column. The catalog information functions
 
 from __future__ import annotations
 
+import re
+
 from catalog import types as t
+from catalog.keywords import RESERVED
 from catalog.schema import Catalog, Relation, Sequence
 
 _INDEX_KEYS = " USING btree ("
 
 
+_PLAIN_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+
+
 def quote_identifier(name: str) -> str:
-    """``name`` as it is printed in a definition: quoted unless it is a
-    lower-case identifier."""
-    return name if name.isidentifier() and name == name.lower() else '"' + name.replace(
-        '"', '""') + '"'
+    """``name`` as PostgreSQL prints it in a definition: quoted unless it is
+    a lower-case identifier and no key word (unreserved ones aside)."""
+    if _PLAIN_IDENTIFIER.fullmatch(name) and name not in RESERVED:
+        return name
+    return '"' + name.replace('"', '""') + '"'
 
 
 def view_definition(view: Relation) -> str | None:

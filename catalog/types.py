@@ -258,16 +258,19 @@ def char_length(typmod: int) -> int | None:
     return typmod - VARHDRSZ if typmod >= VARHDRSZ else None
 
 
-def format_type(oid: int, typmod: int = -1) -> str:
-    """PostgreSQL's format_type(): ``numeric(10,2)``, ``character varying(20)``."""
+def format_type(oid: int, typmod: int = -1, given: bool = False) -> str:
+    """PostgreSQL's format_type(): ``numeric(10,2)``, ``character varying(20)``.
+    ``given``: a typmod of -1 was given (``format_type(oid, -1)``, a constant's
+    type), which makes a bpchar without length ``bpchar``: ``character`` is
+    character(1)."""
     pg_type = TYPES.get(oid)
     if pg_type is None:
         return "???"
     if array_element(oid):
-        return format_type(pg_type.element_oid, typmod) + "[]"
+        return format_type(pg_type.element_oid, typmod, given) + "[]"
     name = pg_type.sql_name
     if typmod < 0:
-        return name
+        return "bpchar" if given and oid == BPCHAR else name
     if oid == NUMERIC:
         ps = numeric_precision_scale(typmod)
         return f"numeric({ps[0]},{ps[1]})" if ps else name

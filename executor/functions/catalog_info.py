@@ -122,7 +122,7 @@ def _description(oid: Any, catalog_name: Any, subid: int = 0) -> str | None:
 def _format_type(oid: Any, typmod: Any) -> Any:
     if oid is None:
         return None
-    return t.format_type(int(oid), -1 if typmod is None else int(typmod))
+    return t.format_type(int(oid), -1 if typmod is None else int(typmod), typmod is not None)
 
 
 @FUNCTIONS.scalar("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)

@@ -1,17 +1,11 @@
-"""pg_get_keywords(): the key words of PostgreSQL 15's SQL, as its parser
-knows them (src/include/parser/kwlist.h), with their category and whether
-they may be a column label without AS. pgjdbc's
-DatabaseMetaData.getSQLKeywords() and psql's tab completion read them."""
+"""The key words of PostgreSQL 15's SQL as its parser knows them
+(src/include/parser/kwlist.h): each with its category and whether it may be
+a column label without AS. pg_get_keywords() lists them; a name that is a
+key word other than an unreserved one is quoted when printed."""
 
 from __future__ import annotations
 
-import functools
-import json
 from typing import Final
-
-from executor.functions.declare import Declarations
-
-FUNCTIONS = Declarations()
 
 CATEGORIES: Final = {
     "U": "unreserved",
@@ -84,12 +78,5 @@ KEYWORDS: Final = sorted((word, code, bare) for (code, bare), words in _WORDS.it
                          for word in words.split())
 """(word, catcode, barelabel), in PostgreSQL's order (by word)."""
 
-
-@FUNCTIONS.internal("sqlext_pg_get_keywords", 0)
-@functools.cache
-def _keywords() -> str:
-    """The rows as a JSON array of objects (the translator reads their fields)."""
-    return json.dumps([
-        {"word": word, "catcode": code, "barelabel": bare, "catdesc": CATEGORIES[code],
-         "baredesc": "can be bare label" if bare else "requires AS"}
-        for word, code, bare in KEYWORDS])
+RESERVED: Final = frozenset(word for word, code, _ in KEYWORDS if code != "U")
+"""The key words an identifier must be quoted to be (all but the unreserved)."""
