@@ -86,6 +86,10 @@ class Column:
     """The default expression as PostgreSQL SQL text (what pg_get_expr shows)."""
     acl: Acl = ()
     """Privileges granted on this column alone (pg_attribute.attacl)."""
+    identity: str = ""
+    """pg_attribute.attidentity: 'a' GENERATED ALWAYS AS IDENTITY, 'd' BY
+    DEFAULT, '' none. The default then is the nextval() that makes its values
+    (PostgreSQL shows none)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
@@ -145,7 +149,8 @@ class Relation:
     columns: tuple[Column, ...] = ()
     constraints: tuple[Constraint, ...] = ()
     definition: str | None = None
-    """Views: the SELECT; indexes: the CREATE INDEX statement."""
+    """Views: the SELECT; indexes: the CREATE INDEX statement (without the
+    WHERE of a partial index: ``predicate``)."""
     index_table: str | None = None
     """Indexes: the name of the indexed table (same schema)."""
     index_columns: tuple[str, ...] = ()
@@ -163,6 +168,8 @@ class Relation:
     rule: ViewRule | None = None
     """Views and materialized views: what the query reads. (None for those
     in snapshots written before dependencies were recorded.)"""
+    predicate: str | None = None
+    """Partial indexes: the WHERE condition as pg_get_expr prints it (pg_index.indpred)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
+from catalog.introspection import quote_identifier
 from catalog.matviews import Matview
 from catalog.schema import (
     PUBLIC,
@@ -25,7 +26,7 @@ from catalog.schema import (
     ViewRule,
 )
 from executor import matview_maintenance
-from storage.sqlite import Database, quoted
+from storage.sqlite import Database, OperationalError, quoted
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,8 @@ class ColumnSpec:
     not_null: bool = False
     default: str | None = None
     serial: bool = False
+    identity: str = ""
+    """GENERATED ALWAYS ('a') or BY DEFAULT ('d') AS IDENTITY (``serial`` too)."""
     default_sqlite: str | None = None
     """ALTER TABLE ADD COLUMN: the default as SQLite SQL, to fill existing rows."""
 
@@ -68,6 +71,16 @@ class CreateTable:
 
 
 @dataclass(frozen=True, slots=True)
+class Predicate:
+    """A partial index's WHERE condition."""
+
+    text: str
+    """As pg_get_expr prints it."""
+    sqlite: str
+    """As SQLite evaluates it."""
+
+
+@dataclass(frozen=True, slots=True)
 class CreateIndex:
     schema: str
     name: str | None
@@ -76,6 +89,7 @@ class CreateIndex:
     """(column, descending) pairs."""
     unique: bool = False
     if_not_exists: bool = False
+    predicate: Predicate | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,10 +303,14 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             sequences.append(Sequence(next_oid, spec.schema, sequence_name,
                                       owned_by=(spec.name, column.name)))
             next_oid += 1
-            default = f"nextval('{sequence_name}'::regclass)"
+            # the sequence named in full, as PostgreSQL binds it (pg_get_expr
+            # leaves the schema out where the reader's search path finds it)
+            qualified = f"{quote_identifier(spec.schema)}.{quote_identifier(sequence_name)}"
+            default = "nextval(" + _string_constant(qualified) + "::regclass)"
         in_primary = primary is not None and column.name in primary.columns
         columns.append(Column(column.name, column.type_oid, column.typmod,
-                              column.not_null or column.serial or in_primary, default))
+                              column.not_null or column.serial or in_primary, default,
+                              identity=column.identity))
     constraints: list[Constraint] = []
     clauses = [_sqlite_column(c, primary is not None and c.name in primary.columns)
                for c in spec.columns]
@@ -373,6 +391,10 @@ def _create_stream_storage(physical: str, oid: int, options: StreamOptions,
             f"NEW.{quoted(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
 
 
+def _string_constant(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
                       unique: bool) -> str:
     shown = ", ".join(
@@ -398,13 +420,22 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
     physical = storage_name(table.schema, name)
     columns = ", ".join(quoted(c) + (" DESC" if desc else "") for c, desc in spec.columns)
     unique = "UNIQUE " if spec.unique else ""
-    database.execute(
-        f"CREATE {unique}INDEX {quoted(physical)} ON {quoted(table.physical)} ({columns})")
+    predicate = spec.predicate
+    create = f"CREATE {unique}INDEX {quoted(physical)} ON {quoted(table.physical)} ({columns})"
+    try:
+        database.execute(create + (f" WHERE {predicate.sqlite}" if predicate else ""))
+    except OperationalError as exc:
+        if spec.unique or "prohibited in partial index" not in str(exc):
+            raise
+        # SQLite takes no function of ours in an index's condition; a
+        # non-unique index finds the same rows with all of them in it
+        database.execute(create)
     index = Relation(oid, table.schema, name, "i", physical,
                      definition=_index_definition(table.schema, table.name, name,
                                                   list(spec.columns), spec.unique),
                      index_table=table.name,
-                     index_columns=tuple(c for c, _ in spec.columns), unique=spec.unique)
+                     index_columns=tuple(c for c, _ in spec.columns), unique=spec.unique,
+                     predicate=predicate.text if predicate else None)
     return DdlResult(catalog.with_relation(index), "CREATE INDEX")
 
 

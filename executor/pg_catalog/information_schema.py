@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from catalog import acl as acls
 from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, AclItem
-from catalog.introspection import sequence_type, view_definition
+from catalog.introspection import sequence_type, shown_expression, view_definition
 from catalog.schema import Catalog, Relation
 from executor.pg_catalog.rows import Row, RowsOfRelation, row
 
@@ -34,6 +34,12 @@ def _data_type(oid: int) -> str:
     return pg_type.sql_name
 
 
+def _default_path(schema: str, _name: str) -> bool:
+    """What the rows show as visible: the default search path's (the rows
+    are kept, not computed for each reader as PostgreSQL's view does)."""
+    return schema == "public"
+
+
 def column_rows(relation: Relation) -> Iterator[Row]:
     for position, column in enumerate(relation.columns, start=1):
         precision_scale = t.numeric_precision_scale(column.typmod) if (
@@ -49,13 +55,16 @@ def column_rows(relation: Relation) -> Iterator[Row]:
         yield row(
             "columns", table_catalog=CATALOG_NAME, table_schema=relation.schema,
             table_name=relation.name, column_name=column.name, ordinal_position=position,
-            column_default=column.default, is_nullable=_yes(not column.not_null),
+            column_default=None if column.identity or column.default is None else
+            shown_expression(column.default, _default_path),
+            is_nullable=_yes(not column.not_null),
             data_type=_data_type(column.type_oid),
             character_maximum_length=t.char_length(column.typmod) if column.type_oid in (
                 t.VARCHAR, t.BPCHAR) else None,
             numeric_precision=numeric_precision, numeric_scale=numeric_scale,
             datetime_precision=datetime_precision, udt_catalog=CATALOG_NAME,
-            udt_schema="pg_catalog", udt_name=t.TYPES[column.type_oid].name, is_identity="NO",
+            udt_schema="pg_catalog", udt_name=t.TYPES[column.type_oid].name,
+            is_identity=_yes(bool(column.identity)),
             is_generated="NEVER", is_updatable=_yes(relation.kind == "r"),
         )
 

@@ -20,6 +20,7 @@ from catalog.acl import Acl
 from catalog.dataflow import Procedure
 from catalog.introspection import (
     SEQUENCE_MAX,
+    index_definition,
     index_keys,
     owner_column,
     sequence_type,
@@ -293,7 +294,7 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         row("pg_attrdef", oid=r.oid * 1000 + number, adrelid=r.oid, adnum=number,
             adbin=column.default)
         for r in relations for number, column in enumerate(r.columns, start=1)
-        if column.default is not None]
+        if column.default is not None and not column.identity]
     yield "pg_index", [_index_row(index, catalog) for index in relations
                        if index.kind == "i"]
     yield "pg_constraint", [
@@ -320,7 +321,7 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         for r in relations if r.kind == "m"]
     yield "pg_indexes", [
         row("pg_indexes", schemaname=r.schema, tablename=r.index_table, indexname=r.name,
-            indexdef=r.definition)
+            indexdef=index_definition(r))
         for r in relations if r.kind == "i"]
     yield "pg_sequence", [
         row("pg_sequence", seqrelid=s.oid, seqtypid=type_oid, seqstart=s.start,
@@ -401,7 +402,7 @@ def _sequence_class_row(sequence: Sequence, catalog: Catalog) -> Row:
 
 
 def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typmod: int,
-                   not_null: bool, has_default: bool, acl: Acl = ()) -> Row:
+                   not_null: bool, has_default: bool, acl: Acl = (), identity: str = "") -> Row:
     pg_type = t.TYPES[type_oid]
     return row(
         "pg_attribute", attrelid=relation_oid, attname=name, atttypid=type_oid,
@@ -409,7 +410,7 @@ def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typ
         attndims=int(_is_array(pg_type)), attcacheoff=-1, atttypmod=typmod,
         attbyval=_by_value(pg_type), attalign=_alignment(pg_type),
         attstorage=_storage(pg_type), attnotnull=not_null, atthasdef=has_default,
-        attacl=_acl(acl or None),
+        attidentity=identity, attacl=_acl(acl or None),
         attislocal=True, attcollation=_collation(type_oid),
     )
 
@@ -426,7 +427,8 @@ def _column_attribute_rows(relation: Relation) -> Iterator[Row]:
     for number, column in enumerate(relation.columns, start=1):
         yield _attribute_row(relation.oid, column.name, number, column.type_oid,
                              column.typmod, column.not_null,
-                             column.default is not None and relation.kind == "r", column.acl)
+                             column.default is not None and relation.kind == "r"
+                             and not column.identity, column.acl, column.identity)
 
 
 def _sequence_attribute_rows(sequence: Sequence) -> Iterator[Row]:
@@ -438,8 +440,11 @@ def _sequence_owner(sequence: Sequence, catalog: Catalog) -> Iterator[Row]:
     owner = owner_column(sequence, catalog)
     if owner is not None:
         pg_class = KNOWN_OIDS["pg_class"]
+        table, number = owner
+        # an identity column's sequence is part of it ('i'); a serial's, owned by it
+        identity = number and table.columns[number - 1].identity
         yield row("pg_depend", classid=pg_class, objid=sequence.oid, refclassid=pg_class,
-                  refobjid=owner[0].oid, refobjsubid=owner[1], deptype="a")
+                  refobjid=table.oid, refobjsubid=number, deptype="i" if identity else "a")
 
 
 def _rule_rows(view: Relation, catalog: Catalog) -> Iterator[Row]:
@@ -477,6 +482,7 @@ def _index_row(index: Relation, catalog: Catalog) -> Row:
         indkey=" ".join(str(number) for number, _ in keys),
         indcollation=" ".join(str(_collation(column.type_oid)) for _, column in keys),
         indclass=" ".join("0" for _ in keys), indoption=" ".join(str(o) for o in options),
+        indpred=index.predicate,
     )
 
 

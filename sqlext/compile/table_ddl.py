@@ -16,6 +16,7 @@ from catalog.dependencies import describe, views_using
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
+from sqlext.compile.expression_text import TypedExpression
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -183,6 +184,7 @@ class DdlCompiler:
         serial = isinstance(kind, exp.DataType) and kind.this in SERIAL_TYPES
         not_null = False
         default: str | None = None
+        identity = ""
         for constraint in item.args.get("constraints") or []:
             spec = constraint.args.get("kind")
             constraint_name = constraint.name or None
@@ -206,15 +208,22 @@ class DdlCompiler:
                     on_delete=on_delete, on_update=on_update))
             elif isinstance(spec, exp.GeneratedAsIdentityColumnConstraint):
                 serial = True
+                identity = "a" if spec.this else "d"
             else:
                 raise errors.FeatureNotSupported(
                     f"column constraint {pg_sql(constraint)} is not supported")
-        return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial)
+        return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default,
+                                    serial, identity=identity)
 
-    def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
-        """Check the default translates, and keep it as PostgreSQL text."""
-        self._translated_default(expression, target, column)
-        return pg_sql(expression)
+    def _default(self, expression: exp.Expression, target: SqlType, column: str
+                 ) -> str | None:
+        """Check the default translates, and keep it as PostgreSQL prints it
+        (None for NULL, a default PostgreSQL does not keep)."""
+        typed = TypedExpression(expression, self.catalog, self.search_path,
+                                self.translator.settings)
+        typed.default(target, column)
+        bare = expression.this if isinstance(expression, exp.Cast) else expression
+        return None if isinstance(bare, exp.Null) else typed.text()
 
     def _translated_default(self, expression: exp.Expression, target: SqlType,
                             column: str) -> str:
@@ -286,9 +295,19 @@ class DdlCompiler:
         schema = creation_schema(table, self.catalog, self.search_path)
         self.translator.check_schema(table)
         relation = self.catalog.relation(table.name, table.db or None, self.search_path)
+        where = params.args.get("where") if params is not None else None
+        predicate = None
+        if where is not None:
+            typed = TypedExpression(where.this, self.catalog, self.search_path,
+                                    self.translator.settings)
+            scope = Scope()
+            scope.add(Source(relation.name, [stored_column(c) for c in relation.columns]))
+            condition = typed.condition(scope)
+            predicate = relations.Predicate(typed.text(), condition)
         return relations.CreateIndex(relation.schema if not table.db else schema,
                                index.name or None, relation.name, tuple(columns),
-                               bool(node.args.get("unique")), bool(node.args.get("exists")))
+                               bool(node.args.get("unique")), bool(node.args.get("exists")),
+                               predicate)
 
     def _create_view(self, node: exp.Create) -> relations.CreateView:
         query = self.view_query(node, "views")
