@@ -397,11 +397,9 @@ def _string_constant(text: str) -> str:
 
 def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
                       unique: bool) -> str:
-    shown = ", ".join(
-        (c if c.isidentifier() and c == c.lower() else quoted(c)) + (" DESC" if desc else "")
-        for c, desc in columns)
-    qualified = f"{schema}.{table}"
-    return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {name} ON {qualified} "
+    shown = ", ".join(quote_identifier(c) + (" DESC" if desc else "") for c, desc in columns)
+    qualified = f"{quote_identifier(schema)}.{quote_identifier(table)}"
+    return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {quote_identifier(name)} ON {qualified} "
             f"USING btree ({shown})")
 
 

@@ -125,7 +125,7 @@ def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
     table = context.catalog.find_relation(index.index_table or "", index.schema)
     if pretty and table is not None and _table_is_visible(context, table.oid):
         # pretty output qualifies the table only where the search path would not find it
-        return definition.replace(f" ON {index.schema}.", " ON ", 1)
+        return definition.replace(f" ON {quote_identifier(index.schema)}.", " ON ", 1)
     return definition
 
 
