@@ -170,6 +170,10 @@ class Relation:
     in snapshots written before dependencies were recorded.)"""
     predicate: str | None = None
     """Partial indexes: the WHERE condition as pg_get_expr prints it (pg_index.indpred)."""
+    row_type: int = 0
+    """Tables, views, materialized views: the OID of their row type in
+    pg_type (its array type's is one less); 0 for those made before row
+    types were recorded."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)

@@ -291,7 +291,10 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             if column not in names:
                 raise errors.UndefinedColumn(
                     f'column "{column}" named in key does not exist')
-    catalog, oid = catalog.allocate_oids(2 + len(spec.constraints) * 2 + len(spec.columns))
+    # the table, a constraint and its index each, a sequence per column at
+    # most, the row type and its array type last
+    count = 4 + len(spec.constraints) * 2 + len(spec.columns)
+    catalog, oid = catalog.allocate_oids(count)
     next_oid = oid + 1
     physical = storage_name(spec.schema, spec.name)
     columns: list[Column] = []
@@ -343,7 +346,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     if spec.stream is not None:
         _create_stream_storage(physical, oid, spec.stream, database)
     relation = Relation(oid, spec.schema, spec.name, "r", physical, tuple(columns),
-                        tuple(constraints), stream=spec.stream)
+                        tuple(constraints), stream=spec.stream, row_type=oid + count - 1)
     catalog = catalog.with_relations([relation, *indexes])
     for sequence in sequences:
         catalog = catalog.with_sequence(sequence)
@@ -452,9 +455,10 @@ def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlR
         view = replace(existing, columns=spec.columns, definition=spec.definition,
                        rule=ViewRule(rule_oid, spec.uses))
     else:
-        catalog, oid = catalog.allocate_oids(2)
+        catalog, oid = catalog.allocate_oids(4)  # the view, its rule, its row type's two
         view = Relation(oid, spec.schema, spec.name, "v", physical, spec.columns,
-                        definition=spec.definition, rule=ViewRule(oid + 1, spec.uses))
+                        definition=spec.definition, rule=ViewRule(oid + 1, spec.uses),
+                        row_type=oid + 3)
     database.execute(f"CREATE VIEW {quoted(physical)} AS {spec.sqlite_query}")
     return DdlResult(catalog.with_relation(view), "CREATE VIEW")
 
@@ -483,11 +487,11 @@ def _create_matview(spec: CreateMatview, catalog: Catalog, database: Database) -
             return DdlResult(catalog, "CREATE MATERIALIZED VIEW",
                              [_exists_notice("relation", spec.name)])
         raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
-    catalog, oid = catalog.allocate_oids(2)
+    catalog, oid = catalog.allocate_oids(4)  # the view, its rule, its row type's two
     matview_maintenance.run(database, spec.create)
     view = Relation(oid, spec.schema, spec.name, "m", spec.physical, spec.columns,
                     definition=spec.definition, matview=spec.matview,
-                    rule=ViewRule(oid + 1, spec.uses))
+                    rule=ViewRule(oid + 1, spec.uses), row_type=oid + 3)
     matview_maintenance.refresh(view, database)
     rows = database.execute(f"SELECT count(*) FROM {quoted(view.physical)}").fetchone()[0]
     return DdlResult(catalog.with_relation(view), f"SELECT {rows}",

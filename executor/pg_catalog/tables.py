@@ -10,6 +10,7 @@ functions that read the running statement's context.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -149,7 +150,6 @@ def _insert(database: Database, schema: str, name: str, rows: list[Row]) -> None
 
 
 def _static_rows() -> Iterator[tuple[str, list[Row]]]:
-    yield "pg_type", [_type_row(t.TYPES[oid]) for oid in sorted(t.TYPES)]
     yield "pg_am", [
         row("pg_am", oid=oid, amname=name, amhandler=handler, amtype=kind)
         for oid, name, handler, kind in (
@@ -225,6 +225,29 @@ def _by_value(pg_type: t.PgType) -> bool:
     return pg_type.length in (1, 2, 4, 8) and pg_type.oid != t.NAME
 
 
+@functools.cache
+def _builtin_type_rows() -> list[Row]:
+    return [_type_row(t.TYPES[oid]) for oid in sorted(t.TYPES)]
+
+
+def _row_type_rows(relation: Relation, catalog: Catalog) -> Iterator[Row]:
+    """A relation's row type (a composite type) and its array type, as
+    PostgreSQL makes them for tables and views."""
+    common = {"typnamespace": _namespace_oid(catalog, relation.schema),
+              "typowner": catalog.role_oid(relation.owner), "typlen": -1, "typbyval": False,
+              "typisdefined": True, "typdelim": ",", "typalign": "d", "typstorage": "x",
+              "typtypmod": -1}
+    yield row("pg_type", oid=relation.row_type - 1, typname="_" + relation.name, typtype="b",
+              typcategory="A", typsubscript="array_subscript_handler",
+              typelem=relation.row_type, typinput="array_in", typoutput="array_out",
+              typreceive="array_recv", typsend="array_send", typanalyze="array_typanalyze",
+              **common)
+    yield row("pg_type", oid=relation.row_type, typname=relation.name, typtype="c",
+              typcategory="C", typrelid=relation.oid, typarray=relation.row_type - 1,
+              typinput="record_in", typoutput="record_out", typreceive="record_recv",
+              typsend="record_send", **common)
+
+
 def _type_row(pg_type: t.PgType) -> Row:
     array = _is_array(pg_type)
     prefix = "array_" if array else pg_type.name + (
@@ -284,6 +307,8 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         row("pg_namespace", oid=schema.oid, nspname=name, nspowner=catalog.role_oid(schema.owner),
             nspacl=_acl(schema.acl))
         for name, schema in catalog.schemas.items()]
+    yield "pg_type", _builtin_type_rows() + [
+        type_row for r in relations if r.row_type for type_row in _row_type_rows(r, catalog)]
     yield "pg_class", [_class_row(r, catalog) for r in relations] + [
         _sequence_class_row(s, catalog) for s in sequences]
     yield "pg_attribute", [
@@ -379,7 +404,7 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
         for other in catalog.relations.values() for c in other.constraints)
     return row(
         "pg_class", oid=relation.oid, relname=relation.name,
-        relnamespace=_namespace_oid(catalog, relation.schema),
+        relnamespace=_namespace_oid(catalog, relation.schema), reltype=relation.row_type,
         relowner=catalog.role_oid(relation.owner), relam=am, relfilenode=relation.oid,
         relpages=int(index), reltuples=0.0 if index else -1.0, relhasindex=bool(indexes),
         relpersistence="p", relkind=relation.kind,
