@@ -69,6 +69,12 @@ _UPPER_CASE_CALLS: Final = frozenset({
 _REGCLASS_ARGUMENT: Final = frozenset({"nextval", "currval", "setval"})
 """Functions whose first parameter PostgreSQL declares regclass (sqlext takes
 the relation's name as text)."""
+_ANY_ARGUMENTS: Final = {
+    "json_build_object": 0, "jsonb_build_object": 0, "json_build_array": 0,
+    "jsonb_build_array": 0, "concat": 0, "concat_ws": 1, "format": 1, "num_nulls": 0,
+    "num_nonnulls": 0}
+"""Functions whose arguments from this position on PostgreSQL declares
+"any": an untyped literal there stays untyped (printed without a type)."""
 
 
 class _TypeRecorder(Translator):
@@ -130,10 +136,12 @@ class TypedExpression:
         twin = self._pairs.get(id(node))
         if twin is None:
             return None
+        found: SqlType | None = twin.meta.get(_TYPE)
         for candidate in (twin, twin.meta.get(_REPLACEMENT)):
             if candidate is not None and _COERCED in candidate.meta:
-                return candidate.meta[_COERCED]  # type: ignore[no-any-return]
-        return twin.meta.get(_TYPE)
+                found = candidate.meta[_COERCED]
+                break
+        return found
 
     def text(self) -> str:
         """The expression as pg_get_expr prints it (relations named in full)."""
@@ -235,8 +243,7 @@ class _Printer:
         inner = node
         while isinstance(inner, exp.Paren):
             inner = inner.this
-        if wanted is not None and (is_unknown_literal(inner)
-                                   or isinstance(inner, exp.ByteString)):
+        if wanted is not None and _is_string(inner):
             return self.constant(inner.this, wanted)
         shown = self.text(inner)
         found = self.typed.type_of(inner)
@@ -244,12 +251,15 @@ class _Printer:
             return shown
         return f"({shown}){_label(wanted)}"
 
-    def constant(self, text: str, sql_type: SqlType | None, typmod: int = -1) -> str:
-        """A constant of ``sql_type`` written ``text`` (get_const_expr)."""
+    def constant(self, text: str, sql_type: SqlType | None, typmod: int = -1,
+                 labelled: bool = True) -> str:
+        """A constant of ``sql_type`` written ``text`` (get_const_expr);
+        ``labelled``: with its type where PostgreSQL shows it."""
         if sql_type is None or sql_type.oid == t.UNKNOWN:
             return _quoted(text)
+        label = _label(sql_type, typmod) if labelled else ""
         if sql_type.oid == t.REGCLASS:
-            return _quoted(self.resolve_class(text)) + "::regclass"
+            return _quoted(self.resolve_class(text)) + label
         shown = codecs.text_encoder(sql_type.oid, typmod)(
             codecs.text_decoder(sql_type.oid, typmod)(text)).decode()
         if sql_type.oid == t.BOOL:
@@ -257,15 +267,16 @@ class _Printer:
         if sql_type.oid == t.INT4 and not shown.startswith("-"):
             return shown
         if sql_type.oid == t.NUMERIC and shown[:1].isdigit() and "." in shown:
-            return shown + (_label(sql_type, typmod) if typmod >= 0 else "")
-        return _quoted(shown) + _label(sql_type, typmod)
+            return shown + (label if typmod >= 0 else "")
+        return _quoted(shown) + label
 
     def _literal(self, node: exp.Literal) -> str:
         if node.is_string:
             return self.constant(node.this, self.typed.type_of(node))
         return self.constant(node.this, _number_type(node.this))
 
-    def _byte_string(self, node: exp.ByteString) -> str:
+    def _string(self, node: exp.ByteString | exp.RawString) -> str:
+        """E'...' and $$...$$: string constants."""
         return self.constant(node.this, self.typed.type_of(node))
 
     def _boolean(self, node: exp.Boolean) -> str:
@@ -370,17 +381,24 @@ class _Printer:
         return f"({self.typed_as(node.this, wanted[0])} {operator} {word} ({array}))"
 
     def _cast(self, node: exp.Cast) -> str:
+        """get_coercion_expr: a constant of the type itself (an untyped one,
+        a number of it) shows the cast after its bare value, anything else
+        in parentheses."""
         target = self.typed.type_of(node)
         inner = node.this
         while isinstance(inner, exp.Paren):
             inner = inner.this
         if target is None:
             return node.sql(dialect="postgres")
-        if is_unknown_literal(inner) or isinstance(inner, exp.ByteString):
-            return self.constant(inner.this, target, target.typmod)
-        if isinstance(inner, exp.Null):
-            return "NULL" + _label(target, target.typmod)
-        return f"({self.text(inner)}){_label(target, target.typmod)}"
+        label = _label(target, target.typmod)
+        if _is_string(inner):
+            return self.constant(inner.this, target, labelled=False) + label
+        if isinstance(inner, exp.Null) or (isinstance(inner, exp.Array)
+                                           and not inner.expressions):
+            return ("NULL" if isinstance(inner, exp.Null) else "ARRAY[]") + label
+        if isinstance(inner, exp.Literal) and _number_type(inner.this).oid == target.oid:
+            return self.constant(inner.this, target, labelled=False) + label
+        return f"({self.text(inner)}){label}"
 
     def _array(self, node: exp.Array) -> str:
         found = self.typed.type_of(node)
@@ -400,8 +418,9 @@ class _Printer:
             shown += (f"{margin}{' ' * _INDENT}WHEN {self.text(branch.this)} THEN "
                       f"{self.typed_as(branch.args['true'], found)}")
         default = node.args.get("default")
-        if default is not None:
-            shown += f"{margin}{' ' * _INDENT}ELSE {self.typed_as(default, found)}"
+        otherwise = self.typed_as(default, found) if default is not None else "NULL" + (
+            _label(found) if found is not None else "")
+        shown += f"{margin}{' ' * _INDENT}ELSE {otherwise}"
         self.indent -= _INDENT
         return shown + margin + "END"
 
@@ -427,6 +446,9 @@ class _Printer:
             if index == 0 and name in _REGCLASS_ARGUMENT and is_unknown_literal(arg):
                 shown.append(self.constant(arg.this, SqlType(t.REGCLASS)))
                 continue
+            if index >= _ANY_ARGUMENTS.get(name, len(args)) and _is_string(arg):
+                shown.append(_quoted(arg.this))
+                continue
             declared = definition.arg_type(index) if definition is not None else None
             # a text parameter shows the cast of a varchar argument
             text = declared is not None and declared.oid == t.TEXT
@@ -436,7 +458,8 @@ class _Printer:
 
     PRINTERS: ClassVar[dict[type, Callable[[_Printer, Any], str]]] = {
         exp.Literal: _literal,
-        exp.ByteString: _byte_string,
+        exp.ByteString: _string,
+        exp.RawString: _string,
         exp.Boolean: _boolean,
         exp.Null: _null,
         exp.Column: _column,
@@ -455,6 +478,11 @@ class _Printer:
         exp.Anonymous: _call,
         **dict.fromkeys((*_COMPARISONS, *_ARITHMETIC, *_OTHER_OPERATORS), _binary),
     }
+
+
+def _is_string(node: exp.Expression) -> bool:
+    """An untyped string constant: '...', E'...' or $$...$$."""
+    return is_unknown_literal(node) or isinstance(node, exp.ByteString | exp.RawString)
 
 
 def _chain(node: exp.Connector) -> Iterator[exp.Expression]:
