@@ -112,13 +112,15 @@ SEQUENCES: dict[str, list[Step]] = {
          "p text DEFAULT upper('q'), q int DEFAULT NULL, "
          "r text DEFAULT CASE WHEN true THEN 'a' ELSE 'b' END, "
          "s bigint DEFAULT nextval('ticket'), t numeric DEFAULT 1.5 * 2, "
-         "u float8 DEFAULT -0.5, v varchar(5) DEFAULT 'v'::varchar(5), w text DEFAULT 'it''s')",
-         None),
+         "u float8 DEFAULT -0.5, v varchar(5) DEFAULT 'v'::varchar(5), w text DEFAULT 'it''s', "
+         "x numeric(5,1) DEFAULT 1.25::numeric(5,1), y text DEFAULT CASE 1 WHEN 1 THEN 'one' END, "
+         "z jsonb DEFAULT jsonb_build_object('a', 1), aa text DEFAULT $$d$$, "
+         "ab int[] DEFAULT ARRAY[]::int[], ac text DEFAULT 'a' || 'b'::varchar)", None),
         ("SELECT a.attname, a.atthasdef, pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a "
          "LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
          "WHERE a.attrelid = 'defaults'::regclass AND a.attnum > 0 ORDER BY a.attnum", None),
         ("INSERT INTO defaults DEFAULT VALUES RETURNING id, big, a, b, c, d, e, f, g, h, k, "
-         "l, m, n, o, p, q, r, s, t, u, v, w", None),
+         "l, m, n, o, p, q, r, s, t, u, v, w, x, y, z, aa, ab, ac", None),
         # a sequence outside the search path is named with its schema
         ("SET search_path TO public", None),
         ("SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN pg_class c "
