@@ -6,47 +6,37 @@ type and column. The catalog information functions
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from catalog import types as t
+from catalog.keywords import RESERVED
 from catalog.schema import Catalog, Relation, Sequence
 
 _INDEX_KEYS = " USING btree ("
 
 
+_PLAIN_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+
+
 def quote_identifier(name: str) -> str:
-    """``name`` as it is printed in a definition: quoted unless it is a
-    lower-case identifier."""
-    return name if name.isidentifier() and name == name.lower() else '"' + name.replace(
-        '"', '""') + '"'
-
-
-def show_reg_constants(expression: str, name_of: Callable[[int], str | None]) -> str:
-    """A stored expression (a column default) as it is shown: its regclass
-    constants are kept as OIDs (``nextval('16390'::regclass)``), bound to
-    the relation as PostgreSQL binds them, and print as ``name_of`` names
-    the relation (a number where there is none)."""
-    shown: list[str] = []
-    position = 0
-    while (start := expression.find("'", position)) != -1:
-        end = start + 1
-        while (end := expression.find("'", end)) != -1 and expression[end + 1:end + 2] == "'":
-            end += 2
-        if end == -1:
-            break
-        content = expression[start + 1:end]
-        name = name_of(int(content)) if content.isdigit() and expression.startswith(
-            "::regclass", end + 1) else None
-        shown.append(expression[position:start + 1])
-        shown.append(content if name is None else name.replace("'", "''"))
-        position = end
-    shown.append(expression[position:])
-    return "".join(shown)
+    """``name`` as PostgreSQL prints it in a definition: quoted unless it is
+    a lower-case identifier and no key word (unreserved ones aside)."""
+    if _PLAIN_IDENTIFIER.fullmatch(name) and name not in RESERVED:
+        return name
+    return '"' + name.replace('"', '""') + '"'
 
 
 def view_definition(view: Relation) -> str | None:
     """A view's query as pg_get_viewdef and pg_views show it."""
     return f" {view.definition};" if view.kind in ("v", "m") and view.definition else None
+
+
+def index_definition(index: Relation) -> str | None:
+    """An index's CREATE INDEX as pg_get_indexdef prints it."""
+    if index.definition is None or index.predicate is None:
+        return index.definition
+    return f"{index.definition} WHERE {index.predicate}"
 
 
 def index_keys(index: Relation) -> list[tuple[str, bool]]:
@@ -91,3 +81,46 @@ def sequence_type(sequence: Sequence, catalog: Catalog) -> int:
     table, number = owner
     type_oid = table.columns[number - 1].type_oid
     return type_oid if type_oid in SEQUENCE_MAX else t.INT8
+
+
+def name_parts(text: str) -> list[str] | None:
+    """A possibly qualified, possibly quoted name as PostgreSQL reads it
+    (unquoted parts fold to lower case); None if it is not one."""
+    parts: list[str] = []
+    rest = text.strip()
+    while True:
+        if rest.startswith('"'):
+            end = rest.find('"', 1)
+            while end != -1 and rest[end + 1:end + 2] == '"':
+                end = rest.find('"', end + 2)
+            if end == -1:
+                return None
+            parts.append(rest[1:end].replace('""', '"'))
+            rest = rest[end + 1:]
+        else:
+            word, dot, after = rest.partition(".")
+            if not word.strip():
+                return None
+            parts.append(word.strip().lower())
+            rest = dot + after
+        if not rest:
+            return parts
+        if not rest.startswith("."):
+            return None
+        rest = rest[1:]
+
+
+QUOTED = re.compile(r"'((?:[^']|'')*)'(::regclass)?|\"(?:[^\"]|\"\")*\"")
+"""A string constant (and whether it is a regclass) or a quoted name."""
+
+
+def shown_expression(text: str, visible: Callable[[str, str], bool]) -> str:
+    """A kept expression (defaults, index predicates: PostgreSQL's text with
+    relations named in full in their regclass constants) as pg_get_expr
+    shows it: a relation unqualified where ``visible(schema, name)``."""
+    def shown(found: re.Match[str]) -> str:
+        parts = name_parts(found.group(1).replace("''", "'")) if found.group(2) else None
+        if parts is None or len(parts) != 2 or not visible(*parts):
+            return found.group(0)
+        return "'" + quote_identifier(parts[1]).replace("'", "''") + "'::regclass"
+    return QUOTED.sub(shown, text)

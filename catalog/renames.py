@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from catalog.introspection import quote_identifier
 from catalog.schema import Catalog, Constraint, Relation
 
 
@@ -23,8 +24,10 @@ def table_renamed(catalog: Catalog, old: Relation, new_name: str, physical: str)
             for c in relation.constraints)
         if relation.kind == "i" and relation.schema == old.schema and (
                 relation.index_table == old.name):
+            schema = quote_identifier(old.schema)
             definition = (relation.definition or "").replace(
-                f" ON {old.schema}.{old.name} USING ", f" ON {old.schema}.{new_name} USING ")
+                f" ON {schema}.{quote_identifier(old.name)} USING ",
+                f" ON {schema}.{quote_identifier(new_name)} USING ")
             changed.append(replace(relation, index_table=new_name, definition=definition))
         elif constraints != relation.constraints:
             changed.append(replace(relation, constraints=constraints))
@@ -89,7 +92,6 @@ def _definition_renamed(index: Relation, old: str, new: str) -> str | None:
         name, descending = item.removesuffix(" DESC"), item.endswith(" DESC")
         unquoted = name[1:-1].replace('""', '"') if name.startswith('"') else name
         if unquoted == old:
-            plain = new.isidentifier() and new == new.lower()
-            name = new if plain else '"' + new.replace('"', '""') + '"'
+            name = quote_identifier(new)
         items.append(name + (" DESC" if descending else ""))
     return f"{head} USING btree ({', '.join(items)})"

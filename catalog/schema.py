@@ -93,7 +93,8 @@ class Column:
     @property
     def declared_default(self) -> str | None:
         """The default PostgreSQL shows: an identity column's values come
-        from its sequence (``default`` says how), it has no default."""
+        from its sequence (``default`` is the nextval() that makes them), it
+        has no default."""
         return None if self.identity else self.default
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
@@ -154,7 +155,8 @@ class Relation:
     columns: tuple[Column, ...] = ()
     constraints: tuple[Constraint, ...] = ()
     definition: str | None = None
-    """Views: the SELECT; indexes: the CREATE INDEX statement."""
+    """Views: the SELECT; indexes: the CREATE INDEX statement (without the
+    WHERE of a partial index: ``predicate``)."""
     index_table: str | None = None
     """Indexes: the name of the indexed table (same schema)."""
     index_columns: tuple[str, ...] = ()
@@ -172,6 +174,12 @@ class Relation:
     rule: ViewRule | None = None
     """Views and materialized views: what the query reads. (None for those
     in snapshots written before dependencies were recorded.)"""
+    predicate: str | None = None
+    """Partial indexes: the WHERE condition as pg_get_expr prints it (pg_index.indpred)."""
+    row_type: int = 0
+    """Tables, views, materialized views: the OID of their row type in
+    pg_type (its array type's is one less); 0 for those made before row
+    types were recorded."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)

@@ -260,8 +260,9 @@ def char_length(typmod: int) -> int | None:
 
 def format_type(oid: int, typmod: int = -1, typmod_given: bool = False) -> str:
     """PostgreSQL's format_type(): ``numeric(10,2)``, ``character varying(20)``;
-    ``typmod_given``: a typmod of -1 was given rather than left out, which
-    names blank-padded char ``bpchar`` (its length unknown), not ``character``."""
+    ``typmod_given``: a typmod of -1 was given rather than left out
+    (``format_type(oid, -1)``, a constant's type), which names blank-padded
+    char ``bpchar`` (its length unknown): ``character`` is character(1)."""
     pg_type = TYPES.get(oid)
     if pg_type is None:
         return "???"

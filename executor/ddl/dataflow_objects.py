@@ -80,10 +80,10 @@ def _create_window(spec: CreateWindow, catalog: Catalog, database: Database) -> 
     if catalog.find_relation(spec.name, spec.schema) is not None:
         raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
     stream = catalog.relation(spec.spec.stream[1], spec.spec.stream[0])
-    catalog, oid = catalog.allocate_oids()
+    catalog, oid = catalog.allocate_oids(3)  # the window, its row type's two
     columns = tuple(replace(c, default=None) for c in stream.columns)
     window = Relation(oid, spec.schema, spec.name, "r", storage_name(spec.schema, spec.name),
-                      columns, window=spec.spec)
+                      columns, window=spec.spec, row_type=oid + 2)
     windows.create_storage(database, window, stream)
     return DdlResult(catalog.with_relation(window), "CREATE WINDOW")
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
+from catalog.introspection import quote_identifier
 from catalog.matviews import Matview
 from catalog.schema import (
     PUBLIC,
@@ -25,7 +26,7 @@ from catalog.schema import (
     ViewRule,
 )
 from executor import matview_maintenance
-from storage.sqlite import Database, quoted
+from storage.sqlite import Database, OperationalError, quoted
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +74,16 @@ class CreateTable:
 
 
 @dataclass(frozen=True, slots=True)
+class Predicate:
+    """A partial index's WHERE condition."""
+
+    text: str
+    """As pg_get_expr prints it."""
+    sqlite: str
+    """As SQLite evaluates it."""
+
+
+@dataclass(frozen=True, slots=True)
 class CreateIndex:
     schema: str
     name: str | None
@@ -81,6 +92,7 @@ class CreateIndex:
     """(column, descending) pairs."""
     unique: bool = False
     if_not_exists: bool = False
+    predicate: Predicate | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +294,10 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             if column not in names:
                 raise errors.UndefinedColumn(
                     f'column "{column}" named in key does not exist')
-    catalog, oid = catalog.allocate_oids(2 + len(spec.constraints) * 2 + len(spec.columns))
+    # the table, a constraint and its index each, a sequence per column at
+    # most, the row type and its array type last
+    count = 4 + len(spec.constraints) * 2 + len(spec.columns)
+    catalog, oid = catalog.allocate_oids(count)
     next_oid = oid + 1
     physical = storage_name(spec.schema, spec.name)
     columns: list[Column] = []
@@ -293,9 +308,11 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             sequence_name = f"{spec.name}_{column.name}_seq"
             sequences.append(Sequence(next_oid, spec.schema, sequence_name, column.start,
                                       column.increment, owned_by=(spec.name, column.name)))
-            # bound to the sequence by OID, as PostgreSQL binds it (shown by name)
-            default = f"nextval('{next_oid}'::regclass)"
             next_oid += 1
+            # the sequence named in full, as PostgreSQL binds it (pg_get_expr
+            # leaves the schema out where the reader's search path finds it)
+            qualified = f"{quote_identifier(spec.schema)}.{quote_identifier(sequence_name)}"
+            default = "nextval(" + _string_constant(qualified) + "::regclass)"
         in_primary = primary is not None and column.name in primary.columns
         columns.append(Column(column.name, column.type_oid, column.typmod,
                               column.not_null or column.serial or in_primary, default,
@@ -332,7 +349,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     if spec.stream is not None:
         _create_stream_storage(physical, oid, spec.stream, database)
     relation = Relation(oid, spec.schema, spec.name, "r", physical, tuple(columns),
-                        tuple(constraints), stream=spec.stream)
+                        tuple(constraints), stream=spec.stream, row_type=oid + count - 1)
     catalog = catalog.with_relations([relation, *indexes])
     for sequence in sequences:
         catalog = catalog.with_sequence(sequence)
@@ -380,13 +397,15 @@ def _create_stream_storage(physical: str, oid: int, options: StreamOptions,
             f"NEW.{quoted(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
 
 
+def _string_constant(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
                       unique: bool) -> str:
-    shown = ", ".join(
-        (c if c.isidentifier() and c == c.lower() else quoted(c)) + (" DESC" if desc else "")
-        for c, desc in columns)
-    qualified = f"{schema}.{table}"
-    return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {name} ON {qualified} "
+    shown = ", ".join(quote_identifier(c) + (" DESC" if desc else "") for c, desc in columns)
+    qualified = f"{quote_identifier(schema)}.{quote_identifier(table)}"
+    return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {quote_identifier(name)} ON {qualified} "
             f"USING btree ({shown})")
 
 
@@ -405,13 +424,22 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
     physical = storage_name(table.schema, name)
     columns = ", ".join(quoted(c) + (" DESC" if desc else "") for c, desc in spec.columns)
     unique = "UNIQUE " if spec.unique else ""
-    database.execute(
-        f"CREATE {unique}INDEX {quoted(physical)} ON {quoted(table.physical)} ({columns})")
+    predicate = spec.predicate
+    create = f"CREATE {unique}INDEX {quoted(physical)} ON {quoted(table.physical)} ({columns})"
+    try:
+        database.execute(create + (f" WHERE {predicate.sqlite}" if predicate else ""))
+    except OperationalError as exc:
+        if spec.unique or "prohibited in partial index" not in str(exc):
+            raise
+        # SQLite takes no function of ours in an index's condition; a
+        # non-unique index finds the same rows with all of them in it
+        database.execute(create)
     index = Relation(oid, table.schema, name, "i", physical,
                      definition=_index_definition(table.schema, table.name, name,
                                                   list(spec.columns), spec.unique),
                      index_table=table.name,
-                     index_columns=tuple(c for c, _ in spec.columns), unique=spec.unique)
+                     index_columns=tuple(c for c, _ in spec.columns), unique=spec.unique,
+                     predicate=predicate.text if predicate else None)
     return DdlResult(catalog.with_relation(index), "CREATE INDEX")
 
 
@@ -430,9 +458,10 @@ def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlR
         view = replace(existing, columns=spec.columns, definition=spec.definition,
                        rule=ViewRule(rule_oid, spec.uses))
     else:
-        catalog, oid = catalog.allocate_oids(2)
+        catalog, oid = catalog.allocate_oids(4)  # the view, its rule, its row type's two
         view = Relation(oid, spec.schema, spec.name, "v", physical, spec.columns,
-                        definition=spec.definition, rule=ViewRule(oid + 1, spec.uses))
+                        definition=spec.definition, rule=ViewRule(oid + 1, spec.uses),
+                        row_type=oid + 3)
     database.execute(f"CREATE VIEW {quoted(physical)} AS {spec.sqlite_query}")
     return DdlResult(catalog.with_relation(view), "CREATE VIEW")
 
@@ -461,11 +490,11 @@ def _create_matview(spec: CreateMatview, catalog: Catalog, database: Database) -
             return DdlResult(catalog, "CREATE MATERIALIZED VIEW",
                              [_exists_notice("relation", spec.name)])
         raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
-    catalog, oid = catalog.allocate_oids(2)
+    catalog, oid = catalog.allocate_oids(4)  # the view, its rule, its row type's two
     matview_maintenance.run(database, spec.create)
     view = Relation(oid, spec.schema, spec.name, "m", spec.physical, spec.columns,
                     definition=spec.definition, matview=spec.matview,
-                    rule=ViewRule(oid + 1, spec.uses))
+                    rule=ViewRule(oid + 1, spec.uses), row_type=oid + 3)
     matview_maintenance.refresh(view, database)
     rows = database.execute(f"SELECT count(*) FROM {quoted(view.physical)}").fetchone()[0]
     return DdlResult(catalog.with_relation(view), f"SELECT {rows}",

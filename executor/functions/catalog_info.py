@@ -17,9 +17,12 @@ from typing import Any
 from catalog import errors
 from catalog import types as t
 from catalog.introspection import (
+    QUOTED,
+    index_definition,
     index_keys,
+    name_parts,
     quote_identifier,
-    show_reg_constants,
+    shown_expression,
     view_definition,
 )
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
@@ -65,8 +68,9 @@ def _constraint_definition(context: StatementContext, relation: Relation,
     assert constraint.ref_table is not None
     schema, name = constraint.ref_table
     referenced_table = context.catalog.find_relation(name, schema)
-    target = (relation_name(context, referenced_table.oid) if referenced_table is not None
-              else None) or f"{quote_identifier(schema)}.{quote_identifier(name)}"
+    target = (relation_name(context.catalog, referenced_table.oid, context.search_path)
+              if referenced_table is not None else None
+              ) or f"{quote_identifier(schema)}.{quote_identifier(name)}"
     referenced = ", ".join(quote_identifier(c) for c in constraint.ref_columns)
     actions = "".join(f" ON {event} {action}" for event, action in (
         ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete)) if action)
@@ -84,28 +88,29 @@ def _class_entry(catalog: Catalog, oid: int) -> tuple[str, str] | None:
     return None
 
 
-def _table_is_visible(context: StatementContext, oid: Any) -> int:
+def _visible(catalog: Catalog, search_path: tuple[str, ...], schema: str, name: str) -> bool:
     """Whether the unqualified name finds this relation: tables, views,
     indexes and sequences share one namespace per schema."""
-    catalog = context.catalog
-    entry = _class_entry(catalog, _oid(oid) or 0)
-    if entry is None:
-        return 0
-    schema, name = entry
-    for candidate in (PG_CATALOG, *context.search_path):
+    for candidate in (PG_CATALOG, *search_path):
         if (candidate, name) in catalog.relations or (candidate, name) in catalog.sequences:
-            return int(candidate == schema)
-    return 0
+            return candidate == schema
+    return False
 
 
-def relation_name(context: StatementContext, oid: int) -> str | None:
+def _table_is_visible(context: StatementContext, oid: Any) -> int:
+    entry = _class_entry(context.catalog, _oid(oid) or 0)
+    return int(entry is not None and _visible(context.catalog, context.search_path, *entry))
+
+
+def relation_name(catalog: Catalog, oid: int, search_path: tuple[str, ...] | None = None
+                  ) -> str | None:
     """A relation's or sequence's name as a regclass prints it: qualified
-    where the search path would not find it, quoted where needed."""
-    entry = _class_entry(context.catalog, oid)
+    unless ``search_path`` finds it (always, without one), quoted where needed."""
+    entry = _class_entry(catalog, oid)
     if entry is None:
         return None
     schema, name = entry
-    if _table_is_visible(context, oid):
+    if search_path is not None and _visible(catalog, search_path, schema, name):
         return quote_identifier(name)
     return f"{quote_identifier(schema)}.{quote_identifier(name)}"
 
@@ -114,7 +119,8 @@ def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
                       pretty: Any = 0) -> str | None:
     """pg_get_indexdef: the whole CREATE INDEX, or one key column's text."""
     index = context.catalog.relation_by_oid(_oid(oid) or 0)
-    if index is None or index.kind != "i" or index.definition is None:
+    definition = None if index is None or index.kind != "i" else index_definition(index)
+    if index is None or definition is None:
         return None
     number = _oid(column) or 0
     if number:
@@ -123,8 +129,8 @@ def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
     table = context.catalog.find_relation(index.index_table or "", index.schema)
     if pretty and table is not None and _table_is_visible(context, table.oid):
         # pretty output qualifies the table only where the search path would not find it
-        return index.definition.replace(f" ON {index.schema}.", " ON ", 1)
-    return index.definition
+        return definition.replace(f" ON {quote_identifier(index.schema)}.", " ON ", 1)
+    return definition
 
 
 def _description(oid: Any, catalog_name: Any, subid: int = 0) -> str | None:
@@ -148,14 +154,29 @@ def _format_type(oid: Any, typmod: Any) -> Any:
 
 @FUNCTIONS.runtime("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
 def _pg_get_expr(runtime: Runtime) -> Function:
-    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin), the
-    relations they name as OIDs, shown by name as the search path finds them."""
-    def get_expr(expression: Any, *_: Any) -> Any:
+    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin);
+    ``pretty`` leaves out the parentheses around the whole."""
+    def get_expr(expression: Any, _relation: Any = None, pretty: Any = 0) -> Any:
         if expression is None:
             return None
         context = runtime.context()
-        return show_reg_constants(str(expression), lambda oid: relation_name(context, oid))
+        catalog = context.catalog
+
+        def visible(schema: str, name: str) -> bool:
+            return _visible(catalog, context.search_path, schema, name)
+        text = shown_expression(str(expression), visible)
+        return text[1:-1] if pretty and _parenthesised(text) else text
     return get_expr
+
+
+def _parenthesised(text: str) -> bool:
+    """Whether the whole text is one parenthesised expression."""
+    depth = 0
+    for position, char in enumerate(QUOTED.sub(lambda m: "_" * len(m.group(0)), text)):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return position == len(text) - 1 and char == ")"
+    return False
 
 
 @FUNCTIONS.runtime("pg_table_is_visible", BOOL, OID, min_args=1, max_args=1,
@@ -329,38 +350,11 @@ def _same(value: Any) -> Any:
 
 # --- to_regclass() and friends: a name looked up, NULL when nothing has it -----------------
 
-def _name_parts(text: str) -> list[str] | None:
-    """A possibly qualified, possibly quoted name as PostgreSQL reads it
-    (unquoted parts fold to lower case); None if it is not one."""
-    parts: list[str] = []
-    rest = text.strip()
-    while True:
-        if rest.startswith('"'):
-            end = rest.find('"', 1)
-            while end != -1 and rest[end + 1:end + 2] == '"':
-                end = rest.find('"', end + 2)
-            if end == -1:
-                return None
-            parts.append(rest[1:end].replace('""', '"'))
-            rest = rest[end + 1:]
-        else:
-            word, dot, after = rest.partition(".")
-            if not word.strip():
-                return None
-            parts.append(word.strip().lower())
-            rest = dot + after
-        if not rest:
-            return parts
-        if not rest.startswith("."):
-            return None
-        rest = rest[1:]
-
-
 def _relation_name(text: str, database: str | None) -> list[str]:
     """[schema,] name of a relation name as to_regclass() reads it: a name
     it cannot read is an error, not NULL, as in PostgreSQL. A three-part
     name must name ``database`` (any database when it is None)."""
-    parts = _name_parts(text)
+    parts = name_parts(text)
     if parts is None:
         raise errors.InvalidName("invalid name syntax")
     if len(parts) > 3:
@@ -399,7 +393,7 @@ def reg_input(catalog: Catalog, search_path: tuple[str, ...], database: str | No
     if oid == t.REGTYPE:
         return t.lookup_name(name).oid
     if oid == t.REGNAMESPACE:
-        parts = _name_parts(name)
+        parts = name_parts(name)
         if parts is None or len(parts) != 1:
             raise errors.InvalidName("invalid name syntax")
         schema = catalog.schemas.get(parts[0])
@@ -454,7 +448,7 @@ def _to_regtype(text: Any) -> int | None:
                    sqlite="sqlext_to_regnamespace")
 def _to_regnamespace(runtime: Runtime) -> Function:
     def to_regnamespace(text: Any) -> int | None:
-        parts = None if text is None else _name_parts(str(text))
+        parts = None if text is None else name_parts(str(text))
         if parts is None or len(parts) != 1:
             return None
         schema = runtime.context().catalog.schemas.get(parts[0])

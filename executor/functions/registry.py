@@ -30,6 +30,7 @@ from executor.functions import (
     json_functions,
     json_rows,
     jsonb_edits,
+    keyword_list,
     listen_notify,
     math_functions,
     network_functions,
@@ -54,7 +55,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
-    numeric_functions, row_packing, reflection_info))
+    numeric_functions, row_packing, reflection_info, keyword_list))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -81,12 +81,13 @@ def _reg_name(runtime: Runtime) -> Function:
             return str(value)
         if int(value) == 0:
             return "-"  # as PostgreSQL prints InvalidOid
-        catalog = runtime.context().catalog
+        context = runtime.context()
+        catalog = context.catalog
         if oid == t.REGTYPE:
             return t.format_type(int(value)) if int(value) in t.TYPES else str(value)
         if oid == t.REGNAMESPACE:
             return next((n for n, s in catalog.schemas.items() if s.oid == value), str(value))
-        return relation_name(runtime.context(), int(value)) or str(value)
+        return relation_name(catalog, int(value), context.search_path) or str(value)
     return reg_name
 
 

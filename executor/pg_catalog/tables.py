@@ -10,6 +10,7 @@ functions that read the running statement's context.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from catalog.acl import Acl
 from catalog.dataflow import Procedure
 from catalog.introspection import (
     SEQUENCE_MAX,
+    index_definition,
     index_keys,
     owner_column,
     sequence_type,
@@ -149,7 +151,6 @@ def _insert(database: Database, schema: str, name: str, rows: list[Row]) -> None
 
 
 def _static_rows() -> Iterator[tuple[str, list[Row]]]:
-    yield "pg_type", [_type_row(t.TYPES[oid]) for oid in sorted(t.TYPES)]
     yield "pg_am", [
         row("pg_am", oid=oid, amname=name, amhandler=handler, amtype=kind)
         for oid, name, handler, kind in (
@@ -224,6 +225,29 @@ def _by_value(pg_type: t.PgType) -> bool:
     return pg_type.length in (1, 2, 4, 8) and pg_type.oid != t.NAME
 
 
+@functools.cache
+def _builtin_type_rows() -> list[Row]:
+    return [_type_row(t.TYPES[oid]) for oid in sorted(t.TYPES)]
+
+
+def _row_type_rows(relation: Relation, catalog: Catalog) -> Iterator[Row]:
+    """A relation's row type (a composite type) and its array type, as
+    PostgreSQL makes them for tables and views."""
+    common = {"typnamespace": _namespace_oid(catalog, relation.schema),
+              "typowner": catalog.role_oid(relation.owner), "typlen": -1, "typbyval": False,
+              "typisdefined": True, "typdelim": ",", "typalign": "d", "typstorage": "x",
+              "typtypmod": -1}
+    yield row("pg_type", oid=relation.row_type - 1, typname="_" + relation.name, typtype="b",
+              typcategory="A", typsubscript="array_subscript_handler",
+              typelem=relation.row_type, typinput="array_in", typoutput="array_out",
+              typreceive="array_recv", typsend="array_send", typanalyze="array_typanalyze",
+              **common)
+    yield row("pg_type", oid=relation.row_type, typname=relation.name, typtype="c",
+              typcategory="C", typrelid=relation.oid, typarray=relation.row_type - 1,
+              typinput="record_in", typoutput="record_out", typreceive="record_recv",
+              typsend="record_send", **common)
+
+
 def _type_row(pg_type: t.PgType) -> Row:
     array = _is_array(pg_type)
     prefix = "array_" if array else pg_type.name + (
@@ -283,6 +307,8 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         row("pg_namespace", oid=schema.oid, nspname=name, nspowner=catalog.role_oid(schema.owner),
             nspacl=_acl(schema.acl))
         for name, schema in catalog.schemas.items()]
+    yield "pg_type", _builtin_type_rows() + [
+        type_row for r in relations if r.row_type for type_row in _row_type_rows(r, catalog)]
     yield "pg_class", [_class_row(r, catalog) for r in relations] + [
         _sequence_class_row(s, catalog) for s in sequences]
     yield "pg_attribute", [
@@ -320,7 +346,7 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         for r in relations if r.kind == "m"]
     yield "pg_indexes", [
         row("pg_indexes", schemaname=r.schema, tablename=r.index_table, indexname=r.name,
-            indexdef=r.definition)
+            indexdef=index_definition(r))
         for r in relations if r.kind == "i"]
     yield "pg_sequence", [
         row("pg_sequence", seqrelid=s.oid, seqtypid=type_oid, seqstart=s.start,
@@ -329,7 +355,7 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
 
 
 def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
-    """A procedure as pg_proc shows it (prokind 'p', no result type)."""
+    """A procedure as pg_proc shows it (prokind 'p', result type void)."""
     types = [p.type_oid for p in procedure.params]
     names = [p.name or "" for p in procedure.params]
     language = PYTHON_LANGUAGE_OID if procedure.language == "python" else 14
@@ -337,7 +363,8 @@ def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
         "pg_proc", oid=procedure.oid, proname=procedure.name,
         pronamespace=catalog.schemas[procedure.schema].oid,
         proowner=catalog.role_oid(procedure.owner), prolang=language, procost=100.0,
-        prosupport=None, prokind="p", provolatile="v", proparallel="u", pronargs=len(types),
+        prosupport=None, prokind="p", provolatile="v", proparallel="u", prorettype=t.VOID,
+        pronargs=len(types),
         pronargdefaults=sum(1 for p in procedure.params if p.default),
         proargtypes=" ".join(map(str, types)),
         proargnames=_json(names) if any(names) else None, prosrc=procedure.body,
@@ -377,7 +404,7 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
         for other in catalog.relations.values() for c in other.constraints)
     return row(
         "pg_class", oid=relation.oid, relname=relation.name,
-        relnamespace=_namespace_oid(catalog, relation.schema),
+        relnamespace=_namespace_oid(catalog, relation.schema), reltype=relation.row_type,
         relowner=catalog.role_oid(relation.owner), relam=am, relfilenode=relation.oid,
         relpages=int(index), reltuples=0.0 if index else -1.0, relhasindex=bool(indexes),
         relpersistence="p", relkind=relation.kind,
@@ -408,8 +435,7 @@ def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typ
         attndims=int(_is_array(pg_type)), attcacheoff=-1, atttypmod=typmod,
         attbyval=_by_value(pg_type), attalign=_alignment(pg_type),
         attstorage=_storage(pg_type), attnotnull=not_null, atthasdef=has_default,
-        attidentity=identity,
-        attacl=_acl(acl or None),
+        attidentity=identity, attacl=_acl(acl or None),
         attislocal=True, attcollation=_collation(type_oid),
     )
 
@@ -439,8 +465,11 @@ def _sequence_owner(sequence: Sequence, catalog: Catalog) -> Iterator[Row]:
     owner = owner_column(sequence, catalog)
     if owner is not None:
         pg_class = KNOWN_OIDS["pg_class"]
+        table, number = owner
+        # an identity column's sequence is part of it ('i'); a serial's, owned by it
+        identity = number and table.columns[number - 1].identity
         yield row("pg_depend", classid=pg_class, objid=sequence.oid, refclassid=pg_class,
-                  refobjid=owner[0].oid, refobjsubid=owner[1], deptype="a")
+                  refobjid=table.oid, refobjsubid=number, deptype="i" if identity else "a")
 
 
 def _rule_rows(view: Relation, catalog: Catalog) -> Iterator[Row]:
@@ -478,6 +507,7 @@ def _index_row(index: Relation, catalog: Catalog) -> Row:
         indkey=" ".join(str(number) for number, _ in keys),
         indcollation=" ".join(str(_collation(column.type_oid)) for _, column in keys),
         indclass=" ".join("0" for _ in keys), indoption=" ".join(str(o) for o in options),
+        indpred=index.predicate,
     )
 
 

@@ -13,13 +13,11 @@ from typing import Any
 from sqlglot import exp
 
 from catalog import errors
-from catalog import types as t
 from catalog.dependencies import describe, views_using
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
-from executor.functions.catalog_info import reg_input
-from sqlext.compile.default_text import default_text
+from sqlext.compile.expression_text import TypedExpression
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -233,16 +231,17 @@ class DdlCompiler:
         return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial,
                                     **identity)
 
-    def _default(self, expression: exp.Expression, target: SqlType,
-                 column: str) -> str | None:
-        """Check the default translates, and keep it as PostgreSQL prints it."""
-        self._translated_default(expression, target, column)
-        return default_text(expression, target, pg_sql(expression), self._regclass_oid)
-
-    def _regclass_oid(self, name: str) -> int:
-        found = reg_input(self.catalog, self.search_path, None, name, t.REGCLASS)
-        assert isinstance(found, int)
-        return found
+    def _default(self, expression: exp.Expression, target: SqlType, column: str
+                 ) -> str | None:
+        """Check the default translates, and keep it as PostgreSQL prints it
+        (None for NULL, a default PostgreSQL does not keep)."""
+        typed = TypedExpression(expression, self.catalog, self.search_path,
+                                self.translator.settings)
+        typed.default(target, column)
+        bare = expression
+        while isinstance(bare, exp.Paren | exp.Cast):
+            bare = bare.this
+        return None if isinstance(bare, exp.Null) else typed.text()
 
     def _translated_default(self, expression: exp.Expression, target: SqlType,
                             column: str) -> str:
@@ -314,9 +313,19 @@ class DdlCompiler:
         schema = creation_schema(table, self.catalog, self.search_path)
         self.translator.check_schema(table)
         relation = self.catalog.relation(table.name, table.db or None, self.search_path)
+        where = params.args.get("where") if params is not None else None
+        predicate = None
+        if where is not None:
+            typed = TypedExpression(where.this, self.catalog, self.search_path,
+                                    self.translator.settings)
+            scope = Scope()
+            scope.add(Source(relation.name, [stored_column(c) for c in relation.columns]))
+            condition = typed.condition(scope)
+            predicate = relations.Predicate(typed.text(), condition)
         return relations.CreateIndex(relation.schema if not table.db else schema,
                                index.name or None, relation.name, tuple(columns),
-                               bool(node.args.get("unique")), bool(node.args.get("exists")))
+                               bool(node.args.get("unique")), bool(node.args.get("exists")),
+                               predicate)
 
     def _create_view(self, node: exp.Create) -> relations.CreateView:
         query = self.view_query(node, "views")

@@ -87,6 +87,13 @@ class SqlExtParser(PostgresParser):
                      "OVERLAY", "STRING_AGG")
     }
 
+    NO_PAREN_FUNCTION_PARSERS: ClassVar[dict[str, Callable[..., exp.Expr]]] = {
+        **PostgresParser.NO_PAREN_FUNCTION_PARSERS,
+        # x op ALL (array) and SOME, like ANY (sqlglot reads ALL (array) as a call)
+        "ALL": lambda self: self.expression(exp.All(this=self._parse_bitwise())),
+        "SOME": lambda self: self.expression(exp.Any(this=self._parse_bitwise())),
+    }
+
     UNARY_PARSERS: ClassVar[dict[TokenType, Callable[..., exp.Expr]]] = {
         **PostgresParser.UNARY_PARSERS,
         TokenType.DASH: lambda self: self._parse_negative(),

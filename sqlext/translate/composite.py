@@ -23,6 +23,13 @@ def record_type(fields: tuple[tuple[str, SqlType], ...]) -> SqlType:
     return SqlType(t.RECORD, _RECORD_SHAPES.index(fields))
 
 
+def record_fields(value_type: SqlType) -> tuple[tuple[str, SqlType], ...]:
+    """The fields of a record type made by ``record_type`` (none for other types)."""
+    if value_type.oid != t.RECORD or not 0 <= value_type.typmod < len(_RECORD_SHAPES):
+        return ()
+    return _RECORD_SHAPES[value_type.typmod]
+
+
 def record_field(record: SqlType, name: str) -> SqlType:
     if record.oid != t.RECORD or not 0 <= record.typmod < len(_RECORD_SHAPES):
         raise errors.WrongObjectType("column notation .{name} applied to a value that is "

@@ -237,9 +237,11 @@ class ExpressionTranslator:
         assignment casts), raising 42804 where PostgreSQL would."""
         if node_type.is_unknown or isinstance(node, exp.Null):
             return self.coerce(node, target, stored=True)
-        if isinstance(node, StorageLiteral) and node_type.oid == target.oid:
+        sized = target.oid in (t.VARCHAR, t.BPCHAR) and target.typmod not in (-1, node_type.typmod)
+        if isinstance(node, StorageLiteral) and node_type.oid == target.oid and not sized:
             # A constant of another type ('x'::date into json, a number too
-            # large for bigint) is checked and converted like any value.
+            # large for bigint) is checked and converted like any value; one
+            # of another length ('x'::bpchar into char(3)) is padded or checked.
             return node
         if self._adopt_typmod(node, node_type, target):
             return node

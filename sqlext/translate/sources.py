@@ -34,7 +34,7 @@ from executor.streaming.windows import VISIBLE
 from sqlext.sql.sqlite_dialect import NumericKey
 from sqlext.translate import numeric_rules
 from sqlext.translate.aggregate_rules import AggregateRules
-from sqlext.translate.composite import record_type
+from sqlext.translate.composite import record_fields, record_type
 from sqlext.translate.expression_rules import DATETIME_OIDS, vector_as_array
 from sqlext.translate.function_rules import check_unnest_argument, listening_channels_call
 from sqlext.translate.lateral import element_rows, packed_source, zip_queries
@@ -354,7 +354,13 @@ class SourceTranslator(AggregateRules):
         with self.refusing_set_returning("FROM"):
             for call in item.args.get("rows_from") or [item]:
                 functions.extend(self._from_function(call, frame))
-        if len(functions) == 1:
+        fields = record_fields(functions[0][2]) if len(functions) == 1 else ()
+        if fields:
+            # a function returning records: a column per field, as in PostgreSQL
+            query = _record_columns(functions[0][1], fields)
+            values = [(f"v{index}", field, field_type)
+                      for index, (field, field_type) in enumerate(fields)]
+        elif len(functions) == 1:
             name, query, value_type = functions[0]
             values = [("v", alias_columns[0] if alias_columns else alias or name, value_type)]
         else:
@@ -555,6 +561,12 @@ class SourceTranslator(AggregateRules):
         element = SqlType(t.element_of(array_type.oid) or t.TEXT)
         return rows, record_type((("x", element), ("n", INT4)))
 
+    def _keyword_rows(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
+        """pg_get_keywords(): PostgreSQL's key words, as records."""
+        if call.expressions:
+            raise errors.no_function("pg_get_keywords(unknown)")
+        return element_rows(exp.Anonymous(this="sqlext_pg_get_keywords")), KEYWORD
+
     def _listening_channels_rows(self, call: exp.Anonymous,
                                  scope: Scope) -> tuple[exp.Select, SqlType]:
         if call.expressions:
@@ -582,14 +594,30 @@ class SourceTranslator(AggregateRules):
         "generate_subscripts": _generate_subscripts,
         "_pg_expandarray": _expand_array,
         "pg_listening_channels": _listening_channels_rows,
+        "pg_get_keywords": _keyword_rows,
         **dict.fromkeys(JSON_ROWS, AggregateRules.json_rows),
     }
     """Functions whose rows are a query of their own (the other set-returning
     functions return theirs as a JSON array)."""
 
 
+KEYWORD = record_type((("word", TEXT), ("catcode", SqlType(t.CHAR)), ("barelabel", BOOL),
+                       ("catdesc", TEXT), ("baredesc", TEXT)))
+"""A row of pg_get_keywords()."""
+
 _DATETIME_SERIES = (Overload((TIMESTAMP, TIMESTAMP, INTERVAL), TIMESTAMP),
                     Overload((TIMESTAMPTZ, TIMESTAMPTZ, INTERVAL), TIMESTAMPTZ))
+
+
+def _record_columns(query: exp.Select, fields: tuple[tuple[str, SqlType], ...]) -> exp.Select:
+    """The rows of a function returning records (JSON objects ``v``), a
+    column ``v0``, ``v1``... per field, and the row number ``n``."""
+    record = exp.column("v", "_r", quoted=True)
+    return exp.select(*[
+        exp.alias_(exp.Anonymous(this="json_extract", expressions=[
+            record.copy(), exp.Literal.string(f"$.{field}")]), f"v{index}", quoted=True)
+        for index, (field, _) in enumerate(fields)], exp.column("n", "_r", quoted=True)).from_(
+        exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("_r"))))
 
 
 def _union_of_rows(values: exp.Values, names: list[str]) -> exp.Expression:

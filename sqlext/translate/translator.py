@@ -234,6 +234,8 @@ class Translator(SetReturningRules):
 
     def _column_info(self, node: exp.Expression, name: str, sql_type: SqlType,
                      scope: Scope) -> ColumnInfo:
+        if isinstance(node, ScaledNumeric):  # a numeric(p,s) column, as stored
+            node = node.this
         if isinstance(node, exp.Column):
             found = scope.resolve(node.name, node.table or None)
             if found is not None:
