@@ -162,11 +162,26 @@ def _label(sql_type: SqlType, typmod: int = -1) -> str:
 
 
 def _number_type(text: str) -> SqlType:
-    """A numeric constant's type, as PostgreSQL's lexer gives it."""
-    if text.isdigit():
+    """A numeric constant's type, as PostgreSQL's lexer gives it (and keeps
+    when the grammar negates it)."""
+    if text.removeprefix("-").isdigit():
         value = int(text)
-        return SqlType(t.INT4 if value < 2**31 else t.INT8 if value < 2**63 else t.NUMERIC)
+        return SqlType(t.INT4 if -2**31 <= value < 2**31 else t.INT8 if -2**63 <= value < 2**63
+                       else t.NUMERIC)
     return SqlType(t.NUMERIC)
+
+
+def _folded_number(node: exp.Expression) -> str | None:
+    """The text of a number constant, negated any number of times and in
+    parentheses or not: PostgreSQL's grammar makes ``-(-(5))`` one constant."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return str(node.this)
+    inner = _folded_number(node.this) if isinstance(node, exp.Neg) else None
+    if inner is None:
+        return None
+    return inner[1:] if inner.startswith("-") else "-" + inner
 
 
 def _text_like(sql_type: SqlType | None) -> SqlType | None:
@@ -290,11 +305,10 @@ class _Printer:
         return quote_identifier(node.name)
 
     def _negative(self, node: exp.Neg) -> str:
-        inner = node.this
-        if isinstance(inner, exp.Literal) and not inner.is_string:
-            # the grammar makes -5 one constant
-            return self.constant("-" + inner.this, _number_type(inner.this))
-        return f"(- {self.text(inner)})"
+        number = _folded_number(node)
+        if number is not None:
+            return self.constant(number, _number_type(number))
+        return f"(- {self.text(node.this)})"
 
     def _operator(self, node: exp.Binary, operator: str, negated: bool = False) -> str:
         left, right = node.this, node.expression
@@ -383,7 +397,8 @@ class _Printer:
     def _cast(self, node: exp.Cast) -> str:
         """get_coercion_expr: a constant of the type itself (an untyped one,
         a number of it) shows the cast after its bare value, anything else
-        in parentheses."""
+        in parentheses; a number cast to its own type, without a typmod,
+        shows no cast (PostgreSQL keeps the constant alone)."""
         target = self.typed.type_of(node)
         inner = node.this
         while isinstance(inner, exp.Paren):
@@ -396,8 +411,11 @@ class _Printer:
         if isinstance(inner, exp.Null) or (isinstance(inner, exp.Array)
                                            and not inner.expressions):
             return ("NULL" if isinstance(inner, exp.Null) else "ARRAY[]") + label
-        if isinstance(inner, exp.Literal) and _number_type(inner.this).oid == target.oid:
-            return self.constant(inner.this, target, labelled=False) + label
+        number = _folded_number(inner)
+        if number is not None and _number_type(number).oid == target.oid:
+            if target.typmod < 0:
+                return self.constant(number, target)  # a cast to its own type: none
+            return self.constant(number, target, labelled=False) + label
         return f"({self.text(inner)}){label}"
 
     def _array(self, node: exp.Array) -> str:
@@ -443,8 +461,10 @@ class _Printer:
         definition = FUNCTIONS.get(name)
         shown = []
         for index, arg in enumerate(args):
-            if index == 0 and name in _REGCLASS_ARGUMENT and is_unknown_literal(arg):
-                shown.append(self.constant(arg.this, SqlType(t.REGCLASS)))
+            if index == 0 and name in _REGCLASS_ARGUMENT:
+                regclass = SqlType(t.REGCLASS)
+                shown.append(self.constant(arg.this, regclass) if is_unknown_literal(arg)
+                             else self.typed_as(arg, regclass))
                 continue
             if index >= _ANY_ARGUMENTS.get(name, len(args)) and _is_string(arg):
                 shown.append(_quoted(arg.this))

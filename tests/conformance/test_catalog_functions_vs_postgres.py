@@ -171,6 +171,17 @@ SEQUENCES: dict[str, list[Step]] = {
         ("SELECT column_name, column_default FROM information_schema.columns "
          "WHERE table_name = 'shown' AND column_name IN ('a', 'h') ORDER BY 1", None),
         ("DROP TABLE shown", None),
+        # regclass arguments as written (pg_dump writes them so), constants
+        # the grammar folds
+        ("CREATE TABLE bound (a bigint DEFAULT nextval('ticket'::regclass), "
+         "b bigint DEFAULT nextval('ticket'::text::regclass), c int DEFAULT -(1), "
+         "d int DEFAULT -(-(2)), e bigint DEFAULT 1::int, f int DEFAULT (-1)::int, "
+         "g bigint DEFAULT -2147483648, i int)", None),
+        ("INSERT INTO bound (i) VALUES (1) RETURNING c, d, e, f, g", None),
+        ("SELECT attname, pg_get_expr(adbin, adrelid) FROM pg_attrdef "
+         "JOIN pg_attribute ON attrelid = adrelid AND attnum = adnum "
+         "WHERE adrelid = 'bound'::regclass ORDER BY adnum", None),
+        ("DROP TABLE bound", None),
     ],
     "relation_names_as_the_search_path_finds_them": [
         ("CREATE SCHEMA elsewhere", None),
