@@ -111,6 +111,8 @@ class TypedExpression:
                                strict=True))
         self._catalog = catalog
         self._search_path = search_path
+        self.settings = settings
+        """The writing session's: a constant is read as it would read it."""
         self._translator = _TypeRecorder(catalog, search_path, [], settings)
 
     def default(self, target: SqlType, column: str) -> str:
@@ -275,8 +277,9 @@ class _Printer:
         label = _label(sql_type, typmod) if labelled else ""
         if sql_type.oid == t.REGCLASS:
             return _quoted(self.resolve_class(text)) + label
+        # read in the writer's time zone, kept in UTC (the same instant)
         shown = codecs.text_encoder(sql_type.oid, typmod)(
-            codecs.text_decoder(sql_type.oid, typmod)(text)).decode()
+            codecs.text_decoder(sql_type.oid, typmod, self.typed.settings)(text)).decode()
         if sql_type.oid == t.BOOL:
             return "true" if shown == "t" else "false"
         if sql_type.oid == t.INT4 and not shown.startswith("-"):

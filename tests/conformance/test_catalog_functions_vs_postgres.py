@@ -172,12 +172,15 @@ SEQUENCES: dict[str, list[Step]] = {
          "WHERE table_name = 'shown' AND column_name IN ('a', 'h') ORDER BY 1", None),
         ("DROP TABLE shown", None),
         # regclass arguments as written (pg_dump writes them so), constants
-        # the grammar folds
+        # the grammar folds, a timestamptz constant read in the writer's zone
+        ("SET timezone TO 'America/New_York'", None),
         ("CREATE TABLE bound (a bigint DEFAULT nextval('ticket'::regclass), "
          "b bigint DEFAULT nextval('ticket'::text::regclass), c int DEFAULT -(1), "
          "d int DEFAULT -(-(2)), e bigint DEFAULT 1::int, f int DEFAULT (-1)::int, "
-         "g bigint DEFAULT -2147483648, i int)", None),
-        ("INSERT INTO bound (i) VALUES (1) RETURNING c, d, e, f, g", None),
+         "g bigint DEFAULT -2147483648, h timestamptz DEFAULT '2020-01-01 00:00', i int)",
+         None),
+        ("INSERT INTO bound (i) VALUES (1) RETURNING c, d, e, f, g, h::text", None),
+        ("SET timezone TO 'UTC'", None),
         ("SELECT attname, pg_get_expr(adbin, adrelid) FROM pg_attrdef "
          "JOIN pg_attribute ON attrelid = adrelid AND attnum = adnum "
          "WHERE adrelid = 'bound'::regclass ORDER BY adnum", None),
