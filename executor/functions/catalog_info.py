@@ -250,7 +250,7 @@ def _get_serial_sequence(runtime: Runtime) -> Function:
             if sequence.owned_by == (relation.name, str(column)) and (
                 sequence.schema == relation.schema
             ):
-                return f"{sequence.schema}.{sequence.name}"
+                return relation_name(catalog, sequence.oid)
         return None
     return get_serial_sequence
 

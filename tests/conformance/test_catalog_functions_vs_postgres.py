@@ -197,6 +197,8 @@ SEQUENCES: dict[str, list[Step]] = {
          "WHERE conrelid = 'near'::regclass", None),
         ("INSERT INTO elsewhere.far DEFAULT VALUES RETURNING id", None),
         ("SELECT pg_get_serial_sequence('elsewhere.far', 'id')", None),
+        ('CREATE TABLE elsewhere."Other" ("Id" serial)', None),
+        ("SELECT pg_get_serial_sequence('elsewhere.\"Other\"', 'Id')", None),
         ("DROP SCHEMA elsewhere CASCADE", None),
     ],
     "keywords_and_record_functions": [
