@@ -74,7 +74,7 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
     if spec.rename_to is not None:
         if catalog.find_relation(spec.rename_to, relation.schema) is not None:
             raise errors.DuplicateTable(f'relation "{spec.rename_to}" already exists')
-        physical = storage_name(relation.schema, spec.rename_to)
+        physical = storage_name(relation.schema, spec.rename_to, catalog)
         database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME TO {quoted(physical)}")
         catalog = renames.table_renamed(catalog, relation, spec.rename_to, physical)
     return DdlResult(catalog, "ALTER TABLE", cascaded=cascaded)

@@ -82,8 +82,9 @@ def _create_window(spec: CreateWindow, catalog: Catalog, database: Database) -> 
     stream = catalog.relation(spec.spec.stream[1], spec.spec.stream[0])
     catalog, oid = catalog.allocate_oids(3)  # the window, its row type's two
     columns = tuple(replace(c, default=None) for c in stream.columns)
-    window = Relation(oid, spec.schema, spec.name, "r", storage_name(spec.schema, spec.name),
-                      columns, window=spec.spec, row_type=oid + 2)
+    physical = storage_name(spec.schema, spec.name, catalog)
+    window = Relation(oid, spec.schema, spec.name, "r", physical, columns, window=spec.spec,
+                      row_type=oid + 2)
     windows.create_storage(database, window, stream)
     return DdlResult(catalog.with_relation(window), "CREATE WINDOW")
 

@@ -195,8 +195,20 @@ class DdlResult:
     """(SQLSTATE, message) of each WARNING the change gives."""
 
 
-def storage_name(schema: str, name: str) -> str:
-    return name if schema == PUBLIC else f"{schema}.{name}"
+def storage_name(schema: str, name: str, catalog: Catalog | None = None) -> str:
+    """What SQLite calls a relation. Its names ignore case, so where another
+    relation's name differs only in case (``"Orders"`` beside ``orders``) a
+    suffix keeps them apart (``catalog``: the relations there are)."""
+    base = name if schema == PUBLIC else f"{schema}.{name}"
+    if catalog is None:
+        return base
+    taken = {r.physical.casefold() for key, r in catalog.relations.items()
+             if key != (schema, name)}
+    physical, number = base, 1
+    while physical.casefold() in taken:
+        number += 1
+        physical = f"{base}~{number}"
+    return physical
 
 
 def _sqlite_column(spec: ColumnSpec, primary: bool) -> str:
@@ -299,7 +311,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     count = 4 + len(spec.constraints) * 2 + len(spec.columns)
     catalog, oid = catalog.allocate_oids(count)
     next_oid = oid + 1
-    physical = storage_name(spec.schema, spec.name)
+    physical = storage_name(spec.schema, spec.name, catalog)
     columns: list[Column] = []
     sequences: list[Sequence] = []
     for column in spec.columns:
@@ -334,7 +346,8 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
         next_oid += 1
         if index_name is not None:
             indexes.append(Relation(
-                next_oid, spec.schema, index_name, "i", storage_name(spec.schema, index_name),
+                next_oid, spec.schema, index_name, "i",
+                storage_name(spec.schema, index_name, catalog),
                 definition=_index_definition(spec.schema, spec.name, index_name,
                                              [(c, False) for c in constraint.columns],
                                              unique=True),
@@ -421,7 +434,7 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
             return DdlResult(catalog, "CREATE INDEX", [_exists_notice("relation", name)])
         raise errors.DuplicateTable(f'relation "{name}" already exists')
     catalog, oid = catalog.allocate_oids()
-    physical = storage_name(table.schema, name)
+    physical = storage_name(table.schema, name, catalog)
     columns = ", ".join(quoted(c) + (" DESC" if desc else "") for c, desc in spec.columns)
     unique = "UNIQUE " if spec.unique else ""
     predicate = spec.predicate
@@ -445,7 +458,7 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
 
 def _create_view(spec: CreateView, catalog: Catalog, database: Database) -> DdlResult:
     existing = catalog.find_relation(spec.name, spec.schema)
-    physical = storage_name(spec.schema, spec.name)
+    physical = storage_name(spec.schema, spec.name, catalog)
     if existing is not None:
         if not spec.replace or existing.kind != "v":
             raise errors.DuplicateTable(f'relation "{spec.name}" already exists')

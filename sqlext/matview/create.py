@@ -46,7 +46,7 @@ def compile_matview(query: ViewQuery, translator: Translator, if_not_exists: boo
     for relation in relations:
         _check_source(relation)
     sources = tuple((r.schema, r.name) for r in relations)
-    physical = storage_name(query.schema, query.name)
+    physical = storage_name(query.schema, query.name, translator.catalog)
     shown_name = f"{query.schema}.{query.name}"
     notice = None
     try:
