@@ -48,6 +48,11 @@ TIMESTAMPTZ: Final = SqlType(t.TIMESTAMPTZ)
 INTERVAL: Final = SqlType(t.INTERVAL)
 BYTEA: Final = SqlType(t.BYTEA)
 VOID: Final = SqlType(t.VOID)
+ANYELEMENT: Final = SqlType(t.ANYELEMENT)
+ANYARRAY: Final = SqlType(t.ANYARRAY)
+ANYNONARRAY: Final = SqlType(t.ANYNONARRAY)
+ANYCOMPATIBLE: Final = SqlType(t.ANYCOMPATIBLE)
+ANYCOMPATIBLEARRAY: Final = SqlType(t.ANYCOMPATIBLEARRAY)
 
 NUMERIC_RANK: Final = {t.INT2: 1, t.INT4: 2, t.INT8: 3, t.OID: 3, t.NUMERIC: 4,
                        t.FLOAT4: 5, t.FLOAT8: 6}

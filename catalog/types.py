@@ -124,6 +124,10 @@ _PSEUDO_TYPES: Final = [
     PgType(2278, "void", "void", 4, "P", "TEXT"),
     PgType(2279, "trigger", "trigger", 4, "P", "TEXT"),
     PgType(2283, "anyelement", "anyelement", 4, "P", "TEXT"),
+    PgType(2277, "anyarray", "anyarray", -1, "P", "TEXT"),
+    PgType(2776, "anynonarray", "anynonarray", 4, "P", "TEXT"),
+    PgType(5077, "anycompatible", "anycompatible", 4, "P", "TEXT"),
+    PgType(5078, "anycompatiblearray", "anycompatiblearray", -1, "P", "TEXT"),
 ]
 
 TYPES: Final[dict[int, PgType]] = {
@@ -167,6 +171,11 @@ REGNAMESPACE: Final = 4089
 INT2VECTOR: Final = 22
 OIDVECTOR: Final = 30
 RECORD: Final = 2249
+ANYELEMENT: Final = 2283
+ANYARRAY: Final = 2277
+ANYNONARRAY: Final = 2776
+ANYCOMPATIBLE: Final = 5077
+ANYCOMPATIBLEARRAY: Final = 5078
 VOID: Final = 2278
 
 # SQL spellings of type names, mapped to pg_type names (lower case, with

@@ -28,7 +28,7 @@ from executor.codecs import (
     numeric,
     strings,
 )
-from executor.codecs.arrays import array_codec, dump_array
+from executor.codecs.arrays import array_codec, dump_array, load_array
 from executor.codecs.base import (
     DEFAULT,
     BinDecoder,
@@ -102,6 +102,7 @@ __all__ = [
     "binary_decoder",
     "binary_encoder",
     "dump_array",
+    "load_array",
     "text_decoder",
     "text_encoder",
 ]

@@ -145,7 +145,8 @@ _SQLITE_INFINITY = re.compile(r"(?<=[\[,])(-?)Inf(?=[\],])")
 """SQLite's json_array() writes infinite floats as Inf and -Inf (not JSON)."""
 
 
-def _load(stored: object, element_oid: int) -> list[object]:
+def load_array(stored: object, element_oid: int) -> list[object]:
+    """The elements (storage values) of a stored array."""
     try:
         values = json.loads(stored)  # type: ignore[arg-type]
     except json.JSONDecodeError:
@@ -176,7 +177,7 @@ def array_codec(element_oid: int, element: Codec) -> Codec:
         encode = element.text_out(typmod, settings)
 
         def encode_array(value: object) -> bytes:
-            items = _load(value, element_oid)
+            items = load_array(value, element_oid)
             body = b",".join(b"NULL" if item is None else _quote(encode(item)) for item in items)
             return b"{" + body + b"}"
 
@@ -188,7 +189,7 @@ def array_codec(element_oid: int, element: Codec) -> Codec:
 
     def binary_out(typmod: int) -> Encoder:
         encode = element.binary_out(typmod)
-        return lambda value: _send(_load(value, element_oid), element_oid, encode)
+        return lambda value: _send(load_array(value, element_oid), element_oid, encode)
 
     return Codec(text_in, text_out_factory, binary_in, binary_out)
 

@@ -20,6 +20,7 @@ from catalog import errors
 from executor.core import Executor
 from executor.functions import (
     aggregates,
+    array_edits,
     array_functions,
     catalog_info,
     conditionals,
@@ -55,7 +56,8 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
-    numeric_functions, row_packing, reflection_info, keyword_list))
+    numeric_functions, row_packing, reflection_info, keyword_list,
+    array_edits))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -180,11 +180,12 @@ def _static_rows() -> Iterator[tuple[str, list[Row]]]:
 
 _UNDERSCORE_IO = frozenset({"date", "time", "timestamp", "timestamptz", "interval", "numeric",
                             "uuid", "json", "jsonb", "pg_node_tree", "record", "cstring",
-                            "void", "trigger", "anyelement"})
+                            "void", "trigger", "anyelement", "anyarray", "anynonarray",
+                            "anycompatible", "anycompatiblearray"})
 """Types whose I/O functions are named date_in, not datein."""
 _TYPMOD_TYPES = frozenset({t.BPCHAR, t.VARCHAR, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ,
                            t.INTERVAL, t.NUMERIC})
-_NO_BINARY_IO = frozenset({"aclitem", "trigger", "anyelement"})
+_NO_BINARY_IO = frozenset({"aclitem", "trigger", "anyelement", "anynonarray", "anycompatible"})
 _SUBSCRIPT_HANDLERS = {t.NAME: "raw_array_subscript_handler",
                        t.JSONB: "jsonb_subscript_handler"}
 
@@ -210,7 +211,8 @@ def _alignment(pg_type: t.PgType) -> str:
         return "c"
     if pg_type.length == 2:
         return "s"
-    return "d" if pg_type.length in (8, 16) or pg_type.oid == t.RECORD else "i"
+    return "d" if pg_type.length in (8, 16) or pg_type.oid in (
+        t.RECORD, t.ANYARRAY, t.ANYCOMPATIBLEARRAY) else "i"
 
 
 def _storage(pg_type: t.PgType) -> str:

@@ -8,34 +8,21 @@ any type. Among several, those with the most exactly matching arguments win,
 then those taking the most preferred types where a cast is needed; untyped
 arguments then take the string category if a candidate offers it, else the
 one category all candidates agree on (preferring its preferred type); last,
-untyped arguments are read as the type all typed ones share.
+untyped arguments are read as the type all typed ones share. Polymorphic
+parameters take the types the arguments decide (``polymorphic``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import SqlType
 from executor.functions.declare import Overload
-
-_IMPLICIT: Final[dict[int, frozenset[int]]] = {
-    t.INT2: frozenset({t.INT4, t.INT8, t.FLOAT4, t.FLOAT8, t.NUMERIC}),
-    t.INT4: frozenset({t.INT8, t.FLOAT4, t.FLOAT8, t.NUMERIC}),
-    t.INT8: frozenset({t.FLOAT4, t.FLOAT8, t.NUMERIC}),
-    t.NUMERIC: frozenset({t.FLOAT4, t.FLOAT8}),
-    t.FLOAT4: frozenset({t.FLOAT8}),
-    t.DATE: frozenset({t.TIMESTAMP, t.TIMESTAMPTZ}),
-    t.TIMESTAMP: frozenset({t.TIMESTAMPTZ}),
-    t.TIME: frozenset({t.INTERVAL}),
-    t.VARCHAR: frozenset({t.TEXT}),
-    t.BPCHAR: frozenset({t.TEXT}),
-    t.NAME: frozenset({t.TEXT}),
-    t.CHAR: frozenset({t.TEXT}),
-}
-"""pg_cast's implicit casts between the types function arguments have here."""
+from sqlext.translate.implicit_casts import reaches
+from sqlext.translate.polymorphic import resolve
 
 
 class Argument(NamedTuple):
@@ -48,12 +35,6 @@ class Chosen(NamedTuple):
     overload: Overload
     sources: tuple[int | None, ...]
     """For each parameter, the argument it gets (None: its default)."""
-
-
-def reaches(source: SqlType, target: SqlType) -> bool:
-    """Whether an argument of type ``source`` may be passed as ``target``."""
-    return source.is_unknown or source.oid == target.oid or target.oid in _IMPLICIT.get(
-        source.oid, frozenset())
 
 
 def _arrange(overload: Overload, arguments: Sequence[Argument]) -> tuple[int | None, ...] | None:
@@ -90,10 +71,12 @@ def choose(name: str, overloads: Sequence[Overload], arguments: Sequence[Argumen
     candidates = []
     for overload in overloads:
         sources = _arrange(overload, arguments)
-        if sources is not None and all(
+        concrete = None if sources is None else resolve(overload, [
+            None if source is None else arguments[source].type for source in sources])
+        if sources is not None and concrete is not None and all(
                 source is None or reaches(arguments[source].type, param)
-                for source, param in zip(sources, overload.params, strict=True)):
-            candidates.append(Chosen(overload, sources))
+                for source, param in zip(sources, concrete.params, strict=True)):
+            candidates.append(Chosen(concrete, sources))
     if not candidates:
         raise errors.no_function(_describe(name, arguments))
     for narrow in (_most_exact, _most_preferred, _unknown_categories, _like_the_known):
