@@ -112,6 +112,9 @@ class Overload:
     """The parameters' names, for calls that name their arguments."""
     defaults: tuple[Any, ...] = ()
     """Storage values of the last parameters' defaults."""
+    variadic: bool = False
+    """The last parameter takes one or more arguments (PostgreSQL's VARIADIC),
+    which the implementation gets one by one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,9 +249,10 @@ class Declarations:
         decorated function (made from the ``Runtime`` if ``runtime``), which
         gets every parameter of the chosen one (defaults filled in)."""
         counts = {len(o.params) for o in overloads}
-        arg_count = counts.pop() + len(type_args) if len(counts) == 1 else -1
+        variadic = any(o.variadic for o in overloads)
+        arg_count = counts.pop() + len(type_args) if len(counts) == 1 and not variadic else -1
         flags = {"min_args": min(len(o.params) - len(o.defaults) for o in overloads),
-                 "max_args": max(len(o.params) for o in overloads),
+                 "max_args": None if variadic else max(len(o.params) for o in overloads),
                  "overloads": overloads, "type_args": type_args}
         return self._ours(name, _overload_result(overloads), (), names, sqlite, arg_count, flags,
                           "runtime" if runtime else "scalar")

@@ -39,9 +39,10 @@ class JsonLayout:
     shape: str
     """"value" (to_json), "key" (an object key, a JSON string), "array"
     (json_build_array), "object" (json_build_object: keys and values
-    alternate), "row" (row_to_json: the values of the fields ``names``)."""
+    alternate), "row" (row_to_json: the values of the fields ``names``),
+    "record" (one record value, a JSON object of the fields ``names``)."""
     types: tuple[tuple[int, int], ...]
-    """Each value's type OID and typmod."""
+    """Each value's (a record's: each field's) type OID and typmod."""
     binary: bool = False
     """Make jsonb (normalised) rather than json."""
     names: tuple[str, ...] = ()
@@ -134,9 +135,22 @@ def _row(layout: JsonLayout, encoders: list[Callable[[Any], str]],
                                             strict=True)) + "}"
 
 
+def _record(layout: JsonLayout, encoders: list[Callable[[Any], str]],
+            settings: codecs.Settings) -> Build:
+    row = _row(layout, encoders, settings)
+
+    def build(values: Sequence[Any]) -> Any:
+        if values[0] is None:
+            return None
+        fields = json.loads(values[0])
+        return row([fields.get(name) for name in layout.names])
+
+    return build
+
+
 _SHAPES: Final[dict[str, Callable[[JsonLayout, list[Callable[[Any], str]], codecs.Settings],
                                   Build]]] = {
-    "value": _value, "array": _array, "object": _object, "row": _row}
+    "value": _value, "array": _array, "object": _object, "row": _row, "record": _record}
 
 
 @FUNCTIONS.internal("sqlext_json_build", -1, runtime=True)

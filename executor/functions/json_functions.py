@@ -13,7 +13,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import INT4, TEXT, SqlType
 from executor import codecs
-from executor.functions.declare import Declarations
+from executor.functions.declare import Declarations, Overload
 
 FUNCTIONS = Declarations()
 
@@ -30,63 +30,6 @@ def load(document: Any) -> Any:
             raise errors.InvalidTextRepresentation(
                 "invalid input syntax for type json") from None
     return document
-
-
-@FUNCTIONS.internal("sqlext_json_get", 4)
-def _json_get(document: Any, path: Any, scalar: int, normalize: int) -> Any:
-    """->, ->>, #>, #>>: the value at ``path`` (a SQLite JSON path, a key or
-    an index), as JSON text or (scalar) as text."""
-    if document is None or path is None:
-        return None
-    value: Any = load(document)
-    steps: list[Any]
-    if isinstance(path, int):
-        steps = [path]
-    elif isinstance(path, str) and path.startswith("$"):
-        steps = _path_steps(path)
-    else:
-        steps = [str(path)]
-    for step in steps:
-        if isinstance(value, dict) and isinstance(step, str):
-            value = value.get(step)
-        elif isinstance(value, list) and isinstance(step, int):
-            value = value[step] if -len(value) <= step < len(value) else None
-        else:
-            return None
-        if value is None:
-            return None
-    if scalar:
-        if isinstance(value, str):
-            return value
-        return json.dumps(value, ensure_ascii=False) if not isinstance(value, bool) else (
-            "true" if value else "false")
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    return _JSONB_IN(text) if normalize else text
-
-
-def _path_steps(path: str) -> list[Any]:
-    steps: list[Any] = []
-    position = 1
-    while position < len(path):
-        if path[position] == ".":
-            position += 1
-            if path[position] == '"':
-                end = path.index('"', position + 1)
-                steps.append(path[position + 1:end].replace('\\"', '"'))
-                position = end + 1
-            else:
-                end = position
-                while end < len(path) and path[end] not in ".[":
-                    end += 1
-                steps.append(path[position:end])
-                position = end
-        elif path[position] == "[":
-            end = path.index("]", position)
-            steps.append(int(path[position + 1:end]))
-            position = end + 1
-        else:
-            break
-    return steps
 
 
 def _contains(outer: Any, inner: Any, top: bool = True) -> bool:
@@ -121,20 +64,20 @@ def _json_has_key(document: Any, key: Any) -> Any:
     return int(value == key)
 
 
-@FUNCTIONS.scalar("json_typeof", TEXT, SqlType(t.JSON), min_args=1, max_args=1,
-                  sqlite="sqlext_json_typeof")
-@FUNCTIONS.scalar("jsonb_typeof", TEXT, SqlType(t.JSONB), min_args=1, max_args=1,
-                  sqlite="sqlext_json_typeof")
+@FUNCTIONS.overloaded("json_typeof", Overload((SqlType(t.JSON),), TEXT),
+                      sqlite="sqlext_json_typeof")
+@FUNCTIONS.overloaded("jsonb_typeof", Overload((SqlType(t.JSONB),), TEXT),
+                      sqlite="sqlext_json_typeof")
 def _json_typeof(document: Any) -> Any:
     if document is None:
         return None
     return _JSON_TYPES.get(type(load(document)), "unknown")
 
 
-@FUNCTIONS.scalar("json_array_length", INT4, SqlType(t.JSON), min_args=1, max_args=1,
-                  sqlite="sqlext_json_array_length")
-@FUNCTIONS.scalar("jsonb_array_length", INT4, SqlType(t.JSONB), min_args=1, max_args=1,
-                  sqlite="sqlext_json_array_length")
+@FUNCTIONS.overloaded("json_array_length", Overload((SqlType(t.JSON),), INT4),
+                      sqlite="sqlext_json_array_length")
+@FUNCTIONS.overloaded("jsonb_array_length", Overload((SqlType(t.JSONB),), INT4),
+                      sqlite="sqlext_json_array_length")
 def _json_array_length(document: Any) -> Any:
     if document is None:
         return None

@@ -1,10 +1,12 @@
-"""The rows of jsonb's set-returning functions (jsonb_array_elements,
-jsonb_each, jsonb_object_keys and their _text forms).
+"""The rows of json's and jsonb's set-returning functions (json_array_elements,
+json_each, json_object_keys, their jsonb forms and their _text forms).
 
 SQLite's table-valued ``json_each`` makes the rows: the translator reads
 ``json_each(sqlext_jsonb_rows(function, document))``, and this function
 turns the document into a JSON array with one element per row: a string
-(an element's or key's text), NULL, or a [key, value] pair.
+(an element's or key's text), NULL, or a [key, value] pair. jsonb values
+are written normalised; json values as they stand in the document
+(``executor.values.json_spans``), duplicate keys included.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ from typing import Any, Final
 from catalog import errors
 from executor.codecs.jsontypes import jsonb_text, parse_jsonb
 from executor.functions.declare import Declarations
+from executor.values import json_spans
 
 FUNCTIONS = Declarations()
+
+Rows = Callable[[str, str], list[Any]]
+"""(function name, document) -> the rows."""
 
 
 def _kind(value: Any) -> str:
@@ -28,6 +34,11 @@ def _kind(value: Any) -> str:
 def _as_text(value: Any) -> str | None:
     """What the _text forms make of a value: strings without quotes."""
     return value if isinstance(value, str) or value is None else jsonb_text(value)
+
+
+def _jsonb(rows: Callable[[str, Any, Callable[[Any], Any]], list[Any]],
+           text: Callable[[Any], Any]) -> Rows:
+    return lambda function, document: rows(function, parse_jsonb(document), text)
 
 
 def _elements(function: str, document: Any, text: Callable[[Any], Any]) -> list[Any]:
@@ -49,20 +60,61 @@ def _keys(function: str, document: Any, text: Callable[[Any], Any]) -> list[Any]
     return list(document)
 
 
-ROWS: Final[dict[str, tuple[Callable[[str, Any, Callable[[Any], Any]], list[Any]],
-                            Callable[[Any], Any]]]] = {
-    "jsonb_array_elements": (_elements, jsonb_text),
-    "jsonb_array_elements_text": (_elements, _as_text),
-    "jsonb_each": (_members, jsonb_text),
-    "jsonb_each_text": (_members, _as_text),
-    "jsonb_object_keys": (_keys, jsonb_text),
+def _json_kind(document: str) -> str:
+    kind = json_spans.kind(document)
+    return kind if kind in ("object", "array") else "scalar"
+
+
+def _json_elements(text: Callable[[str], str | None]) -> Rows:
+    def rows(function: str, document: str) -> list[Any]:
+        kind = _json_kind(document)
+        if kind != "array":
+            shown = "a non-array" if kind == "object" else "a scalar"
+            raise errors.InvalidParameterValue(f"cannot call {function} on {shown}")
+        return [text(item) for item in json_spans.elements(document)]
+    return rows
+
+
+def _json_members(text: Callable[[str], str | None]) -> Rows:
+    def rows(function: str, document: str) -> list[Any]:
+        kind = _json_kind(document)
+        if kind != "object":
+            raise errors.InvalidParameterValue(
+                "cannot deconstruct an array as an object" if kind == "array"
+                else "cannot deconstruct a scalar")
+        return [[key, text(value)] for key, value in json_spans.members(document)]
+    return rows
+
+
+def _json_keys(function: str, document: str) -> list[Any]:
+    kind = _json_kind(document)
+    if kind != "object":
+        raise errors.InvalidParameterValue(
+            f"cannot call {function} on {'an array' if kind == 'array' else 'a scalar'}")
+    return [key for key, _ in json_spans.members(document)]
+
+
+def _as_written(value: str) -> str:
+    return value
+
+
+ROWS: Final[dict[str, Rows]] = {
+    "jsonb_array_elements": _jsonb(_elements, jsonb_text),
+    "jsonb_array_elements_text": _jsonb(_elements, _as_text),
+    "jsonb_each": _jsonb(_members, jsonb_text),
+    "jsonb_each_text": _jsonb(_members, _as_text),
+    "jsonb_object_keys": _jsonb(_keys, jsonb_text),
+    "json_array_elements": _json_elements(_as_written),
+    "json_array_elements_text": _json_elements(json_spans.as_text),
+    "json_each": _json_members(_as_written),
+    "json_each_text": _json_members(json_spans.as_text),
+    "json_object_keys": _json_keys,
 }
-"""Function -> (the rows of a document, how each value is written)."""
+"""Function -> the rows of a document."""
 
 
 @FUNCTIONS.internal("sqlext_jsonb_rows", 2)
 def _jsonb_rows(function: str, document: Any) -> Any:
     if document is None:
         return None
-    rows, text = ROWS[function]
-    return json.dumps(rows(function, parse_jsonb(document), text), ensure_ascii=False)
+    return json.dumps(ROWS[function](function, document), ensure_ascii=False)

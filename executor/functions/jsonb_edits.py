@@ -1,5 +1,6 @@
-"""jsonb functions that rewrite a document: jsonb_set, jsonb_insert,
-jsonb_strip_nulls, and jsonb_pretty (PostgreSQL's indented output).
+"""json and jsonb functions that rewrite a document: jsonb_set, jsonb_insert,
+json_strip_nulls, jsonb_strip_nulls, and jsonb_pretty (PostgreSQL's
+indented output).
 
 Each parses the stored jsonb text (numbers exact), works on Python values
 and prints the result as jsonb again; the rules are those of PostgreSQL's
@@ -17,10 +18,13 @@ from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import BOOL, TEXT, SqlType
 from executor.codecs.jsontypes import jsonb_text, parse_jsonb
-from executor.functions.declare import Declarations
+from executor.functions.declare import Declarations, Overload
+from executor.values import json_spans
+from executor.values.json_text import json_string
 
 FUNCTIONS = Declarations()
 
+_JSON: Final = SqlType(t.JSON)
 _JSONB: Final = SqlType(t.JSONB)
 _TEXT_ARRAY: Final = SqlType(t.array_of(t.TEXT))
 _INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+")
@@ -135,9 +139,29 @@ def _strip_nulls(value: Any) -> Any:
     return value
 
 
-@FUNCTIONS.scalar("jsonb_strip_nulls", _JSONB, _JSONB, min_args=1, max_args=1)
+@FUNCTIONS.overloaded("jsonb_strip_nulls", Overload((_JSONB,), _JSONB))
 def _jsonb_strip_nulls(document: Any) -> Any:
     return None if document is None else jsonb_text(_strip_nulls(parse_jsonb(document)))
+
+
+def _strip_json_nulls(text: str) -> str:
+    """json_strip_nulls: the document written again without spaces,
+    strings escaped anew, numbers as written, duplicate keys kept."""
+    kind = json_spans.kind(text)
+    if kind == "object":
+        return "{" + ",".join(f"{json_string(key)}:{_strip_json_nulls(value)}"
+                              for key, value in json_spans.members(text)
+                              if json_spans.kind(value) != "null") + "}"
+    if kind == "array":
+        return "[" + ",".join(map(_strip_json_nulls, json_spans.elements(text))) + "]"
+    if kind == "string":
+        return json_string(json.loads(text))
+    return json_spans.trimmed(text)
+
+
+@FUNCTIONS.overloaded("json_strip_nulls", Overload((_JSON,), _JSON))
+def _json_strip_nulls(document: Any) -> Any:
+    return None if document is None else _strip_json_nulls(document)
 
 
 def _pretty(value: Any, level: int, out: list[str]) -> None:

@@ -29,6 +29,7 @@ from executor.functions import (
     json_aggregates,
     json_constructors,
     json_functions,
+    json_paths,
     json_rows,
     jsonb_edits,
     keyword_list,
@@ -38,6 +39,7 @@ from executor.functions import (
     numeric_functions,
     ordered_aggregates,
     privilege_info,
+    record_text,
     reflection_info,
     regex_functions,
     rewrites,
@@ -57,7 +59,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
     numeric_functions, row_packing, reflection_info, keyword_list,
-    array_edits))
+    array_edits, json_paths, record_text))
 
 
 def _gather() -> dict[str, FunctionDef]:

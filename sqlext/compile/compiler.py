@@ -97,7 +97,9 @@ def _output(columns: list[ColumnInfo] | None,
     positions whose values are already their text form (reg* names)."""
     if columns is None:
         return None
-    return tuple(OutputColumn(c.name, c.type.oid, c.type.typmod, c.table_oid, c.column_number,
+    # A record's typmod numbers its shape here; PostgreSQL tells clients -1.
+    return tuple(OutputColumn(c.name, c.type.oid, -1 if c.type.oid == t.RECORD else c.type.typmod,
+                              c.table_oid, c.column_number,
                               t.TEXT if as_text and index in as_text else 0)
                  for index, c in enumerate(columns))
 

@@ -56,6 +56,7 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeE
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)
 DATETIME_OIDS = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ, t.INTERVAL})
 _INT_TYPES = frozenset({t.INT2, t.INT4, t.INT8})
+_TEXT_ARRAY = SqlType(t.array_of(t.TEXT))
 _OID_TYPES = frozenset({t.OID, t.REGCLASS, t.REGTYPE, t.REGPROC, t.REGNAMESPACE})
 REG_TYPES = _OID_TYPES - {t.OID}
 _REGEX_OPERATORS = {"~": (False, False), "~*": (True, False), "!~": (False, True),
@@ -814,18 +815,24 @@ class ExpressionTranslator:
             self.coerce(document, SqlType(t.JSONB))
             document_type = SqlType(t.JSONB)
         selector = node.expression
+        function = "sqlext_json_get"
         if isinstance(selector, exp.JSONPath):
             path: exp.Expression = exp.Literal.string(_sqlite_json_path(selector))
-        elif isinstance(node, exp.JSONBExtract | exp.JSONBExtractScalar) and isinstance(
-            selector, exp.Literal
-        ):
-            path = exp.Literal.string(_path_from_array(selector.this))
+        elif isinstance(node, exp.JSONBExtract | exp.JSONBExtractScalar):
+            function = "sqlext_json_extract"  # #>, #>>: a text[] path
+            path, path_type = self.expr(selector, scope)
+            if path_type.is_unknown:
+                path = self.coerce(path, _TEXT_ARRAY)
+            elif path_type != _TEXT_ARRAY:
+                operator = "#>>" if isinstance(node, exp.JSONBExtractScalar) else "#>"
+                raise errors.no_operator(f"{t.format_type(document_type.oid)} {operator} "
+                                         f"{t.format_type(path_type.oid)}")
         else:
             path, path_type = self.expr(selector, scope)
             if path_type.is_unknown:
                 self.coerce(path, TEXT)
         scalar = isinstance(node, exp.JSONExtractScalar | exp.JSONBExtractScalar)
-        call = exp.Anonymous(this="sqlext_json_get", expressions=[
+        call = exp.Anonymous(this=function, expressions=[
             document.copy(), path.copy(), exp.Literal.number(int(scalar)),
             exp.Literal.number(int(document_type.oid == t.JSONB))])
         node.replace(call)
@@ -1164,13 +1171,6 @@ def _sqlite_json_path(path: exp.JSONPath) -> str:
         elif isinstance(part, exp.JSONPathSubscript):
             text += f"[{part.this}]"
     return text
-
-
-def _path_from_array(text: str) -> str:
-    """#> '{a,0,b}': numeric steps index arrays, others name keys."""
-    steps = [step.strip().strip('"') for step in text.strip("{}").split(",") if step.strip()]
-    return "$" + "".join(f"[{step}]" if step.lstrip("-").isdigit() else "." + _json_key(step)
-                         for step in steps)
 
 
 def _table_oid(scope: Scope, table: str | None) -> exp.Expression | None:

@@ -21,6 +21,7 @@ from catalog import types as t
 from catalog.sqltypes import INT8, TEXT, SqlType
 from executor.functions.json_constructors import JsonLayout
 from executor.functions.registry import FUNCTIONS
+from sqlext.translate.composite import record_fields, record_type
 from sqlext.translate.function_rules import FunctionRules, SpecialForm
 from sqlext.translate.lateral import element_rows
 from sqlext.translate.scope import ColumnInfo, Scope, Source
@@ -36,9 +37,14 @@ _ROW_COLUMNS: Final[dict[str, tuple[tuple[str | None, SqlType], ...]]] = {
     "jsonb_each": (("key", TEXT), ("value", JSONB)),
     "jsonb_each_text": (("key", TEXT), ("value", TEXT)),
     "jsonb_object_keys": ((None, TEXT),),
+    "json_array_elements": (("value", JSON),),
+    "json_array_elements_text": (("value", TEXT),),
+    "json_each": (("key", TEXT), ("value", JSON)),
+    "json_each_text": (("key", TEXT), ("value", TEXT)),
+    "json_object_keys": ((None, TEXT),),
 }
-"""The result columns of jsonb's set-returning functions (None: named after
-the function or its alias)."""
+"""The result columns of json's and jsonb's set-returning functions (None:
+named after the function or its alias)."""
 
 
 def _unknown() -> errors.SqlError:
@@ -61,12 +67,13 @@ class JsonRules(FunctionRules):
         its row (type record, a json object). An unknown-typed literal is
         text, or an error for ``polymorphic`` (anyelement) parameters; a
         parameter nothing else types is text, as everywhere."""
-        source = self._whole_row(arg, scope)
-        if source is not None:
-            row = self._row_json(source, scope)
-            arg.replace(row)
+        row = self._row_value(arg, scope)
+        if row is not None:
             return row, ROW
         translated, arg_type = self.expr(arg, scope)
+        fields = record_fields(arg_type)
+        if fields is not None:  # a record a function returns
+            return self._record_json(translated, fields), ROW
         if arg_type.is_unknown:
             if polymorphic and not isinstance(translated, exp.Parameter):
                 raise _unknown()
@@ -111,6 +118,40 @@ class JsonRules(FunctionRules):
             return None
         return scope.source(arg.name)
 
+    def _row_value(self, arg: exp.Expression, scope: Scope, pretty: bool = False
+                   ) -> exp.Expression | None:
+        """A row as a json object (``pretty``: a line per field), put in the
+        place of ``arg``: a table name standing for its row, or a row
+        constructor (``ROW(a, b)``, ``(a, b)``: fields f1, f2...)."""
+        source = self._whole_row(arg, scope)
+        if source is not None:
+            row = self._row_json(source, scope, pretty)
+        elif isinstance(arg, exp.Tuple) or (
+                isinstance(arg, exp.Anonymous) and arg.name.lower() == "row"):
+            values: list[exp.Expression] = []
+            types: list[tuple[int, int]] = []
+            for item in list(arg.expressions):
+                value, value_type = self.json_argument(item, scope, polymorphic=False)
+                values.append(value)
+                types.append(_layout_type(value_type))
+            row = _build(JsonLayout("row", tuple(types), names=tuple(
+                f"f{position}" for position in range(1, len(values) + 1)), pretty=pretty),
+                values)
+        else:
+            return None
+        arg.replace(row)
+        return row
+
+    @staticmethod
+    def _record_json(record: exp.Expression, fields: tuple[tuple[str, SqlType], ...],
+                     pretty: bool = False) -> exp.Expression:
+        """A record value (a JSON object of storage values) as a json object."""
+        replacement = _build(JsonLayout("record", tuple(_layout_type(field) for _, field in fields),
+                                        names=tuple(name for name, _ in fields), pretty=pretty),
+                             [record])
+        record.replace(replacement)
+        return replacement
+
     def _row_json(self, source: Source, scope: Scope, pretty: bool = False) -> exp.Expression:
         """A row of ``source`` as a json object (``pretty``: a line per field)."""
         values: list[exp.Expression] = []
@@ -141,17 +182,19 @@ class JsonRules(FunctionRules):
         args = list(node.expressions)
         if not 1 <= len(args) <= 2:
             return None
-        source = self._whole_row(args[0], scope)
         pretty = args[1] if len(args) == 2 else exp.false()
-        if source is None:
-            _, found = self.expr(args[0], scope)
-            shown = ", ".join(["record" if found.oid == t.RECORD else t.format_type(
-                TEXT.oid if found.is_unknown else found.oid)] + ["boolean"] * (len(args) - 1))
-            raise errors.no_function(f"row_to_json({shown})")
         if not isinstance(pretty, exp.Boolean):
             raise errors.FeatureNotSupported(
                 "row_to_json() takes its pretty argument as a constant (true or false)")
-        replacement = self._row_json(source, scope, bool(pretty.this))
+        replacement = self._row_value(args[0], scope, bool(pretty.this))
+        if replacement is None:
+            value, found = self.expr(args[0], scope)
+            fields = record_fields(found)
+            if fields is None:
+                shown = ", ".join(["record" if found.oid == t.RECORD else t.format_type(
+                    TEXT.oid if found.is_unknown else found.oid)] + ["boolean"] * (len(args) - 1))
+                raise errors.no_function(f"row_to_json({shown})")
+            replacement = self._record_json(value, fields, bool(pretty.this))
         node.replace(replacement)
         return replacement, JSON
 
@@ -184,26 +227,34 @@ class JsonRules(FunctionRules):
         return replacement, result
 
     def json_document(self, name: str, arg: exp.Expression, scope: Scope) -> exp.Expression:
-        """The jsonb argument of a set-returning function, as ``sqlext_jsonb_rows`` rows."""
+        """The json or jsonb argument of a set-returning function, as
+        ``sqlext_jsonb_rows`` rows."""
+        wanted = JSONB if name.startswith("jsonb") else JSON
         document, document_type = self.expr(arg, scope)
         if document_type.is_unknown:
-            document = self.coerce(document, JSONB)
-        elif document_type.oid != t.JSONB:
+            document = self.coerce(document, wanted)
+        elif document_type != wanted:
             raise errors.no_function(f"{name}({t.format_type(document_type.oid)})")
         return exp.Anonymous(this="sqlext_jsonb_rows", expressions=[
             exp.Literal.string(name), document.copy()])
 
     def json_rows(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
-        """The rows of jsonb_array_elements(...), jsonb_object_keys(...)...
-        as ``v``, ``n`` (the ones with one column: in PostgreSQL the others
-        make records there)."""
+        """The rows of jsonb_array_elements(...), jsonb_each(...)... as
+        ``v``, ``n``: the value, or for several columns a record of them."""
         name = call.name.lower().rpartition(".")[2]
         columns = _ROW_COLUMNS[name]
         if len(call.expressions) != 1:
             raise errors.no_function(f"{name}({', '.join('unknown' for _ in call.expressions)})")
-        if len(columns) != 1:
-            raise errors.FeatureNotSupported(f"{name}() is supported in FROM only")
-        return element_rows(self.json_document(name, call.expressions[0], scope)), columns[0][1]
+        rows = element_rows(self.json_document(name, call.expressions[0], scope))
+        if len(columns) == 1:
+            return rows, columns[0][1]
+        value = rows.expressions[0]
+        value.set("this", exp.Anonymous(this="json_object", expressions=[
+            part for position, (column, _) in enumerate(columns) for part in (
+                exp.Literal.string(str(column)), exp.Anonymous(this="json_extract", expressions=[
+                    value.this.copy(), exp.Literal.string(f"$[{position}]")]))]))
+        return rows, record_type(tuple((str(column), column_type)
+                                       for column, column_type in columns))
 
     def json_rows_source(self, item: exp.Table, call: exp.Anonymous, alias: str | None,
                          alias_columns: list[str], scope: Scope) -> Source:

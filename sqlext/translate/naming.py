@@ -44,6 +44,8 @@ def output_name(node: exp.Expression) -> str:
         return inner.name.lower().rpartition(".")[2]
     if isinstance(inner, exp.Dot) and isinstance(inner.expression, exp.Func):
         return output_name(inner.expression)  # pg_catalog.set_config(...)
+    if isinstance(inner, exp.Dot) and isinstance(inner.expression, exp.Identifier):
+        return inner.expression.name  # (record).field
     if isinstance(inner, exp.Bracket | exp.Filter | exp.WithinGroup):
         return output_name(inner.this)
     if isinstance(inner, exp.Trim):

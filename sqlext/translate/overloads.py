@@ -59,6 +59,16 @@ def _arrange(overload: Overload, arguments: Sequence[Argument]) -> tuple[int | N
     return tuple(sources)
 
 
+def _spread(overload: Overload, count: int) -> Overload:
+    """A variadic signature with its last parameter repeated for ``count``
+    arguments (as it is without them)."""
+    extra = count - len(overload.params)
+    if not overload.variadic or extra < 0:
+        return overload
+    return Overload(overload.params + overload.params[-1:] * extra, overload.result,
+                    overload.names, overload.defaults)
+
+
 def _describe(name: str, arguments: Sequence[Argument]) -> str:
     shown = [("" if a.name is None else f"{a.name} => ") + t.format_type(a.type.oid)
              for a in arguments]
@@ -69,7 +79,8 @@ def choose(name: str, overloads: Sequence[Overload], arguments: Sequence[Argumen
     """The signature a call of ``name`` with these arguments runs, or
     PostgreSQL's error: 42883 when none fits, 42725 when several do."""
     candidates = []
-    for overload in overloads:
+    for declared in overloads:
+        overload = _spread(declared, len(arguments))
         sources = _arrange(overload, arguments)
         concrete = None if sources is None else resolve(overload, [
             None if source is None else arguments[source].type for source in sources])

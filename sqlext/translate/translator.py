@@ -22,9 +22,11 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import INT8, TEXT, SqlType, check_matchable, common_type, is_numeric
+from executor.functions.record_text import record_layout
 from executor.functions.registry import FUNCTIONS
 from sqlext.sql.sqlite_dialect import ScaledNumeric, not_a_position
 from sqlext.translate import grouping_sets
+from sqlext.translate.composite import record_fields
 from sqlext.translate.expression_rules import REG_TYPES, is_unknown_literal, reg_name, unalias
 from sqlext.translate.lateral import COLUMN_POSITION, SelectListRows
 from sqlext.translate.naming import output_name
@@ -456,16 +458,26 @@ def _output_resolver(projections: list[exp.Expression],
 
 
 def readable_outputs(tree: exp.Expression, columns: list[ColumnInfo]) -> set[int]:
-    """Result columns of reg* types are sent as names, as PostgreSQL prints
-    them; returns the positions of those columns (their values are text)."""
+    """Result columns of reg* types are sent as names, and records as
+    ``(a,1)``, as PostgreSQL prints them; returns the positions of those
+    columns (their values are text)."""
     named: set[int] = set()
     if not isinstance(tree, exp.Select):
         return named
     for index, (projection, column) in enumerate(zip(tree.expressions, columns,
                                                      strict=False)):
-        if column.type.oid in REG_TYPES and isinstance(projection, exp.Alias):
+        if not isinstance(projection, exp.Alias):
+            continue
+        fields = record_fields(column.type)
+        if column.type.oid in REG_TYPES:
             projection.set("this", reg_name(projection.this.copy(), column.type))
-            named.add(index)
+        elif fields is not None:
+            layout = record_layout([(name, field.oid, field.typmod) for name, field in fields])
+            projection.set("this", exp.Anonymous(this="sqlext_record_text", expressions=[
+                projection.this.copy(), exp.Literal.string(layout)]))
+        else:
+            continue
+        named.add(index)
     return named
 
 

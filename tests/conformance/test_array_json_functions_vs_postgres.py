@@ -25,6 +25,12 @@ SETUP = [
        (1, ARRAY['x', 'y', 'x'], ARRAY[1.50, 2, NULL], 1.50, ARRAY['1 day'::interval], 'x'),
        (2, NULL, '{}', NULL, NULL, NULL),
        (3, ARRAY[NULL, 'z'], ARRAY[-1], 2.25, ARRAY['24 hours'::interval, '1 mon'], 'z')""",
+    "CREATE TABLE docs (id int PRIMARY KEY, j json, b jsonb)",
+    """INSERT INTO docs VALUES
+       (1, '{"b": 1, "a" :  [1,2], "b": {"c" : null}}', '{"b": 1, "a": [1, 2.50, null]}'),
+       (2, ' [1, "two" , {"k":"v"}, null] ', '[1, "two", {"k": "v"}, null]'),
+       (3, '"text"', 'null'),
+       (4, NULL, NULL)""",
 ]
 
 ARRAYS = [
@@ -129,7 +135,99 @@ ARRAYS = [
     "'anycompatible', 'anycompatiblearray', 'anynonarray') ORDER BY oid",
 ]
 
-QUERIES = ARRAYS
+JSON = [
+    # json keeps the text as written (order, duplicates, spacing), jsonb normalises
+    "SELECT * FROM json_each('{\"a\" : [1,  2], \"b\":\"x\\u0041\", \"a\": null, "
+    "\"c\": {\"d\" :1}}')",
+    "SELECT * FROM json_each_text('{\"a\" : [1,  2], \"b\":\"x\\u0041\", \"a\": null, "
+    "\"e\": true, \"f\": 1.50e1}')",
+    "SELECT * FROM jsonb_each('{\"b\": 1, \"a\": [1,  2], \"b\": null}'), "
+    "jsonb_each_text('{\"a\": \"x\"}')",
+    "SELECT json_object_keys('{\"a\" : [1,  2], \"b\":\"x\", \"a\": null}')",
+    "SELECT * FROM json_array_elements(' [1, \"a\\n\" ,{\"x\" : 1},null, [ ]] ')",
+    "SELECT * FROM json_array_elements_text(' [1, \"a\\u0041\" ,{\"x\" : 1},null, [ ]] ')",
+    "SELECT * FROM json_array_elements('{\"a\":1}')",
+    "SELECT * FROM json_array_elements('1')",
+    "SELECT * FROM json_array_elements_text('{\"a\":1}')",
+    "SELECT * FROM json_each('1')",
+    "SELECT * FROM json_each_text('[1]')",
+    "SELECT json_object_keys('[1]')",
+    "SELECT json_object_keys('1')",
+    "SELECT * FROM json_each('{}'::jsonb)",
+    "SELECT * FROM jsonb_each('{}'::json)",
+    "SELECT * FROM json_each_text('{\"a\": \"\\u0000\"}')",
+    # set-returning: FROM with aliases, ORDINALITY, LATERAL; the select list
+    "SELECT * FROM json_each('{\"a\":1, \"b\": [2]}') WITH ORDINALITY AS x(k, v, o)",
+    "SELECT d.id, e.* FROM docs d, json_each(d.j) e WHERE json_typeof(d.j) = 'object' "
+    "ORDER BY 1, 2, e.value::text",
+    "SELECT d.id, e.x FROM docs d CROSS JOIN LATERAL json_array_elements_text(d.j) AS e(x) "
+    "WHERE json_typeof(d.j) = 'array' ORDER BY 1, 2",
+    "SELECT k FROM json_object_keys('{\"b\":1,\"a\":2}') AS k",
+    "SELECT json_array_elements('[1, {\"a\" : 2}]'), json_array_elements_text('[\"x\", null]')",
+    "SELECT json_each('{\"a\":1, \"b\" : [1, 2], \"c\": null, \"d\": \"x y\", "
+    "\"e\": \"\"}')",
+    "SELECT jsonb_each('{\"a\\\"b\":\"(x,y)\", \"c\": \"\\\\\"}'), "
+    "jsonb_each_text('{\"a\":1}')",
+    "SELECT (json_each('{\"a\":1}')).key, (jsonb_each_text('{\"a\":\"q\"}')).value",
+    "SELECT id, json_each_text(j) FROM docs WHERE id = 1",
+    "SELECT information_schema._pg_expandarray(ARRAY[5, 6]), "
+    "(information_schema._pg_expandarray(ARRAY[5, 6])).n",
+    # paths
+    "SELECT json_extract_path('{\"a\" : {\"b\": [1,  {\"c\" : 2}]}}', 'a', 'b', '1'), "
+    "json_extract_path('{\"a\":1}', 'x'), json_extract_path('{\"a\":1}', NULL), "
+    "jsonb_extract_path('{\"a\":1}', NULL)",
+    "SELECT json_extract_path_text('{\"a\" : {\"b\": [1,  {\"c\" : \"x\"}]}}', 'a', 'b', "
+    "'1', 'c'), json_extract_path_text('{\"a\":null}', 'a'), "
+    "json_extract_path_text('[1,2]', '-1'), json_extract_path('[1,2]', 'z')",
+    "SELECT id, jsonb_extract_path(b, 'a', '1'), jsonb_extract_path_text(b, 'b'), "
+    "json_extract_path(j, 'b'), json_extract_path_text(j, 'a'), json_extract_path(j, '2', 'k') "
+    "FROM docs ORDER BY id",
+    "SELECT json_extract_path('{\"a\":1}')",
+    "SELECT json_extract_path('{\"a\":1}'::jsonb, 'a')",
+    "SELECT json_extract_path('{\"a\":1}', 1)",
+    "SELECT '{\"a\":null}'::jsonb -> 'a', '{\"a\":null}'::jsonb ->> 'a', '[null]'::jsonb -> 0, "
+    "'{\"a\":null}'::json -> 'a', '{\"a\":{\"1\":\"x\"}}'::jsonb #> '{a,1}', "
+    "'{\"a\":{\"1\":\"x\"}}'::json #>> '{a,1}'",
+    "SELECT '{\"a\" : 1}'::json #> '{}', '{\"a\" : 1}'::jsonb #> '{}', "
+    "'[1,2]'::jsonb #> '{-1}', '[1,2]'::jsonb #> '{ 1}', '[1,2]'::jsonb #> '{+1}', "
+    "'[1,2]'::jsonb #> '{1x}', '\"x\"'::json -> 0, ' \"a\" '::json #>> '{}'",
+    "SELECT '{\"a\":1}'::jsonb #> ARRAY[NULL], '{\"a\":1}'::json #> NULL, "
+    "'{\"b\":1,\"b\":2}'::json -> 'b', '[1, 2]'::json -> -1",
+    "SELECT '{\"a\":1}'::jsonb #> 1",
+    "SELECT id, j -> 'b', j ->> 'b', j #> '{a}', j #>> '{a,1}', j -> 2, j ->> 1 FROM docs "
+    "ORDER BY id",
+    # strip nulls, typeof
+    "SELECT json_strip_nulls('{\"a\" : null, \"b\" : [null, {\"c\":null, \"d\": 1.50}], "
+    "\"e\":\"x\\u0041\"}'), json_strip_nulls('null'), json_strip_nulls(' 1 '), "
+    "json_strip_nulls('{\"a\" : {\"b\":null}}'), json_strip_nulls(NULL), "
+    "json_strip_nulls('{\"a\":1,\"a\":null,\"a\":2}')",
+    "SELECT id, json_strip_nulls(j), jsonb_strip_nulls(b) FROM docs ORDER BY id",
+    "SELECT json_strip_nulls('{}'::jsonb)",
+    "SELECT jsonb_strip_nulls('{}'::json)",
+    "SELECT json_typeof('{}'::jsonb)",
+    "SELECT json_typeof(' [1] '), jsonb_typeof('1.5'), json_array_length(' [1, [2]] ')",
+    # to_json of any type, rows
+    "SELECT to_json(1), to_json(1.50), to_json(2.5::float8), to_json('NaN'::float8), "
+    "to_json('Infinity'::numeric), to_json(true), to_json('a\"b'::varchar), to_json(NULL::int)",
+    "SELECT to_json('2020-01-02'::date), to_json('2020-01-02 03:04:05.5'::timestamp), "
+    "to_json('2020-01-02 03:04:05+02'::timestamptz), to_json('03:04'::time), "
+    "to_json('1 day 02:00'::interval), to_json('\\x0102'::bytea), "
+    "to_json('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid), to_json('10.0.0.1'::inet)",
+    "SELECT to_json(ARRAY[1, NULL]), to_json(ARRAY[]::int[]), to_json('{\"a\" : 1}'::json), "
+    "to_jsonb('{\"b\":1,\"a\" : 2}'::json), to_jsonb(ARRAY[1.5, 2]), to_jsonb('NaN'::float8)",
+    "SELECT to_json('x')",
+    "SELECT id, to_json(words), to_json(amount), to_jsonb(numbers), to_json(spans) FROM arrays "
+    "ORDER BY id",
+    "SELECT row_to_json(ROW(1, 'a')), to_json(ROW(1, 'a', NULL)), to_jsonb(ROW(1, 'a')), "
+    "row_to_json(ROW(1.5, ARRAY[1]), true), row_to_json((1, 'x'))",
+    "SELECT row_to_json(a), row_to_json(a, true) FROM arrays a ORDER BY id",
+    "SELECT json_build_object('r', ROW(1, 2)), json_agg(ROW(id, word) ORDER BY id) FROM arrays",
+    "SELECT to_json(x), row_to_json(x) FROM json_each('{\"a\":1}') x",
+    "SELECT to_json(jsonb_each('{\"a\":1}')), row_to_json(json_each('{\"b\":[1]}'))",
+    "SELECT row_to_json(1)",
+]
+
+QUERIES = ARRAYS + JSON
 
 
 @pytest.fixture(scope="module")
