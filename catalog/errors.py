@@ -172,6 +172,26 @@ class InvalidArgumentForNthValueFunction(DataException):
     sqlstate = "22016"
 
 
+class InvalidSqlJsonSubscript(DataException):
+    sqlstate = "22033"
+
+
+class SingletonSqlJsonItemRequired(DataException):
+    sqlstate = "22038"
+
+
+class SqlJsonArrayNotFound(DataException):
+    sqlstate = "22039"
+
+
+class SqlJsonMemberNotFound(DataException):
+    sqlstate = "2203A"
+
+
+class SqlJsonObjectNotFound(DataException):
+    sqlstate = "2203C"
+
+
 # Class 23: integrity constraint violation
 class IntegrityConstraintViolation(SqlError):
     sqlstate = "23000"

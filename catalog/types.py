@@ -109,6 +109,7 @@ _BASE_TYPES: Final = [
     _t(2206, "regtype", "regtype", 4, "N", "INTEGER", 2211),
     _t(2950, "uuid", "uuid", 16, "U", "TEXT", 2951),
     _t(3802, "jsonb", "jsonb", -1, "U", "TEXT", 3807),
+    _t(4072, "jsonpath", "jsonpath", -1, "U", "TEXT", 4073),
     _t(4089, "regnamespace", "regnamespace", 4, "N", "INTEGER", 4090),
 ]
 
@@ -167,6 +168,7 @@ REGCLASS: Final = 2205
 REGTYPE: Final = 2206
 UUID: Final = 2950
 JSONB: Final = 3802
+JSONPATH: Final = 4072
 REGNAMESPACE: Final = 4089
 INT2VECTOR: Final = 22
 OIDVECTOR: Final = 30

@@ -32,6 +32,7 @@ from executor.functions import (
     json_paths,
     json_rows,
     jsonb_edits,
+    jsonb_path_queries,
     keyword_list,
     listen_notify,
     math_functions,
@@ -59,7 +60,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
     numeric_functions, row_packing, reflection_info, keyword_list,
-    array_edits, json_paths, record_text))
+    array_edits, json_paths, record_text, jsonb_path_queries))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -179,8 +179,8 @@ def _static_rows() -> Iterator[tuple[str, list[Row]]]:
 
 
 _UNDERSCORE_IO = frozenset({"date", "time", "timestamp", "timestamptz", "interval", "numeric",
-                            "uuid", "json", "jsonb", "pg_node_tree", "record", "cstring",
-                            "void", "trigger", "anyelement", "anyarray", "anynonarray",
+                            "uuid", "json", "jsonb", "jsonpath", "pg_node_tree", "record",
+                            "cstring", "void", "trigger", "anyelement", "anyarray", "anynonarray",
                             "anycompatible", "anycompatiblearray"})
 """Types whose I/O functions are named date_in, not datein."""
 _TYPMOD_TYPES = frozenset({t.BPCHAR, t.VARCHAR, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ,

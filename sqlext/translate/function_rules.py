@@ -259,9 +259,11 @@ class FunctionRules(ExpressionTranslator):
             else:
                 passed.append(self.convert(values[source].copy(), arguments[source].type,
                                            param))
-        call = exp.Anonymous(this=definition.target, expressions=passed)
-        node.replace(call)
-        return call, overload.result
+        # The call stays the same node: a set-returning function's is
+        # replaced by its rows' values later.
+        node.set("this", definition.target)
+        node.set("expressions", passed)
+        return node, overload.result
 
     def _window(self, node: exp.Window, scope: Scope) -> tuple[exp.Expression, SqlType]:
         _, sql_type = self.expr(node.this, scope)

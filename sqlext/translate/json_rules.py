@@ -22,6 +22,7 @@ from catalog.sqltypes import INT8, TEXT, SqlType
 from executor.functions.json_constructors import JsonLayout
 from executor.functions.registry import FUNCTIONS
 from sqlext.translate.composite import record_fields, record_type
+from sqlext.translate.expression_rules import Handler
 from sqlext.translate.function_rules import FunctionRules, SpecialForm
 from sqlext.translate.lateral import element_rows
 from sqlext.translate.scope import ColumnInfo, Scope, Source
@@ -289,6 +290,35 @@ class JsonRules(FunctionRules):
                                   in zip(names, produced, strict=True)})
         scope.add(source)
         return source
+
+    def _path_operator(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression,
+                                                                          SqlType]:
+        """jsonb @? jsonpath and jsonb @@ jsonpath: jsonb_path_exists and
+        jsonb_path_match with errors suppressed (silent)."""
+        exists = isinstance(node, exp.JSONBPathExists)
+        operator = "@?" if exists else "@@"
+        document, path = (node.this, node.expression) if exists else (
+            node.expressions[0], node.this)
+        _, document_type = self.expr(document, scope)
+        if not exists and document_type.oid != t.JSONB:
+            raise errors.FeatureNotSupported("the @@ operator is supported on jsonb only (text "
+                                             "search is not)")
+        _, path_type = self.expr(path, scope)
+        if {document_type.oid, path_type.oid} - {t.JSONB, t.JSONPATH, t.UNKNOWN}:
+            raise errors.no_operator(f"{t.format_type(document_type.oid)} {operator} "
+                                     f"{t.format_type(path_type.oid)}")
+        call = exp.Anonymous(this="jsonb_path_exists" if exists else "jsonb_path_match",
+                             expressions=[node.this if exists else node.expressions[0],
+                                          node.expression if exists else node.this,
+                                          exp.Literal.string("{}"), exp.true()])
+        node.replace(call)
+        return self.call(call, call.name, scope)
+
+    HANDLERS: ClassVar[dict[type, Handler]] = {
+        **FunctionRules.HANDLERS,
+        exp.JSONBPathExists: _path_operator,
+        exp.MatchAgainst: _path_operator,
+    }
 
     SPECIAL_FORMS: ClassVar[dict[str, SpecialForm]] = {
         **FunctionRules.SPECIAL_FORMS,

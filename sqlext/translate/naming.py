@@ -10,7 +10,7 @@ from sqlext.translate.type_names import resolve_type
 _SPECIAL_NAMES: dict[type[exp.Expression], str] = {
     exp.StrPosition: "position", exp.Substring: "substring", exp.GroupConcat: "string_agg",
     exp.Extract: "extract", exp.Pow: "?column?", exp.Unnest: "unnest",
-    exp.AtTimeZone: "timezone",
+    exp.AtTimeZone: "timezone", exp.MatchAgainst: "?column?",
 }
 
 

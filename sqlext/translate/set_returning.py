@@ -44,7 +44,8 @@ class SetReturningRules(SourceTranslator):
                 "set-returning functions in the arguments of set-returning functions are not "
                 "supported")
         for arg in list(node.expressions):
-            translated, arg_type = self.expr(arg, scope)
+            named = isinstance(arg, exp.Kwarg | exp.PropertyEQ)  # name => value
+            translated, arg_type = self.expr(arg.expression if named else arg, scope)
             if not arg_type.is_unknown:  # untyped literals and parameters stay to be typed
                 translated.replace(rows.argument(translated.copy(), arg_type))
         query, value_type = self.set_function(node, name, rows.scope)

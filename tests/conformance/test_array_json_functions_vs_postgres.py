@@ -31,6 +31,8 @@ SETUP = [
        (2, ' [1, "two" , {"k":"v"}, null] ', '[1, "two", {"k": "v"}, null]'),
        (3, '"text"', 'null'),
        (4, NULL, NULL)""",
+    "CREATE TABLE paths (id int PRIMARY KEY, p jsonpath)",
+    "INSERT INTO paths VALUES (1, '$.a[*] ? (@ > 1)'), (2, 'strict $.b'), (3, NULL)",
 ]
 
 ARRAYS = [
@@ -227,7 +229,105 @@ JSON = [
     "SELECT row_to_json(1)",
 ]
 
-QUERIES = ARRAYS + JSON
+JSONPATH = [
+    # the type: read, printed as PostgreSQL prints it, stored
+    "SELECT '$.a'::jsonpath, '$.a'::text::jsonpath::text, pg_typeof('$'::jsonpath), "
+    "'$.a[*] ? (@ > 1)'::jsonpath, '$.\"a b\".c[1,2 to 3, last]'::jsonpath, 'lax $'::jsonpath, "
+    "'strict $.a'::jsonpath",
+    "SELECT '$.a == 1 && $.b != \"x\" || !($.c < 2.50)'::jsonpath, "
+    "'$ ? (@.a == $x)'::jsonpath, '$.*'::jsonpath, '$.a[-1]'::jsonpath, "
+    "'$ ? (@ > $\"my var\")'::jsonpath, '1'::jsonpath, '\"s\"'::jsonpath, 'null'::jsonpath",
+    "SELECT '$ ? (!(@ > 1) && exists(@.a) || (@ < 1) is unknown)'::jsonpath, "
+    "'$.a ? (@ <> 1)'::jsonpath, '$ ? (@ == true || @ == null || @ != false)'::jsonpath, "
+    "'$.\"a\\\"b\".c1_'::jsonpath, '$.true.last.null'::jsonpath",
+    "SELECT '$ ? (@ > -1.5e2 && @ < 1e-2 && @ == 0.10)'::jsonpath, "
+    "'$ ? (@ == \"x\\ny\\u0041\")'::jsonpath, '$ ? (@ > +1)'::jsonpath, "
+    "'$ ? (@ > - 1)'::jsonpath, '$[0.9]'::jsonpath, '$ ? (@ == .5)'::jsonpath",
+    "SELECT '$ ? (@ == 1 && (@ == 2 || @ == 3))'::jsonpath, "
+    "'$ ? ((@ == 1 || @ == 2) && @ == 3)'::jsonpath, "
+    "'$.a == 1 || $.b == 2 && $.c == 3'::jsonpath, '$[1,2][3]'::jsonpath, "
+    "'$.a?(@ > 1)?(@ < 5).b[*]'::jsonpath, '($.a).b'::jsonpath, '(1 == 1)'::jsonpath, "
+    "'LAX $'::jsonpath, '$.a [ 0 ]'::jsonpath",
+    "SELECT id, p, jsonb_path_query_array('{\"a\": [1, 2, 3], \"b\": 4}', p) FROM paths "
+    "ORDER BY id",
+    "SELECT ARRAY['$.a'::jsonpath, '$[*]']",
+    "SELECT '$.'::jsonpath",
+    "SELECT '$ ? (@.a)'::jsonpath",
+    "SELECT '$.a ]'::jsonpath",
+    "SELECT ''::jsonpath",
+    "SELECT '@.a'::jsonpath",
+    "SELECT 'last'::jsonpath",
+    "SELECT '$ ? (@ == 1'::jsonpath",
+    "SELECT '$.\"a'::jsonpath",
+    "SELECT '1.a'::jsonpath",
+    "SELECT '$ ? (@ == 00)'::jsonpath",
+    "SELECT '$ ? (@ == \"a\" && \"b\")'::jsonpath",
+    "SELECT '$ ? (@ == 1 == 2)'::jsonpath",
+    "SELECT '$.$x'::jsonpath",
+    # evaluation: lax unwrapping and wrapping, strict errors, three-valued filters
+    "SELECT jsonb_path_query('{\"a\":[1,2,3,{\"b\":4}]}', '$.a[*] ? (@ > 1)')",
+    "SELECT jsonb_path_query('{\"a\":[1,2,3,{\"b\":4}]}', '$.a[*].b')",
+    "SELECT jsonb_path_query('{\"a\":[1,2,3,{\"b\":4}]}', 'strict $.a[*].b')",
+    "SELECT jsonb_path_query('{\"a\":[1,2,3,{\"b\":4}]}', 'strict $.a[*].b', silent => true)",
+    "SELECT jsonb_path_query('{\"a\":[1,\"x\",null,{\"b\":4}]}', "
+    "'$.a[*] ? (@ == \"x\" || @ > 0)')",
+    "SELECT jsonb_path_query('{\"a\":[1,\"x\",null]}', '$.a[*] > 0'), "
+    "jsonb_path_query('{\"a\":[1,\"x\",null]}', '$.a[*] == \"z\"')",
+    "SELECT jsonb_path_query('[1,2]', '$[last]'), jsonb_path_query('[1,2]', '$[5]')",
+    "SELECT jsonb_path_query('[1,2]', 'strict $[5]')",
+    "SELECT jsonb_path_query('1', '$[0]'), jsonb_path_query('1', '$[*]'), "
+    "jsonb_path_query('{\"a\":1}', '$.*'), jsonb_path_query('[{\"a\":1},{\"a\":2}]', '$.a')",
+    "SELECT jsonb_path_query('1', 'strict $[0]')",
+    "SELECT jsonb_path_query('[1]', 'strict $.a')",
+    "SELECT jsonb_path_query('{}', 'strict $.a')",
+    "SELECT jsonb_path_query('1', 'strict $.*')",
+    "SELECT jsonb_path_query('{}', '$ ? (@ == $x)')",
+    "SELECT jsonb_path_query('{\"a\":2}', '$.a ? (@ > $min)', '{\"min\": 1}')",
+    "SELECT jsonb_path_query('{\"a\":2}', '$.a ? (@ > $min)', '[1]')",
+    "SELECT jsonb_path_query('{\"a\": [1, 2.50, \"x\", true, null, {\"c\": [3]}]}', "
+    "'$.a[*] ? (@ >= 2.5 || @ == true || @ == null)'), "
+    "jsonb_path_query('{\"a\": [[1, 2], [3]]}', '$.a[*] ? (@ > 2)'), "
+    "jsonb_path_query('{\"a\": [[1, 2], [3]]}', '$.a ? (@[*] > 2)')",
+    "SELECT jsonb_path_query('[1, [2, [3]]]', '$[*] ? (@ > 1)'), "
+    "jsonb_path_query('{\"a\": \"abc\"}', '$.a ? (@ < \"abd\" && @ > \"ab\")')",
+    "SELECT jsonb_path_query('[1,2,3,4]', '$[1 to 2, last, 0]'), "
+    "jsonb_path_query('[1,2,3]', '$[2 to 1]'), jsonb_path_query('[1,2,3]', '$[-1 to 1]')",
+    "SELECT jsonb_path_query('[1,2,3]', 'strict $[2 to 1]')",
+    "SELECT jsonb_path_query('[1,2,3]', '$[\"x\"]')",
+    "SELECT jsonb_path_query('[1,2,3]', '$[\"x\"]', silent => true)",
+    "SELECT jsonb_path_query('{\"a\":[1,2]}', 'strict $ ? (@.a > 1)'), "
+    "jsonb_path_query('{\"a\":[1,2]}', 'strict $ ? (@.a[*] > 1)'), "
+    "jsonb_path_query('{\"a\":[1,2]}', 'strict $.a ? (exists (@[*]))')",
+    "SELECT pg_typeof(jsonb_path_query('{}', '$')), "
+    "jsonb_path_query('{\"a\": \"b\"}', '$.a == \"b\"'), "
+    "jsonb_path_query('{\"a\": {\"x\":1}}', '$.a == $.a'), "
+    "jsonb_path_query('{}', '!($.a == 1)'), jsonb_path_query('{}', '($.a == 1) is unknown'), "
+    "jsonb_path_query('{\"a\":\"x\"}', '($.a == 1) is unknown')",
+    "SELECT jsonb_path_exists('{\"a\":[1,2]}', '$.a[*] ? (@ > 1)'), "
+    "jsonb_path_exists('{\"a\":[1,2]}', '$.b'), "
+    "jsonb_path_exists('{}', 'strict $.b', silent => true), jsonb_path_exists(NULL, '$')",
+    "SELECT jsonb_path_exists('{}', 'strict $.b')",
+    "SELECT jsonb_path_match('{\"a\":[1,2]}', '$.a[0] == 1'), "
+    "jsonb_path_match('{\"a\":\"x\"}', '$.a > 1'), jsonb_path_match('{\"a\":true}', '$.a'), "
+    "jsonb_path_match('{\"a\":null}', '$.a'), jsonb_path_match('{}', '$.a', silent => true)",
+    "SELECT jsonb_path_match('{}', '$.a')",
+    "SELECT jsonb_path_match('{\"a\":1}', '$.a')",
+    "SELECT jsonb_path_query('{\"a\":[1,2]}', '$.a[*] ? (@ > 1)', '{}', true), "
+    "jsonb_path_query_array('{\"a\":[1,2]}', '$.a[*]'), "
+    "jsonb_path_query_first('{\"a\":[1,2]}', '$.a[*]'), "
+    "jsonb_path_query_first('{\"a\":[1,2]}', '$.b')",
+    "SELECT '{\"a\":1}'::jsonb @? '$.a', '{\"a\":1}'::jsonb @@ '$.a == 1', "
+    "'{\"a\":1}'::jsonb @? '$.b ? (@ > 1)', '{}'::jsonb @? 'strict $.a', '{}'::jsonb @@ '$.a'",
+    "SELECT '{}'::json @? '$'",
+    "SELECT '{}'::jsonb @? 1",
+    "SELECT id FROM docs WHERE b @? '$.a[*] ? (@ == 2.5)' ORDER BY id",
+    "SELECT d.id, q.* FROM docs d, jsonb_path_query(d.b, '$[*] ? (@ != null)') "
+    "WITH ORDINALITY AS q(v, n) ORDER BY 1, 3",
+    "SELECT jsonb_path_query('{}', '$.x'::text)",
+    "SELECT jsonb_path_query('{}'::json, '$.x')",
+]
+
+QUERIES = ARRAYS + JSON + JSONPATH
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""What sqlext refuses of aggregates, grouping sets and the json functions
-where PostgreSQL would answer (docs/sql.md, "Differences from PostgreSQL"):
+"""What sqlext refuses of aggregates, grouping sets, the json functions,
+jsonpath and arrays where PostgreSQL would answer (docs/sql.md, "Differences from PostgreSQL"):
 each is error 0A000 with a message saying what is not supported, never a
 different answer."""
 
@@ -31,6 +31,17 @@ REFUSED = {
         "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY d) FROM t", "interval"),
     "row_to_json with a computed pretty flag": (
         "SELECT row_to_json(t, a > 1) FROM t", "constant"),
+    "jsonpath item methods": (
+        "SELECT jsonb_path_query('[1, 2]', '$.size()')", "item method .size()"),
+    "jsonpath arithmetic": (
+        "SELECT jsonb_path_query('[1, 2]', '$[0] + 1')", "arithmetic"),
+    "jsonpath like_regex": (
+        "SELECT jsonb_path_exists('[\"a\"]', '$[*] ? (@ like_regex \"a\")')", "like_regex"),
+    "jsonpath recursive wildcard": ("SELECT '$.**'::jsonpath", "accessor"),
+    "a multidimensional array_fill": (
+        "SELECT array_fill(1, ARRAY[2, 2])", "multidimensional"),
+    "array_fill with a lower bound": (
+        "SELECT array_fill(1, ARRAY[2], ARRAY[0])", "lower bounds"),
 }
 
 
