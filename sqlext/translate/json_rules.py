@@ -199,6 +199,14 @@ class JsonRules(FunctionRules):
         node.replace(replacement)
         return replacement, JSON
 
+    def _populate_record(self, node: exp.Anonymous, name: str, scope: Scope
+                         ) -> tuple[exp.Expression, SqlType] | None:
+        """json_populate_record and friends need row types of tables."""
+        raise errors.FeatureNotSupported(
+            f"{name}() is not supported: sqlext has no composite types (the row types of "
+            "tables)",
+            hint="Read the fields with ->> and cast them, or use json_each_text().")
+
     def _build_call(self, node: exp.Anonymous, name: str, scope: Scope
                     ) -> tuple[exp.Expression, SqlType] | None:
         """json_build_object, json_build_array and their jsonb forms."""
@@ -325,6 +333,8 @@ class JsonRules(FunctionRules):
         "to_json": _to_json,
         "to_jsonb": _to_json,
         "row_to_json": _row_to_json,
+        **dict.fromkeys((f"{prefix}_populate_{shape}" for prefix in ("json", "jsonb")
+                         for shape in ("record", "recordset")), _populate_record),
         **dict.fromkeys(("json_build_object", "jsonb_build_object", "json_build_array",
                          "jsonb_build_array"), _build_call),
         **dict.fromkeys(("json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg"),

@@ -412,11 +412,16 @@ class SourceTranslator(AggregateRules):
         if rows is not None:
             return rows(self, call, scope)
         definition = FUNCTIONS.get(name)
-        if definition is None or definition.aggregate:
-            raise errors.UndefinedFunction(f"function {name} does not exist")
-        translated, value_type = self.call(call, name, scope)
-        if definition.set_returning:
-            return element_rows(translated.copy()), value_type
+        special = self.SPECIAL_FORMS.get(name) if definition is None else None
+        # to_json(...), row_to_json(...): calls that translate themselves
+        found = None if special is None else special(self, call, name, scope)
+        if found is None:
+            if definition is None or definition.aggregate:
+                raise errors.UndefinedFunction(f"function {name} does not exist")
+            found = self.call(call, name, scope)
+            if definition.set_returning:
+                return element_rows(found[0].copy()), found[1]
+        translated, value_type = found
         # Any other function yields one row, as in PostgreSQL.
         return exp.select(exp.alias_(translated.copy(), "v"), exp.alias_(
             exp.Literal.number(1), "n")), value_type

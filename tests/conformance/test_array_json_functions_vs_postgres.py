@@ -227,6 +227,8 @@ JSON = [
     "SELECT to_json(x), row_to_json(x) FROM json_each('{\"a\":1}') x",
     "SELECT to_json(jsonb_each('{\"a\":1}')), row_to_json(json_each('{\"b\":[1]}'))",
     "SELECT row_to_json(1)",
+    "SELECT * FROM to_json(1), row_to_json(ROW(1, 'a')) AS r, json_build_object('a', 1)",
+    "SELECT x.* FROM arrays a, LATERAL to_jsonb(a.words) AS x ORDER BY a.id",
 ]
 
 JSONPATH = [

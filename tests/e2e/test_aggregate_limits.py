@@ -38,6 +38,8 @@ REFUSED = {
     "jsonpath like_regex": (
         "SELECT jsonb_path_exists('[\"a\"]', '$[*] ? (@ like_regex \"a\")')", "like_regex"),
     "jsonpath recursive wildcard": ("SELECT '$.**'::jsonpath", "accessor"),
+    "jsonb_populate_record": (
+        "SELECT * FROM jsonb_populate_record(NULL::t, '{\"a\": 1}')", "composite types"),
     "a multidimensional array_fill": (
         "SELECT array_fill(1, ARRAY[2, 2])", "multidimensional"),
     "array_fill with a lower bound": (
