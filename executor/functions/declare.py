@@ -104,7 +104,9 @@ class Implementation:
 @dataclass(frozen=True, slots=True)
 class Overload:
     """One signature of a function PostgreSQL declares several times
-    (date_trunc(text, timestamp), date_trunc(text, interval)...)."""
+    (date_trunc(text, timestamp), date_trunc(text, interval)...), or once
+    with polymorphic parameters (anyarray, anycompatible...), which each
+    call resolves to concrete types."""
 
     params: tuple[SqlType, ...]
     result: SqlType
@@ -136,9 +138,6 @@ class FunctionDef:
     """Used instead of ``target`` when the first argument's type is one of
     ``numeric_args`` (exact decimal arithmetic on numeric's storage forms)."""
     numeric_args: frozenset[int] = frozenset({t.NUMERIC, t.INT8})
-    element_args: bool = False
-    """anyarray, anyelement: arguments of unknown type after the first take
-    the element type of the first (an array)."""
     session_control: bool = False
     """Acts on other sessions: a query calling it must not wait for the
     executor (the session to end may be the one holding it)."""

@@ -1,7 +1,8 @@
 """json and jsonb functions and operators.
 
 json and jsonb are stored as JSON text (see ``catalog.types``): containment,
-key tests and path access work on the parsed document.
+key tests, json_typeof and json_array_length work on the parsed document
+(path access is ``json_paths``).
 """
 
 from __future__ import annotations
@@ -12,17 +13,15 @@ from typing import Any
 from catalog import errors
 from catalog import types as t
 from catalog.sqltypes import INT4, TEXT, SqlType
-from executor import codecs
 from executor.functions.declare import Declarations, Overload
 
 FUNCTIONS = Declarations()
 
-_JSONB_IN = codecs.text_decoder(t.JSONB)
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean",
                int: "number", float: "number", type(None): "null"}
 
 
-def load(document: Any) -> Any:
+def _load(document: Any) -> Any:
     if isinstance(document, str):
         try:
             return json.loads(document)
@@ -49,14 +48,14 @@ def _contains(outer: Any, inner: Any, top: bool = True) -> bool:
 def _json_contains(outer: Any, inner: Any) -> Any:
     if outer is None or inner is None:
         return None
-    return int(_contains(load(outer), load(inner)))
+    return int(_contains(_load(outer), _load(inner)))
 
 
 @FUNCTIONS.internal("sqlext_json_has_key", 2)
 def _json_has_key(document: Any, key: Any) -> Any:
     if document is None or key is None:
         return None
-    value = load(document)
+    value = _load(document)
     if isinstance(value, dict):
         return int(str(key) in value)
     if isinstance(value, list):
@@ -71,7 +70,7 @@ def _json_has_key(document: Any, key: Any) -> Any:
 def _json_typeof(document: Any) -> Any:
     if document is None:
         return None
-    return _JSON_TYPES.get(type(load(document)), "unknown")
+    return _JSON_TYPES.get(type(_load(document)), "unknown")
 
 
 @FUNCTIONS.overloaded("json_array_length", Overload((SqlType(t.JSON),), INT4),
@@ -81,7 +80,7 @@ def _json_typeof(document: Any) -> Any:
 def _json_array_length(document: Any) -> Any:
     if document is None:
         return None
-    value = load(document)
+    value = _load(document)
     if isinstance(value, list):
         return len(value)
     kind = "non-array" if isinstance(value, dict) else "scalar"

@@ -46,6 +46,7 @@ from executor.codecs.jsonpath import (
 UNKNOWN: Final = None
 """A predicate that is neither true nor false."""
 Truth = bool | None
+_NOTHING: Final = object()
 
 _ORDER: Final[dict[str, Callable[[int, int], bool]]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -211,9 +212,6 @@ def _truth(context: _Context, node: Node, current: Any) -> Truth:
             return UNKNOWN
     assert isinstance(node, Compare)
     return _compare(context, node, current)
-
-
-_NOTHING: Final = object()
 
 
 def _operand(context: _Context, node: Node, current: Any) -> Iterator[Any]:

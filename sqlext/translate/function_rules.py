@@ -208,8 +208,6 @@ class FunctionRules(ExpressionTranslator):
             # Arguments of polymorphic functions (coalesce, greatest...) whose
             # type is unknown take the type the other arguments decided.
             wanted = TEXT if result.is_unknown else result
-            if definition.element_args and index > 0:
-                wanted = SqlType(t.element_of(arg_types[0].oid) or t.TEXT)
             self.coerce(translated, wanted)
             arg_types[index] = wanted
         if definition.same_kind_args:
