@@ -32,7 +32,7 @@ def record_fields(value_type: SqlType) -> tuple[tuple[str, SqlType], ...]:
 
 def record_field(record: SqlType, name: str) -> SqlType:
     fields = record_fields(record)
-    if fields is None:
+    if not fields:
         raise errors.WrongObjectType(f"column notation .{name} applied to a value that is "
                                      "not a composite type")
     for field, field_type in fields:
@@ -40,9 +40,3 @@ def record_field(record: SqlType, name: str) -> SqlType:
             return field_type
     raise errors.UndefinedColumn(f'could not identify column "{name}" in record data type')
 
-
-def record_fields(record: SqlType) -> tuple[tuple[str, SqlType], ...] | None:
-    """The fields of a record type whose shape is known."""
-    if record.oid != t.RECORD or not 0 <= record.typmod < len(_RECORD_SHAPES):
-        return None
-    return _RECORD_SHAPES[record.typmod]

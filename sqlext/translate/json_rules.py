@@ -73,7 +73,7 @@ class JsonRules(FunctionRules):
             return row, ROW
         translated, arg_type = self.expr(arg, scope)
         fields = record_fields(arg_type)
-        if fields is not None:  # a record a function returns
+        if fields:  # a record a function returns
             return self._record_json(translated, fields), ROW
         if arg_type.is_unknown:
             if polymorphic and not isinstance(translated, exp.Parameter):
@@ -191,7 +191,7 @@ class JsonRules(FunctionRules):
         if replacement is None:
             value, found = self.expr(args[0], scope)
             fields = record_fields(found)
-            if fields is None:
+            if not fields:
                 shown = ", ".join(["record" if found.oid == t.RECORD else t.format_type(
                     TEXT.oid if found.is_unknown else found.oid)] + ["boolean"] * (len(args) - 1))
                 raise errors.no_function(f"row_to_json({shown})")

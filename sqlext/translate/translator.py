@@ -471,7 +471,7 @@ def readable_outputs(tree: exp.Expression, columns: list[ColumnInfo]) -> set[int
         fields = record_fields(column.type)
         if column.type.oid in REG_TYPES:
             projection.set("this", reg_name(projection.this.copy(), column.type))
-        elif fields is not None:
+        elif fields:
             layout = record_layout([(name, field.oid, field.typmod) for name, field in fields])
             projection.set("this", exp.Anonymous(this="sqlext_record_text", expressions=[
                 projection.this.copy(), exp.Literal.string(layout)]))
