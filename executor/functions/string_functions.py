@@ -12,6 +12,7 @@ from typing import Any
 
 from catalog import errors
 from catalog import types as t
+from catalog.keywords import quote_identifier
 from catalog.sqltypes import BOOL, BYTEA, INT4, TEXT
 from executor import codecs
 from executor.functions.declare import Declarations
@@ -39,12 +40,12 @@ def _octet_length(value: Any) -> Any:
         value if isinstance(value, bytes) else str(value).encode())
 
 
-@FUNCTIONS.scalar("concat", TEXT, TEXT)
+@FUNCTIONS.scalar("concat", TEXT, TEXT, min_args=1, any_args=0)
 def _concat(*values: Any) -> str:
     return "".join(str(v) for v in values if v is not None)
 
 
-@FUNCTIONS.scalar("concat_ws", TEXT, TEXT, min_args=1)
+@FUNCTIONS.scalar("concat_ws", TEXT, TEXT, min_args=2, any_args=1)
 def _concat_ws(separator: Any, *values: Any) -> Any:
     if separator is None:
         return None
@@ -146,22 +147,28 @@ def _chr(code: Any) -> Any:
 
 @FUNCTIONS.scalar("quote_ident", TEXT, TEXT, min_args=1, max_args=1)
 def _quote_ident(value: Any) -> Any:
-    if value is None:
-        return None
-    text = str(value)
-    if re.fullmatch(r"[a-z_][a-z0-9_$]*", text):
-        return text
-    return '"' + text.replace('"', '""') + '"'
+    return None if value is None else quote_identifier(str(value))
 
 
-@FUNCTIONS.scalar("quote_literal", TEXT, TEXT, min_args=1, max_args=1)
+def quote_literal(text: str) -> str:
+    """``text`` as a string literal: quotes doubled, and in E'' with its
+    backslashes doubled if it has any (quote_literal_cstr)."""
+    quoted = text.replace("'", "''")
+    if "\\" in quoted:
+        return "E'" + quoted.replace("\\", "\\\\") + "'"
+    return "'" + quoted + "'"
+
+
+@FUNCTIONS.scalar("quote_literal", TEXT, TEXT, min_args=1, max_args=1, casts_to_text=True,
+                  bytea_too=True)
 def _quote_literal(value: Any) -> Any:
-    if value is None:
-        return None
-    text = str(value).replace("'", "''")
-    if "\\" in text:
-        return "E'" + text.replace("\\", "\\\\") + "'"
-    return "'" + text + "'"
+    return None if value is None else quote_literal(str(value))
+
+
+@FUNCTIONS.scalar("quote_nullable", TEXT, TEXT, min_args=1, max_args=1, casts_to_text=True,
+                  bytea_too=True)
+def _quote_nullable(value: Any) -> str:
+    return "NULL" if value is None else quote_literal(str(value))
 
 
 @FUNCTIONS.scalar("encode", TEXT, BYTEA, TEXT, min_args=2, max_args=2)
