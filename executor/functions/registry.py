@@ -45,6 +45,7 @@ from executor.functions import (
     session_signals,
     streams,
     string_functions,
+    text_format,
 )
 from executor.functions.declare import Declarations, FunctionDef, Implementation, Runtime
 from storage.sqlite import Database
@@ -54,7 +55,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
-    numeric_functions, row_packing, reflection_info))
+    numeric_functions, row_packing, reflection_info, text_format))
 
 
 def _gather() -> dict[str, FunctionDef]:
