@@ -365,6 +365,14 @@ class FunctionRules(ExpressionTranslator):
                 self.coerce(child_node, TEXT)
         return node, INT4
 
+    def _overlay(self, node: exp.Overlay, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """overlay(s PLACING r FROM n [FOR m]): the function overlay(s, r, n[, m])."""
+        call = exp.Anonymous(this="overlay", expressions=[
+            node.args[key].copy() for key in ("this", "expression", "from_", "for_")
+            if node.args.get(key) is not None])
+        node.replace(call)
+        return self.call(call, "overlay", scope)
+
     def _extract(self, node: exp.Extract, scope: Scope) -> tuple[exp.Expression, SqlType]:
         field = node.this.name.lower()
         value, value_type = self.expr(node.expression, scope)
@@ -401,6 +409,7 @@ class FunctionRules(ExpressionTranslator):
         exp.Trim: _trim,
         exp.StrPosition: _position,
         exp.Extract: _extract,
+        exp.Overlay: _overlay,
         exp.AtTimeZone: _at_time_zone,
         **dict.fromkeys(_CURRENT_FUNCTIONS, _current),
         _ListeningChannels: _listening_channels,
