@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.fixtures.differential import outcome, peer_connections, told
+from tests.fixtures.differential import error_told, outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -323,13 +323,6 @@ def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.C
         yield connections
 
 
-def _error(connection: psycopg.Connection, sql: str) -> tuple[object, ...]:
-    """The error's SQLSTATE, message, DETAIL and HINT (positions aside)."""
-    (kind, diagnosis), _ = told(connection, sql)
-    assert kind == "error"
-    return tuple(diagnosis[:4])
-
-
 @pytest.mark.parametrize("sql", QUERIES)
 def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
                           sql: str) -> None:
@@ -337,4 +330,4 @@ def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
     expected = outcome(reference, sql, typmods=True)
     assert outcome(ours, sql, typmods=True) == expected
     if expected[0] == "error":
-        assert _error(ours, sql) == _error(reference, sql)
+        assert error_told(ours, sql) == error_told(reference, sql)
