@@ -60,7 +60,7 @@ class _Reader:
             if self.at_end():
                 return
         num = self.num
-        if self.sign == " " and keyword in "90" and self.read_pre + self.read_post == 0:
+        if self.sign == " " and keyword in ("9", "0") and self.read_pre + self.read_post == 0:
             self._sign_before()
             if self.at_end():
                 return
@@ -103,7 +103,7 @@ class _Reader:
         num = self.num
         following = self.text[self.position + 1:self.position + 2]
         if num.local_sign:
-            if read and following and following not in _DIGITS and following in "-+":
+            if read and following in ("-", "+"):
                 self.position += 1
                 self.sign = following
         elif not read and (num.plus or num.minus) and self.current() in "-+":
