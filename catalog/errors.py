@@ -116,6 +116,10 @@ class InvalidParameterValue(DataException):
     sqlstate = "22023"
 
 
+class SubstringError(DataException):
+    sqlstate = "22011"
+
+
 class InvalidEscapeSequence(DataException):
     sqlstate = "22025"
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import random
+import struct
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -110,6 +111,9 @@ class Token:
     waiting: Wakeup | None = None
     pending: Pending | None = None
     """What its open transaction announces at commit (None: nothing yet)."""
+    random: random.Random | None = None
+    """Set by setseed(): the session's random numbers, which then seed its
+    transactions (``Executor.set_seed``)."""
 
     def announcing(self) -> Pending:
         """The open transaction's announcements, to add to."""
@@ -292,6 +296,7 @@ class Executor:
         """What now() reads; recovery replays the recorded times."""
         self._origins: dict[SequenceKey, int | None] | None = None
         """Sequences the running statement moved, with their positions before."""
+        self._reseeded = False
         self.refresh_live: Callable[[frozenset[str]], None] | None = None
         """Fills the live system views a plan reads (``LiveTables.refresh``)."""
         database.set_progress_handler(self._progress, PROGRESS_STEPS)
@@ -355,7 +360,7 @@ class Executor:
                 cursor.materialize()
         self.database.execute("BEGIN")
         if seed is None:
-            seed = _SEEDS.getrandbits(63)
+            seed = (token.random or _SEEDS).getrandbits(63)
         self._transaction = _Transaction(token, self.catalog, TransactionLog(seed))
         return True
 
@@ -556,6 +561,7 @@ class Executor:
         self._running = token
         self.context = context
         self._origins = None
+        self._reseeded = False
         self._timed_out = False
         self._deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms > 0 else 0.0
 
@@ -665,10 +671,33 @@ class Executor:
         logged transaction, so that recovery draws the same ones."""
         transaction = self._transaction
         if transaction is None:
-            return _SEEDS
+            running = self._running
+            return running.random if running is not None and running.random else _SEEDS
         if transaction.random is None:
             transaction.random = random.Random(transaction.log.seed)
         return transaction.random
+
+    def set_seed(self, seed: float) -> None:
+        """setseed(): the running session's random numbers follow from
+        ``seed`` from now on, so each run draws the same ones: its open
+        transaction draws them (the statement is then logged, so that
+        recovery reseeds too), and so do its statements outside one; the
+        seeds of its later transactions are drawn from them (and logged as
+        any seed is)."""
+        session = self._running
+        if session is None:
+            return
+        session.random = random.Random(struct.pack("!d", seed))
+        transaction = self._transaction
+        if transaction is not None and transaction.owner is session:
+            transaction.random = session.random
+            self._reseeded = True
+
+    @property
+    def reseeded(self) -> bool:
+        """Whether the running statement reseeded its transaction's random
+        numbers (setseed()): the command log must redo it."""
+        return self._reseeded
 
     # --- sequences (not transactional, as in PostgreSQL) -------------------------------
 

@@ -8,7 +8,8 @@ numeric's storage forms (``numeric_functions``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from abc import ABC, abstractmethod
+from typing import Any, Final
 
 from catalog import types as t
 from catalog.sqltypes import BOOL, FLOAT8, INT4, INT8, INTERVAL, NUMERIC, TEXT, SqlType
@@ -92,6 +93,69 @@ class _VarPop(_Deviation):
     root = False
 
 
+_UNSIGNED_64: Final = (1 << 64) - 1
+
+
+class _Bitwise(ABC):
+    """bit_and, bit_or and bit_xor of integers: NULLs are skipped, and
+    without a value the result is NULL. It counts, for each of the 64 bits
+    (two's complement), the values that have it set: a value leaving a
+    window frame is taken back out (``inverse``)."""
+
+    @staticmethod
+    @abstractmethod
+    def keeps(found: int, count: int) -> bool:
+        """Whether a bit set in ``found`` of ``count`` values is set in the result."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.set_bits = [0] * 64
+
+    def _add(self, value: int, change: int) -> None:
+        self.count += change
+        bits = value & _UNSIGNED_64
+        while bits:
+            lowest = bits & -bits
+            self.set_bits[lowest.bit_length() - 1] += change
+            bits ^= lowest
+
+    def step(self, value: Any) -> None:
+        if value is not None:
+            self._add(value, 1)
+
+    def inverse(self, value: Any) -> None:
+        if value is not None:
+            self._add(value, -1)
+
+    def value(self) -> Any:
+        if not self.count:
+            return None
+        result = sum(1 << bit for bit, found in enumerate(self.set_bits)
+                     if self.keeps(found, self.count))
+        return result - (1 << 64) if result >> 63 else result
+
+    def finalize(self) -> Any:
+        return self.value()
+
+
+class _BitAnd(_Bitwise):
+    @staticmethod
+    def keeps(found: int, count: int) -> bool:
+        return found == count
+
+
+class _BitOr(_Bitwise):
+    @staticmethod
+    def keeps(found: int, count: int) -> bool:
+        return found > 0
+
+
+class _BitXor(_Bitwise):
+    @staticmethod
+    def keeps(found: int, count: int) -> bool:
+        return found % 2 == 1
+
+
 FUNCTIONS.aggregate("count", INT8, "count", None, min_args=0)
 _INTEGERS_AND_NUMERIC = frozenset({t.INT2, t.INT4, t.INT8, t.NUMERIC})
 """avg() and the variance family of integers are numeric, as in PostgreSQL."""
@@ -113,6 +177,9 @@ FUNCTIONS.aggregate("min", _extreme, "min", None)
 FUNCTIONS.aggregate("max", _extreme, "max", None)
 FUNCTIONS.aggregate("bool_and", BOOL, "min", BOOL, names=("every",))
 FUNCTIONS.aggregate("bool_or", BOOL, "max", BOOL)
+FUNCTIONS.aggregate("bit_and", first_known, _BitAnd, INT8)
+FUNCTIONS.aggregate("bit_or", first_known, _BitOr, INT8)
+FUNCTIONS.aggregate("bit_xor", first_known, _BitXor, INT8)
 FUNCTIONS.aggregate("string_agg", TEXT, "group_concat", TEXT, TEXT, min_args=2, max_args=2)
 FUNCTIONS.aggregate("array_agg", _array_of_first, "json_group_array", None, json_args=True)
 FUNCTIONS.aggregate("stddev_samp", float_or_numeric, _StddevSamp, FLOAT8, names=("stddev",),

@@ -1,5 +1,5 @@
 """Conditional expressions written as functions: COALESCE, NULLIF, GREATEST
-and LEAST."""
+and LEAST; and counting NULLs, num_nulls() and num_nonnulls()."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from catalog import types as t
+from catalog.sqltypes import INT4
 from executor.functions.declare import Declarations, common, first_known
 from executor.functions.math_functions import is_nan
 
@@ -39,3 +40,13 @@ FUNCTIONS.scalar("greatest", common, None, min_args=1, same_kind_args=True,
                  numeric_target="sqlext_numeric_greatest", numeric_args=_NUMBERS)(_extreme(max))
 FUNCTIONS.scalar("least", common, None, min_args=1, same_kind_args=True,
                  numeric_target="sqlext_numeric_least", numeric_args=_NUMBERS)(_extreme(min))
+
+
+@FUNCTIONS.scalar("num_nulls", INT4, None, min_args=1, any_args=0)
+def _num_nulls(*values: Any) -> int:
+    return sum(value is None for value in values)
+
+
+@FUNCTIONS.scalar("num_nonnulls", INT4, None, min_args=1, any_args=0)
+def _num_nonnulls(*values: Any) -> int:
+    return sum(value is not None for value in values)

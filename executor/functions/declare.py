@@ -77,13 +77,21 @@ class Runtime:
     def codec_settings(self) -> codecs.Settings:
         """How values are read and printed for the running statement: its
         session's time zone, floats in their exact form."""
-        return _codec_settings(self.executor.context.setting("timezone") or "UTC")
+        return _codec_settings(self.executor.context.setting("timezone") or "UTC", 3)
+
+    def output_settings(self) -> codecs.Settings:
+        """How the running statement's session prints values, as output
+        functions do: in its time zone, floats to its extra_float_digits."""
+        context = self.executor.context
+        return _codec_settings(context.setting("timezone") or "UTC",
+                               int(context.setting("extra_float_digits") or 1))
 
 
 @functools.lru_cache(maxsize=64)
-def _codec_settings(timezone: str) -> codecs.Settings:
-    """One value per time zone (SQL functions ask for it once per row)."""
-    return codecs.Settings(timezone=timezone, extra_float_digits=3)
+def _codec_settings(timezone: str, extra_float_digits: int) -> codecs.Settings:
+    """One value per time zone and float digits (SQL functions ask for it
+    once per row)."""
+    return codecs.Settings(timezone=timezone, extra_float_digits=extra_float_digits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +176,16 @@ class FunctionDef:
     type_args: tuple[int, ...] = ()
     """Positions whose chosen parameter type OIDs the implementation gets
     before the arguments: one implementation serves the overloads."""
+    any_args: int | None = None
+    """The position from which the parameters are PostgreSQL's VARIADIC
+    "any" (concat, format, num_nulls): from there an argument of every type
+    is taken, an unknown one as text. Where ``args`` says text, each is
+    passed as the text its type's output function prints (concat(true) is
+    't', where true::text is 'true'); where it says None, as it is."""
+    casts_to_text: bool = False
+    """A text parameter takes a value of any type, cast to text: the
+    anyelement forms PostgreSQL declares as ``f($1::text)``
+    (quote_literal(anyelement) is 'true' for a boolean)."""
 
     def result_type(self, arg_types: list[SqlType]) -> SqlType:
         if isinstance(self.result, SqlType):

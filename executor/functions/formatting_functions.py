@@ -1,10 +1,10 @@
 """Formatting functions: to_char() of date/time values and numbers, and
-reading dates and times back with to_timestamp() and to_date()
+reading them back with to_number(), to_timestamp() and to_date()
 (to_timestamp(double precision) too, which shares its name).
 
 The templates are PostgreSQL's (``executor.values.datetime_template``,
-``number_template``, ``datetime_scan``); a timestamptz is printed and read
-in the session's time zone.
+``number_template``, ``number_scan``, ``datetime_scan``); a timestamptz is
+printed and read in the session's time zone.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any, Final
 
 from catalog import errors
 from catalog import types as t
-from catalog.sqltypes import DATE, FLOAT8, TEXT, TIMESTAMPTZ, SqlType
+from catalog.sqltypes import DATE, FLOAT8, NUMERIC, TEXT, TIMESTAMPTZ, SqlType
+from executor.codecs import numeric_storage
 from executor.codecs.civil import (
     DATE_END,
     DATE_MIN,
@@ -29,7 +30,7 @@ from executor.codecs.zones import Zone
 from executor.functions.datetime_functions import INFINITE, session, utc_micros
 from executor.functions.declare import Declarations, Function, Overload, Runtime
 from executor.values import datetime_math as math
-from executor.values import datetime_scan, datetime_template, number_template
+from executor.values import datetime_scan, datetime_template, number_scan, number_template
 
 FUNCTIONS = Declarations()
 
@@ -68,6 +69,14 @@ def _to_char(runtime: Runtime) -> Function:
                 micros + offset * USECS_PER_SECOND, offset, zone.abbreviation(micros))
         return datetime_template.to_char(nodes, moment)
     return to_char
+
+
+@FUNCTIONS.overloaded("to_number", Overload((TEXT, TEXT), NUMERIC))
+def _to_number(value: Any, template: Any) -> Any:
+    if value is None or template is None:
+        return None
+    found = number_scan.to_number(str(value), str(template))
+    return None if found is None else numeric_storage.key(found)
 
 
 # --- reading dates and times ----------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from catalog import errors
 from catalog import types as t
-from catalog.sqltypes import FLOAT8, INT2, INT4, INT8, NUMERIC, SqlType
+from catalog.sqltypes import FLOAT8, INT2, INT4, INT8, NUMERIC, VOID, SqlType
 from executor.codecs import numeric_storage
 from executor.codecs.numeric import exact
 from executor.functions.declare import Declarations, Function, Overload, Runtime
@@ -288,3 +288,48 @@ def _mod_operator(left: Any, right: Any, integer: int) -> Any:
 def _random(runtime: Runtime) -> Function:
     """From the transaction's seeded generator, so a replay draws the same."""
     return lambda: runtime.executor.random().random()
+
+
+@FUNCTIONS.overloaded("setseed", Overload((FLOAT8,), VOID), runtime=True)
+def _setseed(runtime: Runtime) -> Function:
+    """The random numbers random() draws next, in this session, follow from
+    the seed (``Executor.set_seed``)."""
+    def setseed(seed: Any) -> Any:
+        if seed is None:
+            return None
+        if is_nan(seed) or not -1 <= seed <= 1:
+            shown = "NaN" if is_nan(seed) else f"{seed:g}"
+            raise errors.InvalidParameterValue(
+                f"setseed parameter {shown} is out of allowed range [-1,1]")
+        runtime.executor.set_seed(float(seed))
+        return ""  # void: prints as nothing, and is not NULL
+    return setseed
+
+
+_RADIANS_PER_DEGREE: Final = 0.0174532925199432957692
+"""As PostgreSQL's float.c defines it (degrees() divides by it)."""
+
+
+def _float_only(function: Callable[[float], float]) -> Callable[[Any], Any]:
+    """A function of double precision with float.c's checks: a finite
+    argument must give neither an infinite result (overflow) nor a zero
+    from a non-zero one (underflow)."""
+    def call(value: Any) -> Any:
+        if value is None:
+            return None
+        if is_nan(value):
+            return "NaN"
+        result = function(float(value))
+        if math.isinf(result) and not math.isinf(value):
+            raise errors.NumericValueOutOfRange("value out of range: overflow")
+        if result == 0.0 and value != 0.0:
+            raise errors.NumericValueOutOfRange("value out of range: underflow")
+        return result
+    return call
+
+
+FUNCTIONS.overloaded("cbrt", Overload((FLOAT8,), FLOAT8))(_float_only(math.cbrt))
+FUNCTIONS.overloaded("degrees", Overload((FLOAT8,), FLOAT8))(
+    _float_only(lambda value: value / _RADIANS_PER_DEGREE))
+FUNCTIONS.overloaded("radians", Overload((FLOAT8,), FLOAT8))(
+    _float_only(lambda value: value * _RADIANS_PER_DEGREE))

@@ -50,6 +50,7 @@ from executor.functions import (
     session_signals,
     streams,
     string_functions,
+    text_format,
 )
 from executor.functions.declare import Declarations, FunctionDef, Implementation, Runtime
 from storage.sqlite import Database
@@ -60,7 +61,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
     numeric_functions, row_packing, reflection_info, keyword_list,
-    array_edits, json_paths, record_text, jsonb_path_queries))
+    array_edits, json_paths, record_text, jsonb_path_queries, text_format))
 
 
 def _gather() -> dict[str, FunctionDef]:

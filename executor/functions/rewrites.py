@@ -1,10 +1,12 @@
 """What the translator's rewrites call where SQLite alone would answer
-differently from PostgreSQL: casts through the types' text forms, date/time
-arithmetic, reg* names, LIMIT and OFFSET counts and
-generate_series() steps. Users never call these by name."""
+differently from PostgreSQL: casts through the types' text forms, values
+printed by their output functions, date/time arithmetic, reg* names, LIMIT
+and OFFSET counts and generate_series() steps. Users never call these by
+name."""
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from typing import Any
@@ -29,6 +31,22 @@ def _convert(runtime: Runtime) -> Function:
         return conversions.convert(value, source, source_typmod, target, typmod,
                                    runtime.codec_settings())
     return convert
+
+
+@FUNCTIONS.internal("sqlext_output", 3, runtime=True)
+def _output(runtime: Runtime) -> Function:
+    """A value as its type's output function prints it: what PostgreSQL's
+    "any" parameters (concat, format) see."""
+    def output(value: Any, oid: int, typmod: int) -> Any:
+        if value is None:
+            return None
+        return _printer(oid, typmod, runtime.output_settings())(value).decode()
+    return output
+
+
+@functools.lru_cache(maxsize=256)
+def _printer(oid: int, typmod: int, settings: codecs.Settings) -> codecs.Encoder:
+    return codecs.text_encoder(oid, typmod, settings)
 
 
 @FUNCTIONS.internal("sqlext_assign_char", 3)

@@ -12,10 +12,12 @@ from typing import Any
 
 from catalog import errors
 from catalog import types as t
-from catalog.sqltypes import BOOL, BYTEA, INT4, TEXT
+from catalog.introspection import quote_identifier
+from catalog.sqltypes import BOOL, BYTEA, INT4, INT8, TEXT
 from executor import codecs
-from executor.functions.declare import Declarations
+from executor.functions.declare import Declarations, Overload
 from executor.functions.math_functions import is_nan
+from executor.values.conversions import INT_RANGES
 
 FUNCTIONS = Declarations()
 
@@ -39,16 +41,68 @@ def _octet_length(value: Any) -> Any:
         value if isinstance(value, bytes) else str(value).encode())
 
 
-@FUNCTIONS.scalar("concat", TEXT, TEXT)
+@FUNCTIONS.scalar("concat", TEXT, TEXT, min_args=1, any_args=0)
 def _concat(*values: Any) -> str:
     return "".join(str(v) for v in values if v is not None)
 
 
-@FUNCTIONS.scalar("concat_ws", TEXT, TEXT, min_args=1)
+@FUNCTIONS.scalar("concat_ws", TEXT, TEXT, min_args=2, any_args=1)
 def _concat_ws(separator: Any, *values: Any) -> Any:
     if separator is None:
         return None
     return str(separator).join(str(v) for v in values if v is not None)
+
+
+@FUNCTIONS.overloaded("bit_length", Overload((TEXT,), INT4), Overload((BYTEA,), INT4))
+def _bit_length(value: Any) -> Any:
+    return None if value is None else 8 * len(
+        value if isinstance(value, bytes) else str(value).encode())
+
+
+@FUNCTIONS.overloaded("overlay", *(Overload((string, string, INT4, INT4)[:count], string)
+                                   for string in (TEXT, BYTEA) for count in (4, 3)))
+def _overlay(value: Any, placing: Any, start: Any, *count: Any) -> Any:
+    """text_overlay, bytea_overlay: ``placing`` in place of ``count``
+    characters (bytes) from ``start``, as many as it has if not given."""
+    if value is None or placing is None or start is None or None in count:
+        return None
+    if start <= 0:
+        raise errors.SubstringError("negative substring length not allowed")
+    end = start + (count[0] if count else len(placing))
+    if end > INT_RANGES[t.INT4][1]:
+        raise errors.NumericValueOutOfRange("integer out of range")
+    return value[:start - 1] + placing + value[max(end, 1) - 1:]
+
+
+@FUNCTIONS.scalar("translate", TEXT, TEXT, TEXT, TEXT, min_args=3, max_args=3)
+def _translate(value: Any, source: Any, target: Any) -> Any:
+    """Each character of ``value`` found in ``source`` becomes the one at the
+    same place in ``target``, or goes if ``target`` is shorter."""
+    if value is None or source is None or target is None:
+        return None
+    source, target = str(source), str(target)
+    mapping: dict[str, str] = {}
+    for index, character in enumerate(source):
+        mapping.setdefault(character, target[index:index + 1])
+    return "".join(mapping.get(character, character) for character in str(value))
+
+
+@FUNCTIONS.overloaded("to_hex", Overload((INT4,), TEXT), Overload((INT8,), TEXT), type_args=(0,))
+def _to_hex(oid: int, value: Any) -> Any:
+    """A negative number as its two's complement of 32 or 64 bits."""
+    if value is None:
+        return None
+    return format(value & (0xFFFFFFFF if oid == t.INT4 else 0xFFFFFFFFFFFFFFFF), "x")
+
+
+def _sha2(name: str) -> None:
+    @FUNCTIONS.overloaded(name, Overload((BYTEA,), BYTEA))
+    def digest(value: Any) -> Any:
+        return None if value is None else hashlib.new(name, value).digest()
+
+
+for _bits in (224, 256, 384, 512):
+    _sha2(f"sha{_bits}")
 
 
 @FUNCTIONS.scalar("left", TEXT, TEXT, INT4, min_args=2, max_args=2)
@@ -146,22 +200,28 @@ def _chr(code: Any) -> Any:
 
 @FUNCTIONS.scalar("quote_ident", TEXT, TEXT, min_args=1, max_args=1)
 def _quote_ident(value: Any) -> Any:
-    if value is None:
-        return None
-    text = str(value)
-    if re.fullmatch(r"[a-z_][a-z0-9_$]*", text):
-        return text
-    return '"' + text.replace('"', '""') + '"'
+    return None if value is None else quote_identifier(str(value))
 
 
-@FUNCTIONS.scalar("quote_literal", TEXT, TEXT, min_args=1, max_args=1)
+def quote_literal(text: str) -> str:
+    """``text`` as a string literal: quotes doubled, and in E'' with its
+    backslashes doubled if it has any (quote_literal_cstr)."""
+    quoted = text.replace("'", "''")
+    if "\\" in quoted:
+        return "E'" + quoted.replace("\\", "\\\\") + "'"
+    return "'" + quoted + "'"
+
+
+@FUNCTIONS.scalar("quote_literal", TEXT, TEXT, min_args=1, max_args=1, casts_to_text=True,
+                  bytea_too=True)
 def _quote_literal(value: Any) -> Any:
-    if value is None:
-        return None
-    text = str(value).replace("'", "''")
-    if "\\" in text:
-        return "E'" + text.replace("\\", "\\\\") + "'"
-    return "'" + text + "'"
+    return None if value is None else quote_literal(str(value))
+
+
+@FUNCTIONS.scalar("quote_nullable", TEXT, TEXT, min_args=1, max_args=1, casts_to_text=True,
+                  bytea_too=True)
+def _quote_nullable(value: Any) -> str:
+    return "NULL" if value is None else quote_literal(str(value))
 
 
 @FUNCTIONS.scalar("encode", TEXT, BYTEA, TEXT, min_args=2, max_args=2)

@@ -854,7 +854,7 @@ class EngineSession:
                 if plan.after_insert:
                     self.host.dataflow.after_insert(plan, stored, self.compile_context(),
                                                       self.token)
-                if plan.writes or executor.sequence_origins():
+                if plan.writes or executor.sequence_origins() or executor.reseeded:
                     self.note(portal.prepared, portal.params)
         except sqlite.Error as exc:
             raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from sqlglot import exp
 
@@ -32,12 +32,17 @@ from sqlext.sql.sqlite_dialect import NumericKey, StorageLiteral
 from sqlext.translate import numeric_rules
 from sqlext.translate.expression_rules import (
     DATETIME_OIDS,
+    REG_TYPES,
     ExpressionTranslator,
     Handler,
     json_element,
+    reg_name,
 )
 from sqlext.translate.overloads import Argument, choose
 from sqlext.translate.scope import Scope
+
+_INTEGERS: Final = frozenset({t.INT2, t.INT4, t.INT8, t.OID})
+"""Types whose values SQLite passes to a function as PostgreSQL prints them."""
 
 _CURRENT_FUNCTIONS: dict[type[exp.Expression], tuple[str, SqlType]] = {
     exp.CurrentTimestamp: ("sqlext_now", TIMESTAMPTZ),
@@ -158,10 +163,9 @@ class FunctionRules(ExpressionTranslator):
         if count < definition.min_args or (
             definition.max_args is not None and count > definition.max_args
         ):
-            raise errors.UndefinedFunction(
-                f"function {name} does not accept {count} argument(s)",
-                hint="No function matches the given name and argument types.",
-            )
+            shown = ", ".join(t.format_type(self.expr(arg, scope)[1].oid)
+                              for arg in ([] if star else args))
+            raise errors.no_function(f"{name}({shown})")
         arg_types: list[SqlType] = []
         deferred: list[tuple[int, exp.Expression]] = []
         refused = False
@@ -182,19 +186,21 @@ class FunctionRules(ExpressionTranslator):
                                                      "supported")
                 translated, arg_type = self.expr(arg, scope)
                 wanted = definition.arg_type(index)
+                any_type = definition.any_args is not None and index >= definition.any_args
                 if arg_type.is_unknown:
-                    if wanted is None:
+                    if wanted is None and not any_type:
                         deferred.append((len(arg_types), translated))
                     else:
-                        self.coerce(translated, wanted)
-                        arg_type = wanted
+                        arg_type = wanted or TEXT
+                        self.coerce(translated, arg_type)
+                elif any_type:
+                    if wanted is not None:
+                        translated = self._as_text(translated, arg_type, printed=True)
                 elif _not_a_number(definition, wanted, arg_type):
                     refused = True
-                elif arg_type.oid == t.NUMERIC and wanted is not None and is_string(wanted):
-                    # numeric into text: through its output function
-                    converted = self.convert(translated.copy(), arg_type, TEXT)
-                    translated.replace(converted)
-                    translated = converted
+                elif wanted is not None and is_string(wanted) and (
+                        arg_type.oid == t.NUMERIC or definition.casts_to_text):
+                    translated = self._as_text(translated, arg_type, printed=False)
                 if definition.json_args:
                     translated.replace(json_element(translated.copy(), arg_type))
                 arg_types.append(arg_type)
@@ -230,6 +236,25 @@ class FunctionRules(ExpressionTranslator):
         if target == "coalesce" and len(node.expressions) == 1:
             node.append("expressions", exp.Null())  # SQLite's coalesce wants two arguments
         return node, definition.result_type(arg_types)
+
+    def _as_text(self, node: exp.Expression, node_type: SqlType,
+                 printed: bool) -> exp.Expression:
+        """``node`` replaced by its text: as its type's output function
+        prints it (what PostgreSQL's "any" parameters get), or cast to text
+        (true::text is 'true' where the output function prints 't'). Text
+        and integers are already that as SQLite passes them on."""
+        if is_string(node_type) or node_type.oid in _INTEGERS:
+            return node
+        if node_type.oid in REG_TYPES:
+            text = reg_name(node.copy(), node_type)
+        elif printed:
+            text = exp.Anonymous(this="sqlext_output", expressions=[
+                node.copy(), exp.Literal.number(node_type.oid),
+                exp.Literal.number(node_type.typmod)])
+        else:
+            text = self.convert(node.copy(), node_type, TEXT)
+        node.replace(text)
+        return text
 
     def _overloaded_call(self, node: exp.Anonymous, name: str, definition: FunctionDef,
                          scope: Scope) -> tuple[exp.Expression, SqlType]:
@@ -340,6 +365,14 @@ class FunctionRules(ExpressionTranslator):
                 self.coerce(child_node, TEXT)
         return node, INT4
 
+    def _overlay(self, node: exp.Overlay, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """overlay(s PLACING r FROM n [FOR m]): the function overlay(s, r, n[, m])."""
+        call = exp.Anonymous(this="overlay", expressions=[
+            node.args[key].copy() for key in ("this", "expression", "from_", "for_")
+            if node.args.get(key) is not None])
+        node.replace(call)
+        return self.call(call, "overlay", scope)
+
     def _extract(self, node: exp.Extract, scope: Scope) -> tuple[exp.Expression, SqlType]:
         field = node.this.name.lower()
         value, value_type = self.expr(node.expression, scope)
@@ -376,6 +409,7 @@ class FunctionRules(ExpressionTranslator):
         exp.Trim: _trim,
         exp.StrPosition: _position,
         exp.Extract: _extract,
+        exp.Overlay: _overlay,
         exp.AtTimeZone: _at_time_zone,
         **dict.fromkeys(_CURRENT_FUNCTIONS, _current),
         _ListeningChannels: _listening_channels,
