@@ -1,4 +1,4 @@
-"""COPY to and from files on the server: text, CSV and Parquet.
+"""COPY to and from files on the server: text, CSV, binary and Parquet.
 
 As in PostgreSQL, reading and writing server files is for superusers. The
 files are also confined to one directory, the server's ``--copy-dir``: a
@@ -101,7 +101,7 @@ def copy_file(session: EngineSession, statement: x.CopyStatement) -> Outcome:
     return Command(f"COPY {count}")
 
 
-# --- text and CSV ---------------------------------------------------------------------
+# --- text, CSV and binary -------------------------------------------------------------
 
 def _text_to(session: EngineSession, source: exp.Expression, columns: list[str], path: Path,
              options: dict[str, object]) -> int:

@@ -1169,6 +1169,8 @@ class EngineSession:
         key = config.canonical_name(name)
         if key == "transaction_isolation" and self.block is not None:
             return self.block.isolation
+        if key == "transaction_read_only" and self.block is not None:
+            return "on" if self.block.read_only else "off"
         if key not in self.settings:
             raise config.unknown(name)
         value = self.settings[key]

@@ -207,6 +207,22 @@ class SqlExtParser(PostgresParser):
             return self.expression(exp.DataTypeParam(this=negative))
         return super()._parse_type_size()
 
+    def _parse_types(self, check_func: bool = False, schema: bool = False,
+                     allow_identifiers: bool = True) -> exp.Expr | None:
+        """sqlglot returns ``oid``, ``regtype`` and the other object
+        identifier types before it reads an array suffix: ``oid[]`` is read
+        here (each ``[]`` or ``[n]`` one dimension, as PostgreSQL ignores n)."""
+        this = super()._parse_types(check_func=check_func, schema=schema,
+                                    allow_identifiers=allow_identifiers)
+        if not isinstance(this, exp.ObjectIdentifier):
+            return this
+        while self._match(TokenType.L_BRACKET):
+            self._match(TokenType.NUMBER)
+            if not self._match(TokenType.R_BRACKET):
+                self.raise_error("Expecting ]")
+            this = exp.DataType(this=exp.DType.ARRAY, expressions=[this], nested=True)
+        return this
+
     def _parse_negative(self) -> exp.Expr:
         """Unary minus, with the position of its operator (for errors)."""
         token = self._prev

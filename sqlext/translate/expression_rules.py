@@ -527,6 +527,13 @@ class ExpressionTranslator:
         node.replace(membership)
         return membership, BOOL
 
+    def condition(self, node: exp.Expression, scope: Scope) -> None:
+        """A WHERE, HAVING or JOIN ON condition: an unknown there (``WHERE
+        $1``) is boolean, as in PostgreSQL."""
+        translated, condition_type = self.expr(node, scope)
+        if condition_type.is_unknown:
+            self.coerce(translated, BOOL)
+
     def _logical(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
         for child in list(node.iter_expressions()):
             child_node, child_type = self.expr(child, scope)
