@@ -208,12 +208,14 @@ class SqlExtParser(PostgresParser):
         return super()._parse_type_size()
 
     def _parse_types(self, check_func: bool = False, schema: bool = False,
-                     allow_identifiers: bool = True) -> exp.Expr | None:
+                     allow_identifiers: bool = True,
+                     with_collation: bool = False) -> exp.Expr | None:
         """sqlglot returns ``oid``, ``regtype`` and the other object
         identifier types before it reads an array suffix: ``oid[]`` is read
         here (each ``[]`` or ``[n]`` one dimension, as PostgreSQL ignores n)."""
         this = super()._parse_types(check_func=check_func, schema=schema,
-                                    allow_identifiers=allow_identifiers)
+                                    allow_identifiers=allow_identifiers,
+                                    with_collation=with_collation)
         if not isinstance(this, exp.ObjectIdentifier):
             return this
         while self._match(TokenType.L_BRACKET):

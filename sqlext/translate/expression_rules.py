@@ -206,6 +206,10 @@ class ExpressionTranslator:
             if _row_level(node):
                 return StatementOnly(this=_converted(node.copy(), source, target),
                                      statement=_narrowed_once(node, source, target))
+        if source.oid == t.BPCHAR and target.oid != t.BPCHAR and is_string(target):
+            # char(n)'s padding means nothing: text, varchar and name drop it
+            node = exp.Anonymous(this="rtrim", expressions=[node, exp.Literal.string(" ")])
+            source = TEXT
         if is_string(target) and is_string(source) and target.typmod < 0:
             return node
         if target.oid == t.BOOL and source.oid in _INT_TYPES:
