@@ -76,9 +76,16 @@ def comparable(value: Any) -> Any:
     return type(value).__name__, repr(value)
 
 
-def failure(exc: Exception) -> tuple[str, str | None, str]:
-    """What a user sees of a server error: its class, SQLSTATE and message."""
-    return type(exc).__name__, getattr(exc, "sqlstate", None), getattr(exc, "message", str(exc))
+OBJECT_FIELDS = ("schema_name", "table_name", "column_name", "data_type_name",
+                 "constraint_name")
+
+
+def failure(exc: Exception) -> tuple[str | None, ...]:
+    """What a user sees of a server error: its class, SQLSTATE, message and
+    the objects it names (a violated constraint, its table...)."""
+    return (type(exc).__name__, getattr(exc, "sqlstate", None),
+            getattr(exc, "message", str(exc)),
+            *(getattr(exc, field, None) for field in OBJECT_FIELDS))
 
 
 async def attempt(call: Awaitable[Any]) -> Any:
@@ -538,6 +545,8 @@ ERRORS = [
     "INSERT INTO keyed VALUES (1, 'a', 1, NULL)", "INSERT INTO keyed VALUES (1, 'b', 1, NULL)",
     "INSERT INTO keyed VALUES (2, 'a', 1, NULL)", "INSERT INTO keyed VALUES (3, 'c', -1, NULL)",
     "INSERT INTO keyed VALUES (4, 'd', 1, 99)", "INSERT INTO keyed (name) VALUES ('e')",
+    "INSERT INTO keyed VALUES (6, 'f', 1, 1)", "DELETE FROM keyed WHERE id = 1",
+    "UPDATE keyed SET v = 0 WHERE id = 6", "UPDATE keyed SET name = NULL, id = NULL",
     "CREATE TABLE keyed (id int)", "INSERT INTO keyed (id, v) VALUES (5, 'x')",
     "BEGIN", "SELECT 1/0", "SELECT 1", "ROLLBACK",
 ]
@@ -549,6 +558,7 @@ def test_errors_raise_the_same_exceptions(targets: tuple[Target, Target]) -> Non
         seen = [await attempt(connection.execute(sql)) for sql in ERRORS]
         seen.append(await attempt(connection.fetchval("SELECT $1::int", "1")))
         seen.append(await attempt(connection.fetchval("SELECT $1::int", 2**40)))
-        return [outcome if isinstance(outcome, str) else outcome[:2] for outcome in seen]
+        return [outcome if isinstance(outcome, str) else (*outcome[:2], *outcome[3:])
+                for outcome in seen]
 
     same_on_both(targets, scenario)
