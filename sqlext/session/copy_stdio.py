@@ -315,14 +315,14 @@ class CopyFromSink:
     def _flush(self) -> None:
         if not self.rows:
             return
-        insert_rows(self.session, self.prepared, self.rows)
-        self.count += len(self.rows)
+        self.count += insert_rows(self.session, self.prepared, self.rows)
         self.rows = []
 
 
-def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]]) -> None:
+def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]]) -> int:
     """Run the INSERT ``prepared`` once per row of parameters (COPY FROM,
-    and its redo during recovery)."""
+    and its redo during recovery): how many rows it inserted (COPY ...
+    WHERE skips some)."""
     executor = session.executor
     compiled = session.compiled(prepared)
     assert compiled is not None and compiled.plan is not None
@@ -334,6 +334,7 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
         session.host.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
                                              session.token)
         session.note(prepared, rows, many=True)
+        return stored
     except sqlite.Error as exc:
         raise executor.translate_error(exc, session.token, compiled.plan.target,
                                        "INSERT") from exc
@@ -443,9 +444,11 @@ class InsertTarget:
         return [column.name for column in self.types]
 
 
-def insert_target(session: EngineSession, table: exp.Expression,
-                  columns: list[str]) -> InsertTarget:
-    """The INSERT that COPY ... FROM runs; waits for the executor (writes)."""
+def insert_target(session: EngineSession, table: exp.Expression, columns: list[str],
+                  where: exp.Expression | None = None) -> InsertTarget:
+    """The INSERT that COPY ... FROM runs; waits for the executor (writes).
+    With ``WHERE condition``, a row is inserted only where the condition
+    holds; it sees the columns COPY fills."""
     if not isinstance(table, exp.Table):
         raise errors.SqlSyntaxError("COPY FROM needs a table")
     context = session.compile_context()
@@ -453,18 +456,24 @@ def insert_target(session: EngineSession, table: exp.Expression,
     if not columns:
         columns = [c.name for c in relation.columns]
     types = [relation.column(name) for name in columns]
-    placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
-    sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
-           f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
+    listed = ", ".join(_quote(c) for c in columns)
+    if where is None:
+        placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
+        rows = f"VALUES ({placeholders})"
+    else:
+        values = ", ".join(f"${i + 1} AS {_quote(c)}" for i, c in enumerate(columns))
+        rows = (f"SELECT * FROM (SELECT {values}) AS {_quote(table.name)} "
+                f"{where.sql(dialect='sqlext')}")
+    sql = f"INSERT INTO {table.sql(dialect='postgres')} ({listed}) {rows}"
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
     session.acquire(True, command="COPY FROM")
     return InsertTarget(relation, types, prepared)
 
 
 def copy_sink(session: EngineSession, table: exp.Expression, columns: list[str],
-              fmt: CopyFormat) -> CopyFromSink:
-    """A sink that parses text or CSV data and inserts its rows."""
-    target = insert_target(session, table, columns)
+              fmt: CopyFormat, where: exp.Expression | None = None) -> CopyFromSink:
+    """A sink that parses text, CSV or binary data and inserts its rows."""
+    target = insert_target(session, table, columns, where)
     decoder = codecs.binary_decoder if fmt.binary else codecs.text_decoder
     decoders = [decoder(c.type_oid, c.typmod, session.codec_settings) for c in target.types]
     return CopyFromSink(session, target.prepared, fmt, target.relation.name, target.columns,
@@ -485,7 +494,7 @@ def copy_stdio(session: EngineSession, statement: x.CopyStatement) -> Outcome:
     if statement.args.get("to"):
         chunks, count, width = copy_to_chunks(session, statement.this, columns, fmt)
         return CopyOut(chunks, code, [code] * width, f"COPY {count}")
-    sink = copy_sink(session, statement.this, columns, fmt)
+    sink = copy_sink(session, statement.this, columns, fmt, statement.args.get("where"))
     return CopyIn(sink, code, [code] * len(sink.columns))
 
 

@@ -563,8 +563,14 @@ class SqlExtParser(PostgresParser):
         else:
             self.raise_error("Expected STDIN, STDOUT or a file name")
             target = None
+        options = self._copy_options()
+        where = self._parse_where()
+        if where is not None and to:
+            self._unsupported("WHERE clause not allowed with COPY TO", self._prev)
+        if where is not None and where.find(exp.Query):
+            self._unsupported("cannot use subquery in COPY FROM WHERE condition", self._prev)
         return x.CopyStatement(this=source, columns=columns, to=to, target=target,
-                               options=self._copy_options())
+                               options=options, where=where)
 
     def _copy_options(self) -> dict[str, object]:
         options: dict[str, object] = {}
@@ -591,7 +597,7 @@ class SqlExtParser(PostgresParser):
                     break
             self._match_r_paren()
             return options
-        while self._curr:
+        while self._curr and self._curr.token_type != TokenType.WHERE:
             word = self._word() or ""
             if word in _COPY_WORD_OPTIONS:
                 key, value = _COPY_WORD_OPTIONS[word]

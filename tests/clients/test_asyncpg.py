@@ -292,6 +292,9 @@ def test_copy_records_to_table(targets: tuple[Target, Target]) -> None:
                     "copied", records=[(12, *ROW[1:-1], Decimal("NaN"))],
                     schema_name=target.schema),
                 await connection.copy_records_to_table("copied", records=[]),
+                await connection.copy_records_to_table(
+                    "copied", records=[(20, "w1"), (21, "w2"), (22, None)], columns=["id", "e"],
+                    where="id > 20 AND copied.e IS NOT NULL"),
                 await attempt(connection.copy_records_to_table(
                     "copied", records=[(10, 1)], columns=["id", "a"]))]
         return tags, await connection.fetch("SELECT * FROM copied ORDER BY id")
@@ -342,6 +345,9 @@ def test_copy_to_table_from_every_format(targets: tuple[Target, Target]) -> None
                      "target", source=io.BytesIO(b'id|e\n30|NUL\n31|"q|x"\n'),
                      columns=["id", "e"], format="csv", delimiter="|", null="NUL",
                      header=True, quote='"'),
+                 await connection.copy_to_table(
+                     "target", source=io.BytesIO(b"35,a\n36,b\n"), columns=["id", "e"],
+                     format="csv", where="e <> 'a'"),
                  await attempt(connection.copy_to_table(
                      "target", source=io.BytesIO(b"40\tx\textra\n"), columns=["id", "e"]))],
                 await connection.fetch("SELECT * FROM target ORDER BY id"))
