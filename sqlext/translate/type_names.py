@@ -53,14 +53,34 @@ def _int_param(node: exp.Expression) -> int:
         raise errors.SqlSyntaxError(f"invalid type modifier {node.sql()}") from exc
 
 
-def _named_type(name: exp.Expression) -> int:
-    """The OID of a type named by an identifier, possibly qualified by
-    ``pg_catalog`` and quoted (``"pg_catalog"."_int4"``, as asyncpg writes
-    type names): a quoted name keeps its case, and is never an alias."""
+def _name_parts(name: exp.Expression) -> tuple[list[str], list[bool]]:
+    """The words of a type name as PostgreSQL reads them (a quoted one keeps
+    its case), and which were quoted."""
     parts = list(name.flatten()) if isinstance(name, exp.Dot) else [name]
     quoted = [isinstance(part, exp.Identifier) and part.quoted for part in parts]
     words = [part.name if quote else part.name.lower()
              for part, quote in zip(parts, quoted, strict=True)]
+    return words, quoted
+
+
+def written_type_name(node: exp.Expression) -> str | None:
+    """The last word of a type written by name (``"pg_catalog"."_int4"`` is
+    ``_int4``): the name PostgreSQL gives a column cast to it. None for the
+    types sqlglot knows by keyword."""
+    while isinstance(node, exp.DataType) and node.this == exp.DataType.Type.ARRAY:
+        node = node.expressions[0]
+    kind = node.args.get("kind") if isinstance(node, exp.DataType) else None
+    if not isinstance(node, exp.DataType) or node.this != exp.DataType.Type.USERDEFINED or (
+            not isinstance(kind, exp.Expression)):
+        return None
+    return _name_parts(kind)[0][-1]
+
+
+def _named_type(name: exp.Expression) -> int:
+    """The OID of a type named by an identifier, possibly qualified by
+    ``pg_catalog`` and quoted (``"pg_catalog"."_int4"``, as asyncpg writes
+    type names): a quoted name keeps its case, and is never an alias."""
+    words, quoted = _name_parts(name)
     if len(words) == 1 and not quoted[0]:
         return t.lookup_name(words[-1]).oid
     found = t.BY_NAME.get(words[-1]) if words[:-1] in ([], [PG_CATALOG]) else None
