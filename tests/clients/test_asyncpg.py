@@ -280,6 +280,32 @@ def test_prepared_statement_description(targets: tuple[Target, Target]) -> None:
     same_on_both(targets, scenario)
 
 
+def test_statements_prepared_again_after_schema_changes(
+        targets: tuple[Target, Target]) -> None:
+    """asyncpg keeps its prepared statements; when a table changes under one,
+    the server says so (0A000 from RevalidateCachedQuery) and asyncpg
+    prepares it again, except inside a transaction."""
+
+    async def scenario(connection: asyncpg.Connection, _: Target) -> Any:
+        await fresh_table(connection, "reshaped", "a int, b text")
+        await connection.execute("INSERT INTO reshaped VALUES (1, 'x')")
+        seen = [await connection.fetch("SELECT * FROM reshaped")]
+        await connection.execute("ALTER TABLE reshaped ADD COLUMN c int DEFAULT 5")
+        seen.append(await connection.fetch("SELECT * FROM reshaped"))
+        await connection.execute("DROP TABLE reshaped; CREATE TABLE reshaped (a text)")
+        seen.append(await connection.fetch("SELECT * FROM reshaped"))
+        seen.append(await connection.fetch("SELECT count(*) FROM reshaped"))
+        transaction = connection.transaction()
+        await transaction.start()
+        await connection.execute("ALTER TABLE reshaped ADD COLUMN d int")
+        seen.append(await attempt(connection.fetch("SELECT * FROM reshaped")))
+        await transaction.rollback()
+        seen.append(await connection.fetch("SELECT * FROM reshaped"))
+        return seen
+
+    same_on_both(targets, scenario)
+
+
 def test_copy_records_to_table(targets: tuple[Target, Target]) -> None:
     """copy_records_to_table sends COPY ... FROM STDIN in binary."""
 
