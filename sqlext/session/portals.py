@@ -25,10 +25,10 @@ from sqlext.session.cursor_motion import CursorMotion
 from wire.messages import Field, data_row_encoder
 
 RowEncoder = Callable[[Sequence[Any]], Any]
-ResultShape = tuple[tuple[str, int, int], ...]
-"""A statement's result columns: names, types and typmods."""
 """A row of stored values -> its DataRow message (COPY TO keeps the stored
 values: ``copy.query_portal``)."""
+ResultShape = tuple[tuple[str, int, int], ...]
+"""A statement's result columns: names, types and typmods."""
 
 
 @dataclass(slots=True)
