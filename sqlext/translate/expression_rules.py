@@ -470,6 +470,8 @@ class ExpressionTranslator:
             return self._quantified(node, left, left_type, right_any, scope)
         right, right_type = self.expr(right_any, scope)
         self._unify(left, left_type, right, right_type)
+        left = self._unpadded(left, left_type, right_type)
+        right = self._unpadded(right, right_type, left_type)
         target = numeric_rules.comparison_type(left_type, right_type)
         if target is not None:
             left = self.conform(left, left_type, target)
@@ -477,6 +479,17 @@ class ExpressionTranslator:
         if not isinstance(node, exp.NullSafeEQ | exp.NullSafeNEQ):
             numeric_rules.compare_raw(left, right)
         return node, BOOL
+
+    def _unpadded(self, node: exp.Expression, node_type: SqlType,
+                  other_type: SqlType) -> exp.Expression:
+        """A char(n) value compared with another string type is compared as
+        text, without its padding (PostgreSQL casts it to text)."""
+        if node_type.oid != t.BPCHAR or other_type.oid == t.BPCHAR or other_type.is_unknown \
+                or not is_string(other_type):
+            return node
+        converted = self.convert(node.copy(), node_type, TEXT)
+        node.replace(converted)
+        return converted
 
     def _unify(self, left: exp.Expression, left_type: SqlType, right: exp.Expression,
                right_type: SqlType) -> SqlType:
