@@ -11,7 +11,9 @@ from typing import ClassVar
 
 
 class SqlError(Exception):
-    """Base of all errors reported to clients; ``sqlstate`` is the SQLSTATE."""
+    """Base of all errors reported to clients; ``sqlstate`` is the SQLSTATE.
+    ``routine`` names PostgreSQL's routine where a client tells errors apart
+    by it (asyncpg's InvalidCachedStatementError)."""
 
     sqlstate: ClassVar[str] = "XX000"
     _by_code: ClassVar[dict[str, type[SqlError]]] = {}
@@ -28,6 +30,7 @@ class SqlError(Exception):
         table: str | None = None,
         column: str | None = None,
         constraint: str | None = None,
+        routine: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -41,6 +44,7 @@ class SqlError(Exception):
         self.table = table
         self.column = column
         self.constraint = constraint
+        self.routine = routine
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

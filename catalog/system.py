@@ -172,7 +172,10 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "oid oid, rulename name, ev_class oid, ev_type char, ev_enabled char, "
         "is_instead bool, ev_qual pg_node_tree, ev_action pg_node_tree"
     ),
-    "pg_range": "rngtypid oid, rngsubtype oid",
+    "pg_range": (
+        "rngtypid oid, rngsubtype oid, rngmultitypid oid, rngcollation oid, rngsubopc oid, "
+        "rngcanonical regproc, rngsubdiff regproc"
+    ),
     "pg_settings": (
         "name text, setting text, unit text, category text, short_desc text, "
         "extra_desc text, context text, vartype text, source text, min_val text, "

@@ -525,6 +525,7 @@ class Notice:
     table: str | None = None
     column: str | None = None
     constraint: str | None = None
+    routine: str | None = None
 
 
 def _notice_body(notice: Notice) -> bytes:
@@ -541,6 +542,7 @@ def _notice_body(notice: Notice) -> bytes:
             (b"t", notice.table),
             (b"c", notice.column),
             (b"n", notice.constraint),
+            (b"R", notice.routine),
         )
     )
 

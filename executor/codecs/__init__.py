@@ -28,6 +28,7 @@ from executor.codecs import (
     network,
     numeric,
     strings,
+    vectors,
 )
 from executor.codecs.arrays import array_codec, dump_array, load_array
 from executor.codecs.base import (
@@ -50,6 +51,7 @@ _SCALARS: Final[dict[int, Codec]] = {
     **network.CODECS,
     **datetimes.CODECS,
     **intervals.CODECS,
+    **vectors.CODECS,
 }
 _CODECS: Final[dict[int, Codec]] = _SCALARS | {
     array.oid: array_codec(array.element_oid, numeric.ELEMENT_CODEC

@@ -19,6 +19,7 @@ from typing import Any, Final
 from catalog import errors
 from executor.core import Executor
 from executor.functions import (
+    advisory_locks,
     aggregates,
     array_edits,
     array_functions,
@@ -61,7 +62,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
     numeric_functions, row_packing, reflection_info, keyword_list,
-    array_edits, json_paths, record_text, jsonb_path_queries, text_format))
+    array_edits, json_paths, record_text, jsonb_path_queries, text_format, advisory_locks))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -1,4 +1,4 @@
-"""COPY to and from files on the server: text, CSV and Parquet.
+"""COPY to and from files on the server: text, CSV, binary and Parquet.
 
 As in PostgreSQL, reading and writing server files is for superusers. The
 files are also confined to one directory, the server's ``--copy-dir``: a
@@ -92,8 +92,10 @@ def copy_file(session: EngineSession, statement: x.CopyStatement) -> Outcome:
             count = (_parquet_to(session, statement.this, columns, path) if parquet
                      else _text_to(session, statement.this, columns, path, options))
         else:
-            count = (_parquet_from(session, statement.this, columns, path, name) if parquet
-                     else _text_from(session, statement.this, columns, path, options))
+            where = statement.args.get("where")
+            count = (_parquet_from(session, statement.this, columns, path, name, where)
+                     if parquet else _text_from(session, statement.this, columns, path,
+                                                options, where))
     except OSError as exc:
         raise _file_error(exc, name, writing) from exc
     except datafiles.ParquetError as exc:
@@ -101,7 +103,7 @@ def copy_file(session: EngineSession, statement: x.CopyStatement) -> Outcome:
     return Command(f"COPY {count}")
 
 
-# --- text and CSV ---------------------------------------------------------------------
+# --- text, CSV and binary -------------------------------------------------------------
 
 def _text_to(session: EngineSession, source: exp.Expression, columns: list[str], path: Path,
              options: dict[str, object]) -> int:
@@ -111,8 +113,8 @@ def _text_to(session: EngineSession, source: exp.Expression, columns: list[str],
 
 
 def _text_from(session: EngineSession, table: exp.Expression, columns: list[str], path: Path,
-               options: dict[str, object]) -> int:
-    sink = copy_sink(session, table, columns, copy_format(options))
+               options: dict[str, object], where: exp.Expression | None) -> int:
+    sink = copy_sink(session, table, columns, copy_format(options), where)
     for chunk in datafiles.read_chunks(path):
         sink.write(chunk)
     sink.finish()
@@ -149,8 +151,8 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
 
 
 def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[str],
-                  path: Path, name: str) -> int:
-    target = insert_target(session, table, columns)
+                  path: Path, name: str, where: exp.Expression | None) -> int:
+    target = insert_target(session, table, columns, where)
     available = set(datafiles.parquet_columns(path))
     for column in target.columns:
         if column not in available:
@@ -171,6 +173,5 @@ def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[s
                 exc.detail = f"COPY {target.relation.name}, column {column.name}"
                 raise
         rows = [list(row) for row in zip(*values, strict=True)]
-        insert_rows(session, target.prepared, rows)
-        count += len(rows)
+        count += insert_rows(session, target.prepared, rows)
     return count

@@ -1,11 +1,12 @@
-"""COPY ... FROM STDIN and COPY ... TO STDOUT, in text and CSV formats, and
-what COPY to and from server files (sqlext.session.copy_files) shares with them.
+"""COPY ... FROM STDIN and COPY ... TO STDOUT, in text, CSV and binary
+formats, and what COPY to and from server files (sqlext.session.copy_files)
+shares with them.
 
 Incoming data is parsed as it arrives (CopyData messages may split lines
 anywhere) and inserted in batches through an ordinary prepared INSERT, so
 column defaults, type input functions and constraints apply exactly as for
-INSERT. Outgoing rows use the types' text output functions, one CopyData per
-row, as PostgreSQL sends them.
+INSERT. Outgoing rows use the types' text (or binary) output functions, one
+CopyData per row, as PostgreSQL sends them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog.schema import Column, Relation
 from executor import codecs
+from sqlext.session import copy_binary
 from sqlext.session.portals import Portal, Prepared, column_encoders
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
@@ -37,6 +39,7 @@ _TEXT_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
 @dataclass(frozen=True, slots=True)
 class CopyFormat:
     csv: bool
+    binary: bool
     delimiter: str
     null: str
     quote: str
@@ -53,29 +56,48 @@ def _single_char(value: object, what: str) -> str:
     return text
 
 
-FORMATS = ("text", "csv", "parquet")
+FORMATS = ("text", "csv", "binary", "parquet")
 
 
 def copy_kind(options: dict[str, object]) -> str:
-    """The FORMAT option: text, csv or parquet."""
+    """The FORMAT option: text, csv, binary or parquet."""
     kind = str(options.get("format", "text")).lower()
     if kind not in FORMATS:
-        if kind == "binary":
-            raise errors.FeatureNotSupported(
-                "COPY BINARY is not supported; use text, csv or parquet")
         raise errors.InvalidParameterValue(f'COPY format "{kind}" not recognized')
     return kind
 
 
+_CSV_ONLY = {"quote": "quote", "escape": "escape", "force_quote": "force quote",
+             "force_not_null": "force not null"}
+
+
+def _check_options(kind: str, options: dict[str, object]) -> None:
+    """The options a format refuses, as PostgreSQL's ProcessCopyOptions
+    refuses them (in its order)."""
+    if kind == "binary":
+        for option in ("delimiter", "null"):
+            if option in options:
+                raise errors.SqlSyntaxError(f"cannot specify {option.upper()} in BINARY mode")
+        if "header" in options:
+            raise errors.FeatureNotSupported("cannot specify HEADER in BINARY mode")
+    if kind != "csv":
+        for option, name in _CSV_ONLY.items():
+            if option in options:
+                raise errors.FeatureNotSupported(f"COPY {name} available only in CSV mode")
+
+
 def copy_format(options: dict[str, object]) -> CopyFormat:
-    """The options of a text or CSV COPY."""
-    csv = copy_kind(options) == "csv"
+    """The options of a text, CSV or binary COPY."""
+    kind = copy_kind(options)
+    _check_options(kind, options)
+    csv = kind == "csv"
     delimiter = _single_char(options.get("delimiter", "," if csv else "\t"), "delimiter")
     quote = _single_char(options.get("quote", '"'), "quote")
     header_option = str(options.get("header", "false")).lower()
     force_quote = options.get("force_quote", ())
     return CopyFormat(
-        csv=csv, delimiter=delimiter, null=str(options.get("null", "" if csv else "\\N")),
+        csv=csv, binary=kind == "binary", delimiter=delimiter,
+        null=str(options.get("null", "" if csv else "\\N")),
         quote=quote, escape=_single_char(options.get("escape", quote), "escape"),
         header=header_option in ("true", "on", "1", "match"),
         force_quote="*" if force_quote == "*" else tuple(force_quote),  # type: ignore[arg-type]
@@ -187,8 +209,12 @@ class CopyFromSink:
         self.header_pending = fmt.header
         self.ended = False
         self.csv = CsvParser(fmt) if fmt.csv else None
+        self.binary = copy_binary.BinaryRows(len(columns)) if fmt.binary else None
 
     def write(self, data: bytes) -> None:
+        if self.binary is not None:
+            self._binary_rows(data, final=False)
+            return
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -198,12 +224,23 @@ class CopyFromSink:
         self._consume(final=False)
 
     def finish(self) -> str:
-        self._consume(final=True)
+        if self.binary is not None:
+            self._binary_rows(b"", final=True)
+        else:
+            self._consume(final=True)
         self._flush()
         return f"COPY {self.count}"
 
     def abort(self, message: str) -> None:
         self.rows.clear()
+
+    def _binary_rows(self, data: bytes, final: bool) -> None:
+        assert self.binary is not None
+        for values in self.binary.rows(data, final):
+            self.line += 1
+            self._add(values)
+        if len(self.rows) >= BATCH_ROWS:
+            self._flush()
 
     def _consume(self, final: bool) -> None:
         if self.ended:
@@ -251,7 +288,7 @@ class CopyFromSink:
                           else value)
         self._add(values)
 
-    def _add(self, values: list[str | None]) -> None:
+    def _add(self, values: Sequence[str | bytes | None]) -> None:
         # PostgreSQL's order: extra fields first, then column by column, so a
         # bad value before the missing fields is what is reported.
         if len(values) > len(self.columns):
@@ -270,21 +307,22 @@ class CopyFromSink:
             try:
                 row.append(decoder(value))
             except errors.SqlError as exc:
-                exc.detail = f'COPY {self.table}, line {self.line}, column {column}: "{value}"'
+                where = f"COPY {self.table}, line {self.line}, column {column}"
+                exc.detail = where if self.binary else f'{where}: "{value}"'
                 raise
         self.rows.append(row)
 
     def _flush(self) -> None:
         if not self.rows:
             return
-        insert_rows(self.session, self.prepared, self.rows)
-        self.count += len(self.rows)
+        self.count += insert_rows(self.session, self.prepared, self.rows)
         self.rows = []
 
 
-def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]]) -> None:
+def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]]) -> int:
     """Run the INSERT ``prepared`` once per row of parameters (COPY FROM,
-    and its redo during recovery)."""
+    and its redo during recovery): how many rows it inserted (COPY ...
+    WHERE skips some)."""
     executor = session.executor
     compiled = session.compiled(prepared)
     assert compiled is not None and compiled.plan is not None
@@ -296,6 +334,7 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
         session.host.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
                                              session.token)
         session.note(prepared, rows, many=True)
+        return stored
     except sqlite.Error as exc:
         raise executor.translate_error(exc, session.token, compiled.plan.target,
                                        "INSERT") from exc
@@ -376,16 +415,20 @@ def _as_stored(row: Sequence[Any]) -> Sequence[Any]:
 
 def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list[str],
                    fmt: CopyFormat) -> tuple[list[bytes], int, int]:
-    """COPY ... TO in text or CSV: the output's chunks, rows and columns."""
+    """COPY ... TO in text, CSV or binary: the output's chunks, rows and columns."""
     portal = query_portal(session, source, columns)
     described = portal.columns or ()
-    encoders = column_encoders(described, [0] * len(described), session.codec_settings)
+    encoders = column_encoders(described, [int(fmt.binary)] * len(described),
+                               session.codec_settings)
     outcome = session.execute_portal(portal, 0)
     rows = list(getattr(outcome, "rows", []))
-    texts = ([None if value is None else encode(value)
-              for value, encode in zip(row, encoders, strict=False)] for row in rows)
-    names = [c.name for c in described]
-    return list(format_rows(texts, names, fmt)), len(rows), len(names)
+    encoded = ([None if value is None else encode(value)
+                for value, encode in zip(row, encoders, strict=False)] for row in rows)
+    if fmt.binary:
+        chunks = copy_binary.copy_out_chunks(encoded)
+    else:
+        chunks = list(format_rows(encoded, [c.name for c in described], fmt))
+    return chunks, len(rows), len(described)
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,9 +444,11 @@ class InsertTarget:
         return [column.name for column in self.types]
 
 
-def insert_target(session: EngineSession, table: exp.Expression,
-                  columns: list[str]) -> InsertTarget:
-    """The INSERT that COPY ... FROM runs; waits for the executor (writes)."""
+def insert_target(session: EngineSession, table: exp.Expression, columns: list[str],
+                  where: exp.Expression | None = None) -> InsertTarget:
+    """The INSERT that COPY ... FROM runs; waits for the executor (writes).
+    With ``WHERE condition``, a row is inserted only where the condition
+    holds; it sees the columns COPY fills."""
     if not isinstance(table, exp.Table):
         raise errors.SqlSyntaxError("COPY FROM needs a table")
     context = session.compile_context()
@@ -411,20 +456,26 @@ def insert_target(session: EngineSession, table: exp.Expression,
     if not columns:
         columns = [c.name for c in relation.columns]
     types = [relation.column(name) for name in columns]
-    placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
-    sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
-           f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
+    listed = ", ".join(_quote(c) for c in columns)
+    if where is None:
+        placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
+        rows = f"VALUES ({placeholders})"
+    else:
+        values = ", ".join(f"${i + 1} AS {_quote(c)}" for i, c in enumerate(columns))
+        rows = (f"SELECT * FROM (SELECT {values}) AS {_quote(table.name)} "
+                f"{where.sql(dialect='sqlext')}")
+    sql = f"INSERT INTO {table.sql(dialect='postgres')} ({listed}) {rows}"
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
     session.acquire(True, command="COPY FROM")
     return InsertTarget(relation, types, prepared)
 
 
 def copy_sink(session: EngineSession, table: exp.Expression, columns: list[str],
-              fmt: CopyFormat) -> CopyFromSink:
-    """A sink that parses text or CSV data and inserts its rows."""
-    target = insert_target(session, table, columns)
-    decoders = [codecs.text_decoder(c.type_oid, c.typmod, session.codec_settings)
-                for c in target.types]
+              fmt: CopyFormat, where: exp.Expression | None = None) -> CopyFromSink:
+    """A sink that parses text, CSV or binary data and inserts its rows."""
+    target = insert_target(session, table, columns, where)
+    decoder = codecs.binary_decoder if fmt.binary else codecs.text_decoder
+    decoders = [decoder(c.type_oid, c.typmod, session.codec_settings) for c in target.types]
     return CopyFromSink(session, target.prepared, fmt, target.relation.name, target.columns,
                         decoders)
 
@@ -439,11 +490,12 @@ def copy_stdio(session: EngineSession, statement: x.CopyStatement) -> Outcome:
                  "server's --copy-dir.")
     fmt = copy_format(options)
     columns: list[str] = list(statement.args.get("columns") or [])
+    code = int(fmt.binary)
     if statement.args.get("to"):
         chunks, count, width = copy_to_chunks(session, statement.this, columns, fmt)
-        return CopyOut(chunks, 0, [0] * width, f"COPY {count}")
-    sink = copy_sink(session, statement.this, columns, fmt)
-    return CopyIn(sink, 0, [0] * len(sink.columns))
+        return CopyOut(chunks, code, [code] * width, f"COPY {count}")
+    sink = copy_sink(session, statement.this, columns, fmt, statement.args.get("where"))
+    return CopyIn(sink, code, [code] * len(sink.columns))
 
 
 def session_parse(sql: str) -> exp.Expression:

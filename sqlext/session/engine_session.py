@@ -51,9 +51,11 @@ from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,
     Prepared,
+    check_result_shape,
     decode_params,
     expand_formats,
     fields,
+    result_shape,
     row_encoder,
 )
 from sqlext.sql import nodes as x
@@ -167,7 +169,8 @@ class SessionHost(Protocol):
 
 def _notice(error: errors.SqlError) -> Notice:
     return Notice(error.severity, error.sqlstate, error.message, error.detail, error.hint,
-                  error.position, error.schema, error.table, error.column, error.constraint)
+                  error.position, error.schema, error.table, error.column, error.constraint,
+                  error.routine)
 
 
 def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -498,10 +501,12 @@ class EngineSession:
             return prepared.compiled
         context = CompileContext(catalog, self._search_path, self.codec_settings,
                                  role=self.user)
-        prepared.compiled = compile_statement(prepared.statement, context, prepared.declared,
-                                              prepared.source)
+        compiled = compile_statement(prepared.statement, context, prepared.declared,
+                                     prepared.source)
+        check_result_shape(prepared, compiled)
+        prepared.compiled = compiled
         prepared.compiled_for = key
-        return prepared.compiled
+        return compiled
 
     # --- simple query -----------------------------------------------------------
 
@@ -548,7 +553,8 @@ class EngineSession:
             # a pipelined client sends the same Parse for every row: what it
             # decided (and the plan it found) still stands
             if unnamed.statement is not None and not self.failed:
-                self.compiled(unnamed)
+                unnamed.result_shape = None  # a new Parse: the plan may return anything
+                unnamed.result_shape = result_shape(self.compiled(unnamed))
             return
         parsed = parse(sql)
         if len(parsed.statements) > 1:
@@ -557,7 +563,7 @@ class EngineSession:
         statement = parsed.statements[0] if parsed.statements else None
         prepared = Prepared(sql, 0, statement, tuple(param_oids))
         if statement is not None and not self.failed:
-            self.compiled(prepared)
+            prepared.result_shape = result_shape(self.compiled(prepared))
         self.statements[name] = prepared
 
     def _statement(self, name: str) -> Prepared:
@@ -1169,6 +1175,8 @@ class EngineSession:
         key = config.canonical_name(name)
         if key == "transaction_isolation" and self.block is not None:
             return self.block.isolation
+        if key == "transaction_read_only" and self.block is not None:
+            return "on" if self.block.read_only else "off"
         if key not in self.settings:
             raise config.unknown(name)
         value = self.settings[key]

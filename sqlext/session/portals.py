@@ -27,6 +27,8 @@ from wire.messages import Field, data_row_encoder
 RowEncoder = Callable[[Sequence[Any]], Any]
 """A row of stored values -> its DataRow message (COPY TO keeps the stored
 values: ``copy.query_portal``)."""
+ResultShape = tuple[tuple[str, int, int], ...]
+"""A statement's result columns: names, types and typmods."""
 
 
 @dataclass(slots=True)
@@ -42,6 +44,9 @@ class Prepared:
     """(catalog version, search path, settings) ``compiled`` was made for."""
     part: str = ""
     """Names a statement nested in another (a cursor's query) for the plan cache."""
+    result_shape: ResultShape | None = None
+    """The result columns when first planned: a later plan must return the
+    same (names, types, typmods), as PostgreSQL's cached plans must."""
 
     @property
     def source(self) -> tuple[str, int, str]:
@@ -66,6 +71,21 @@ class Portal:
     """While its rows are sent: when statement_timeout ends the statement
     (time.monotonic(); 0 for none)."""
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def result_shape(compiled: Compiled | None) -> ResultShape:
+    return tuple((c.name, c.type_oid, c.typmod)
+                 for c in (compiled.columns if compiled is not None else None) or ())
+
+
+def check_result_shape(prepared: Prepared, compiled: Compiled) -> None:
+    """A client's prepared statement planned anew (the schema changed) must
+    still return the columns it returned. PostgreSQL refuses otherwise with
+    this error, which asyncpg tells by its routine and answers by preparing
+    the statement again."""
+    if prepared.result_shape is not None and result_shape(compiled) != prepared.result_shape:
+        raise errors.FeatureNotSupported("cached plan must not change result type",
+                                         routine="RevalidateCachedQuery")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -243,7 +243,10 @@ class Utilities:
         cursor = session.portals.get(name)
         if cursor is None:
             raise errors.InvalidCursorName(f'cursor "{name}" does not exist')
-        assert cursor.motion is not None
+        if cursor.motion is None:
+            # a protocol-level portal (asyncpg's cursors MOVE them) is a NO
+            # SCROLL cursor; positions count from the first FETCH or MOVE
+            cursor.motion = CursorMotion(False)
 
         def read(count: int | None) -> list[bytes]:
             outcome = session.run_portal(cursor, count or 0, "SELECT")

@@ -70,7 +70,9 @@ def _copy_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
                      else exp.Literal.string(str(value)).sql())
         for key, value in options.items()
     )
-    return _words("COPY", shown, where, endpoint, f"WITH ({rendered})" if rendered else None)
+    condition = node.args.get("where")
+    return _words("COPY", shown, where, endpoint, f"WITH ({rendered})" if rendered else None,
+                  generator.sql(condition) if condition is not None else None)
 
 
 def _create_stream_sql(generator: PostgresGenerator, node: exp.Expression) -> str:

@@ -106,10 +106,11 @@ class Deallocate(UtilityStatement):
 
 
 class CopyStatement(UtilityStatement):
-    """COPY table [(columns)] | (query)  FROM|TO  STDIN|STDOUT|'file' [options]."""
+    """COPY table [(columns)] | (query)  FROM|TO  STDIN|STDOUT|'file' [options]
+    [WHERE condition] (FROM only)."""
 
     arg_types = {"this": True, "columns": False, "to": False, "target": False,
-                 "options": False}
+                 "options": False, "where": False}
 
 
 class Maintenance(UtilityStatement):

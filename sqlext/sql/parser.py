@@ -207,6 +207,24 @@ class SqlExtParser(PostgresParser):
             return self.expression(exp.DataTypeParam(this=negative))
         return super()._parse_type_size()
 
+    def _parse_types(self, check_func: bool = False, schema: bool = False,
+                     allow_identifiers: bool = True,
+                     with_collation: bool = False) -> exp.Expr | None:
+        """sqlglot returns ``oid``, ``regtype`` and the other object
+        identifier types before it reads an array suffix: ``oid[]`` is read
+        here (each ``[]`` or ``[n]`` one dimension, as PostgreSQL ignores n)."""
+        this = super()._parse_types(check_func=check_func, schema=schema,
+                                    allow_identifiers=allow_identifiers,
+                                    with_collation=with_collation)
+        if not isinstance(this, exp.ObjectIdentifier):
+            return this
+        while self._match(TokenType.L_BRACKET):
+            self._match(TokenType.NUMBER)
+            if not self._match(TokenType.R_BRACKET):
+                self.raise_error("Expecting ]")
+            this = exp.DataType(this=exp.DType.ARRAY, expressions=[this], nested=True)
+        return this
+
     def _parse_negative(self) -> exp.Expr:
         """Unary minus, with the position of its operator (for errors)."""
         token = self._prev
@@ -545,8 +563,14 @@ class SqlExtParser(PostgresParser):
         else:
             self.raise_error("Expected STDIN, STDOUT or a file name")
             target = None
+        options = self._copy_options()
+        where = self._parse_where()
+        if where is not None and to:
+            self._unsupported("WHERE clause not allowed with COPY TO", self._prev)
+        if where is not None and where.find(exp.Query):
+            self._unsupported("cannot use subquery in COPY FROM WHERE condition", self._prev)
         return x.CopyStatement(this=source, columns=columns, to=to, target=target,
-                               options=self._copy_options())
+                               options=options, where=where)
 
     def _copy_options(self) -> dict[str, object]:
         options: dict[str, object] = {}
@@ -573,7 +597,7 @@ class SqlExtParser(PostgresParser):
                     break
             self._match_r_paren()
             return options
-        while self._curr:
+        while self._curr and self._curr.token_type != TokenType.WHERE:
             word = self._word() or ""
             if word in _COPY_WORD_OPTIONS:
                 key, value = _COPY_WORD_OPTIONS[word]

@@ -249,7 +249,7 @@ def _on_conflict(translator: Translator, conflict: exp.Expression, relation: Rel
     translator.conflict_updates = tuple(updates)
     where = conflict.args.get("where")
     if where is not None:
-        translator.expr(where.this, excluded)
+        translator.condition(where.this, excluded)
 
 
 def _target(translator: Translator, table: exp.Table) -> tuple[Relation, str, Scope]:
@@ -299,7 +299,7 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
             translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
     where = node.args.get("where")
     if where is not None:
-        translator.expr(where.this, scope)
+        translator.condition(where.this, scope)
     _finish_target(table, relation, alias)
     return _returning(translator, node, scope), relation.physical
 
@@ -318,7 +318,7 @@ def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
         translator.from_item(item, scope)
     where = node.args.get("where")
     if where is not None:
-        translator.expr(where.this, scope)
+        translator.condition(where.this, scope)
     _finish_target(table, relation, alias)
     if using:
         # SQLite has no DELETE ... USING: delete the target rows the join finds.

@@ -206,6 +206,10 @@ class ExpressionTranslator:
             if _row_level(node):
                 return StatementOnly(this=_converted(node.copy(), source, target),
                                      statement=_narrowed_once(node, source, target))
+        if source.oid == t.BPCHAR and target.oid != t.BPCHAR and is_string(target):
+            # char(n)'s padding means nothing: text, varchar and name drop it
+            node = exp.Anonymous(this="rtrim", expressions=[node, exp.Literal.string(" ")])
+            source = TEXT
         if is_string(target) and is_string(source) and target.typmod < 0:
             return node
         if target.oid == t.BOOL and source.oid in _INT_TYPES:
@@ -466,6 +470,8 @@ class ExpressionTranslator:
             return self._quantified(node, left, left_type, right_any, scope)
         right, right_type = self.expr(right_any, scope)
         self._unify(left, left_type, right, right_type)
+        left = self._unpadded(left, left_type, right_type)
+        right = self._unpadded(right, right_type, left_type)
         target = numeric_rules.comparison_type(left_type, right_type)
         if target is not None:
             left = self.conform(left, left_type, target)
@@ -473,6 +479,17 @@ class ExpressionTranslator:
         if not isinstance(node, exp.NullSafeEQ | exp.NullSafeNEQ):
             numeric_rules.compare_raw(left, right)
         return node, BOOL
+
+    def _unpadded(self, node: exp.Expression, node_type: SqlType,
+                  other_type: SqlType) -> exp.Expression:
+        """A char(n) value compared with another string type is compared as
+        text, without its padding (PostgreSQL casts it to text)."""
+        if node_type.oid != t.BPCHAR or other_type.oid == t.BPCHAR or other_type.is_unknown \
+                or not is_string(other_type):
+            return node
+        converted = self.convert(node.copy(), node_type, TEXT)
+        node.replace(converted)
+        return converted
 
     def _unify(self, left: exp.Expression, left_type: SqlType, right: exp.Expression,
                right_type: SqlType) -> SqlType:
@@ -526,6 +543,13 @@ class ExpressionTranslator:
             membership = exp.Not(this=membership)
         node.replace(membership)
         return membership, BOOL
+
+    def condition(self, node: exp.Expression, scope: Scope) -> None:
+        """A WHERE, HAVING or JOIN ON condition: an unknown there (``WHERE
+        $1``) is boolean, as in PostgreSQL."""
+        translated, condition_type = self.expr(node, scope)
+        if condition_type.is_unknown:
+            self.coerce(translated, BOOL)
 
     def _logical(self, node: exp.Expression, scope: Scope) -> tuple[exp.Expression, SqlType]:
         for child in list(node.iter_expressions()):

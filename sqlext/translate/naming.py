@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog import types as t
-from sqlext.translate.type_names import resolve_type
+from sqlext.translate.type_names import resolve_type, written_type_name
 
 _SPECIAL_NAMES: dict[type[exp.Expression], str] = {
     exp.StrPosition: "position", exp.Substring: "substring", exp.GroupConcat: "string_agg",
@@ -38,6 +38,9 @@ def output_name(node: exp.Expression) -> str:
     if isinstance(inner, exp.Cast):
         if _named_by_operand(inner):
             return output_name(inner.this)
+        written = written_type_name(inner.args["to"])
+        if written is not None:
+            return written
         oid = resolve_type(inner.args["to"]).oid
         return t.TYPES[t.array_element(oid) or oid].name  # 'x'::inet[] is named inet
     if isinstance(inner, exp.Anonymous):

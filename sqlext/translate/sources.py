@@ -136,7 +136,7 @@ class SourceTranslator(AggregateRules):
         on = join.args.get("on")
         if on is not None:
             with self.refusing_set_returning("JOIN conditions"):
-                self.expr(on, scope)
+                self.condition(on, scope)
         using = join.args.get("using")
         if using:
             names = [identifier.name for identifier in using]

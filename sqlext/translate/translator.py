@@ -145,7 +145,7 @@ class Translator(SetReturningRules):
         where = node.args.get("where")
         if where is not None:
             with self.refusing_set_returning("WHERE"):
-                self.expr(where.this, scope)
+                self.condition(where.this, scope)
         self._expand_stars(node, scope)
         if not node.expressions:
             raise errors.FeatureNotSupported("SELECT without result columns is not supported")
@@ -210,7 +210,7 @@ class Translator(SetReturningRules):
         having = node.args.get("having")
         if having is not None:
             with self.refusing_set_returning("HAVING"):
-                self.expr(having.this, scope)
+                self.condition(having.this, scope)
         if distinct is not None and distinct.args.get("on") is not None:
             for item in distinct.args["on"].expressions:
                 _position(item, "DISTINCT ON", len(columns))

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
+from asyncpg.introspection import INTRO_LOOKUP_TYPES
 
 from tests.fixtures.differential import outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
@@ -292,6 +293,28 @@ SEQUENCES: dict[str, list[Step]] = {
         ("SELECT typname, typlen, typbyval, typinput, typoutput, typreceive, typsend, "
          "typalign, typstorage, typsubscript, typanalyze, typdelim FROM pg_type "
          "WHERE typname IN ('item', '_item') ORDER BY typname", None),
+    ],
+    "asyncpg_type_introspection": [
+        # asyncpg's own query; rows of the same depth come in no particular order
+        (f"SELECT * FROM ({INTRO_LOOKUP_TYPES.replace('$1', '%s')}) AS found "
+         "ORDER BY depth, oid", ([3802, 1007, 2950, 17, 1184, 1016],)),
+        ("SELECT 1 WHERE 23 = any('{23,25}'::oid[]) AND 26 = any(%s::oid[])", ([26],)),
+        ("SELECT rngtypid, rngsubtype, rngmultitypid, rngcollation, rngsubopc, rngcanonical, "
+         "rngsubdiff FROM pg_range WHERE rngtypid = 0", None),
+        ('SELECT %s::"pg_catalog"."int4", %s::"pg_catalog"."_text", '
+         "'abc'::text::pg_catalog.varchar(2), %s::pg_catalog.numeric(5,1)", ("7", "{a,b}", "1.25")),
+        ('SELECT 1::"pg_catalog"."INT4"', None),
+        ("SELECT 1::pg_catalog.int", None),
+        ("SELECT 1::public.int4", None),
+        ("SELECT 1 WHERE %s", (True,)),
+        ("SELECT pg_advisory_unlock_all()", None),
+        ("SELECT '1 2'::int2vector, ''::int2vector, ' 23  25 '::oidvector", None),
+        ("SELECT '{1,2}'::int2vector", None),
+        ("SELECT 'ab'::char(4)::text || '|', 'ab '::char(4)::varchar(1), "
+         "'ab'::char(4)::name", None),
+        # SQLAlchemy's asyncpg dialect reflects identity columns by attidentity != $1::CHAR
+        ("SELECT 'a'::text = 'a '::char(3), 'a '::char(3) <> 'a'::varchar, "
+         "''::\"char\" <> %s::char, 'd'::\"char\" <> %s::char", ("", "")),
     ],
 }
 

@@ -1,10 +1,11 @@
-"""COPY's text and CSV formats, parsed and printed as PostgreSQL does."""
+"""COPY's text, CSV and binary formats, parsed and printed as PostgreSQL does."""
 
 from __future__ import annotations
 
 import pytest
 
 from catalog import errors
+from sqlext.session.copy_binary import BinaryRows, copy_out_chunks
 from sqlext.session.copy_stdio import CsvParser, copy_format, format_rows, parse_text_line
 
 
@@ -57,7 +58,30 @@ def test_output_formats() -> None:
 
 
 def test_unsupported_options() -> None:
-    with pytest.raises(errors.FeatureNotSupported, match="BINARY"):
-        copy_format({"format": "binary"})
+    with pytest.raises(errors.SqlSyntaxError, match="DELIMITER in BINARY mode"):
+        copy_format({"format": "binary", "delimiter": ","})
+    with pytest.raises(errors.FeatureNotSupported, match="quote available only in CSV mode"):
+        copy_format({"quote": "'"})
     with pytest.raises(errors.FeatureNotSupported, match="single one-byte character"):
         copy_format({"delimiter": "ab"})
+
+
+ROWS: list[list[bytes | None]] = [[b"\x00\x00\x00\x01", None], [b"", b"text"]]
+
+
+def test_binary_rows_split_anywhere_come_back_whole() -> None:
+    """CopyData messages may cut the binary stream at any byte."""
+    data = b"".join(copy_out_chunks(ROWS))
+    parser = BinaryRows(2)
+    found = [row for byte in range(len(data)) for row in parser.rows(data[byte:byte + 1], False)]
+    assert found + parser.rows(b"", final=True) == ROWS
+    assert parser.ended
+
+
+def test_binary_rows_without_trailer_end_with_the_data() -> None:
+    data = b"".join(copy_out_chunks(ROWS))[:-2]
+    parser = BinaryRows(2)
+    assert parser.rows(data, final=False) == ROWS
+    assert parser.rows(b"", final=True) == []
+    with pytest.raises(errors.BadCopyFileFormat, match="unexpected EOF"):
+        BinaryRows(2).rows(data[:-1], final=True)
