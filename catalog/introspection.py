@@ -6,8 +6,13 @@ type and column. The catalog information functions
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from typing import Final
+
 from catalog import types as t
 from catalog.schema import Catalog, Relation, Sequence
+from catalog.system import KNOWN_OIDS
 
 _INDEX_KEYS = " USING btree ("
 
@@ -19,9 +24,56 @@ def quote_identifier(name: str) -> str:
         '"', '""') + '"'
 
 
-def view_definition(view: Relation) -> str | None:
-    """A view's query as pg_get_viewdef and pg_views show it."""
-    return f" {view.definition};" if view.kind in ("v", "m") and view.definition else None
+def name_parts(text: str) -> list[str] | None:
+    """A possibly qualified, possibly quoted name as PostgreSQL reads it
+    (unquoted parts fold to lower case); None if it is not one."""
+    parts: list[str] = []
+    rest = text.strip()
+    while True:
+        if rest.startswith('"'):
+            end = rest.find('"', 1)
+            while end != -1 and rest[end + 1:end + 2] == '"':
+                end = rest.find('"', end + 2)
+            if end == -1:
+                return None
+            parts.append(rest[1:end].replace('""', '"'))
+            rest = rest[end + 1:]
+        else:
+            word, dot, after = rest.partition(".")
+            if not word.strip():
+                return None
+            parts.append(word.strip().lower())
+            rest = dot + after
+        if not rest:
+            return parts
+        if not rest.startswith("."):
+            return None
+        rest = rest[1:]
+
+
+BOUND_RELATION: Final = re.compile(r"'((?:[^']|'')*)'::regclass")
+"""A relation a stored expression names (``regclass_literal``): its name, quotes doubled."""
+
+
+def bound_relations(expression: str) -> list[list[str]]:
+    """The names (as ``name_parts``) of the relations a stored expression binds."""
+    return [parts for found in BOUND_RELATION.finditer(expression)
+            if (parts := name_parts(found.group(1).replace("''", "'"))) is not None]
+
+
+def regclass_literal(schema: str, name: str) -> str:
+    """A relation bound by name in a stored expression, as PostgreSQL's
+    regclass constant reads back: schema-qualified (``pg_get_expr`` leaves
+    the schema out where the search path finds the relation)."""
+    text = f"{quote_identifier(schema)}.{quote_identifier(name)}".replace("'", "''")
+    return f"'{text}'::regclass"
+
+
+def shown_for_public(expression: str | None) -> str | None:
+    """A stored expression as the default search path shows it: relations of
+    schema public named without it (``pg_get_expr`` decides by the session's
+    search path)."""
+    return None if expression is None else expression.replace("'public.", "'")
 
 
 def index_keys(index: Relation) -> list[tuple[str, bool]]:
@@ -59,10 +111,31 @@ def owner_column(sequence: Sequence, catalog: Catalog) -> tuple[Relation, int] |
 
 
 def sequence_type(sequence: Sequence, catalog: Catalog) -> int:
-    """A serial column's sequence has the column's type; others are bigint."""
+    """The sequence's type (as declared; in snapshots that did not record
+    it, a serial column's sequence has the column's type, others bigint)."""
+    if sequence.type_oid:
+        return sequence.type_oid
     owner = owner_column(sequence, catalog)
     if owner is None or not owner[1]:
         return t.INT8
     table, number = owner
     type_oid = table.columns[number - 1].type_oid
     return type_oid if type_oid in SEQUENCE_MAX else t.INT8
+
+
+def descriptions(catalog: Catalog) -> Iterator[tuple[tuple[int, int, int], str]]:
+    """The comments of the catalog's objects, as pg_description keys them:
+    (object OID, OID of its catalog, column number or 0) -> comment."""
+    namespace, relation_class = KNOWN_OIDS["pg_namespace"], KNOWN_OIDS["pg_class"]
+    for schema in catalog.schemas.values():
+        if schema.comment is not None:
+            yield (schema.oid, namespace, 0), schema.comment
+    for relation in catalog.relations.values():
+        if relation.comment is not None:
+            yield (relation.oid, relation_class, 0), relation.comment
+        for number, column in enumerate(relation.columns, start=1):
+            if column.comment is not None:
+                yield (relation.oid, relation_class, number), column.comment
+    for sequence in catalog.sequences.values():
+        if sequence.comment is not None:
+            yield (sequence.oid, relation_class, 0), sequence.comment

@@ -16,6 +16,7 @@ from typing import Final
 
 from catalog import acl as acls
 from catalog import errors
+from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, Acl, AclItem
 from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
 from catalog.matviews import Matview
@@ -30,6 +31,7 @@ from catalog.roles import (
     must_own,
     permission_denied,
 )
+from catalog.sqltypes import SqlType
 
 PG_CATALOG: Final = "pg_catalog"
 PUBLIC: Final = "public"
@@ -53,19 +55,22 @@ class Schema:
     owner: str = BOOTSTRAP_SUPERUSER
     acl: Acl | None = None
     """USAGE and CREATE granted (None: only the owner's, see ``catalog.acl``)."""
+    comment: str | None = None
+    """COMMENT ON SCHEMA (pg_description)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
 
 
-def _system_schema(oid: int, owner: str) -> Schema:
+def _system_schema(oid: int, owner: str, comment: str | None = None) -> Schema:
     """As initdb makes them: the owner may do everything, anyone may look in."""
-    return Schema(oid, owner, (AclItem(owner, owner, "UC"), AclItem(PUBLIC_GRANTEE, owner, "U")))
+    return Schema(oid, owner, (AclItem(owner, owner, "UC"), AclItem(PUBLIC_GRANTEE, owner, "U")),
+                  comment)
 
 
 SYSTEM_SCHEMAS: Final = {
     PG_CATALOG: _system_schema(NAMESPACE_OIDS[PG_CATALOG], BOOTSTRAP_SUPERUSER),
-    PUBLIC: _system_schema(NAMESPACE_OIDS[PUBLIC], DATABASE_OWNER),
+    PUBLIC: _system_schema(NAMESPACE_OIDS[PUBLIC], DATABASE_OWNER, "standard public schema"),
     INFORMATION_SCHEMA: _system_schema(NAMESPACE_OIDS[INFORMATION_SCHEMA], BOOTSTRAP_SUPERUSER),
 }
 """The schemas of a fresh PostgreSQL 15 database: public belongs to
@@ -86,6 +91,11 @@ class Column:
     """The default expression as PostgreSQL SQL text (what pg_get_expr shows)."""
     acl: Acl = ()
     """Privileges granted on this column alone (pg_attribute.attacl)."""
+    comment: str | None = None
+    """COMMENT ON COLUMN (pg_description)."""
+    identity: str = ""
+    """pg_attribute.attidentity: 'a' GENERATED ALWAYS AS IDENTITY, 'd' GENERATED
+    BY DEFAULT AS IDENTITY ('' for other columns, serial ones among them)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
@@ -163,6 +173,8 @@ class Relation:
     rule: ViewRule | None = None
     """Views and materialized views: what the query reads. (None for those
     in snapshots written before dependencies were recorded.)"""
+    comment: str | None = None
+    """COMMENT ON TABLE, VIEW, INDEX... (pg_description)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
@@ -199,6 +211,11 @@ class Relation:
         return None
 
 
+SEQUENCE_COLUMNS: Final = (("last_value", SqlType(t.INT8)), ("log_cnt", SqlType(t.INT8)),
+                           ("is_called", SqlType(t.BOOL)))
+"""The one row a sequence shows when read as a relation."""
+
+
 @dataclass(frozen=True, slots=True)
 class Sequence:
     oid: int
@@ -208,6 +225,15 @@ class Sequence:
     increment: int = 1
     owned_by: tuple[str, str] | None = None
     """(table, column) for serial columns: dropped with the table."""
+    owner: str = BOOTSTRAP_SUPERUSER
+    comment: str | None = None
+    """COMMENT ON SEQUENCE (pg_description)."""
+    type_oid: int = 0
+    """smallint, integer or bigint (0, in older snapshots: see
+    ``catalog.introspection.sequence_type``)."""
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        restore_fields(self, state)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
+from catalog.introspection import regclass_literal
 from catalog.matviews import Matview
 from catalog.schema import (
     PUBLIC,
@@ -38,6 +39,11 @@ class ColumnSpec:
     serial: bool = False
     default_sqlite: str | None = None
     """ALTER TABLE ADD COLUMN: the default as SQLite SQL, to fill existing rows."""
+    identity: str = ""
+    """'a' GENERATED ALWAYS AS IDENTITY, 'd' BY DEFAULT (``serial`` too)."""
+    start: int = 1
+    increment: int = 1
+    """The numbering of a serial or identity column's sequence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +134,7 @@ class CreateSequence:
     start: int = 1
     increment: int = 1
     if_not_exists: bool = False
+    type_oid: int = t.INT8
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,14 +292,14 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     for column in spec.columns:
         default = column.default
         if column.serial:
-            sequence_name = f"{spec.name}_{column.name}_seq"
-            sequences.append(Sequence(next_oid, spec.schema, sequence_name,
-                                      owned_by=(spec.name, column.name)))
+            sequence = owned_sequence(next_oid, spec.schema, spec.name, column)
+            sequences.append(sequence)
             next_oid += 1
-            default = f"nextval('{sequence_name}'::regclass)"
+            default = f"nextval({regclass_literal(sequence.schema, sequence.name)})"
         in_primary = primary is not None and column.name in primary.columns
         columns.append(Column(column.name, column.type_oid, column.typmod,
-                              column.not_null or column.serial or in_primary, default))
+                              column.not_null or column.serial or in_primary, default,
+                              identity=column.identity))
     constraints: list[Constraint] = []
     clauses = [_sqlite_column(c, primary is not None and c.name in primary.columns)
                for c in spec.columns]
@@ -330,6 +337,15 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     for sequence in sequences:
         catalog = catalog.with_sequence(sequence)
     return DdlResult(catalog, "CREATE STREAM" if spec.stream else "CREATE TABLE")
+
+
+def owned_sequence(oid: int, schema: str, table: str, column: ColumnSpec,
+                   name: str | None = None) -> Sequence:
+    """The sequence of a serial or identity column (named ``table_column_seq``
+    unless ``name`` says otherwise), of the column's type."""
+    type_oid = column.type_oid if column.type_oid in (t.INT2, t.INT4) else t.INT8
+    return Sequence(oid, schema, name or f"{table}_{column.name}_seq", column.start,
+                    column.increment, owned_by=(table, column.name), type_oid=type_oid)
 
 
 def _check_stream_columns(spec: CreateTable) -> None:
@@ -486,7 +502,8 @@ def _create_sequence(spec: CreateSequence, catalog: Catalog) -> DdlResult:
                              [_exists_notice("relation", spec.name)])
         raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
     catalog, oid = catalog.allocate_oids()
-    sequence = Sequence(oid, spec.schema, spec.name, spec.start, spec.increment)
+    sequence = Sequence(oid, spec.schema, spec.name, spec.start, spec.increment,
+                        type_oid=spec.type_oid)
     return DdlResult(catalog.with_sequence(sequence), "CREATE SEQUENCE")
 
 

@@ -12,16 +12,24 @@ catalog (index keys, sequence types, view text) comes from
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from re import Match
 from typing import Any
 
 from catalog import errors
 from catalog import types as t
-from catalog.introspection import index_keys, quote_identifier, view_definition
+from catalog.introspection import (
+    BOUND_RELATION,
+    descriptions,
+    index_keys,
+    name_parts,
+    quote_identifier,
+)
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, SqlType
-from catalog.system import DESCRIPTIONS, KNOWN_OIDS
+from catalog.system import KNOWN_OIDS
 from executor.context import StatementContext
 from executor.functions.declare import Declarations, Function, Runtime
+from executor.pg_catalog.view_text import view_definition
 
 FUNCTIONS = Declarations()
 
@@ -46,7 +54,8 @@ def _constraint(catalog: Catalog, oid: int) -> tuple[Relation, Constraint] | Non
     return None
 
 
-def _constraint_definition(relation: Relation, constraint: Constraint, pretty: bool) -> str:
+def _constraint_definition(context: StatementContext, relation: Relation,
+                           constraint: Constraint, pretty: bool) -> str:
     """What pg_get_constraintdef prints for a constraint."""
     columns = ", ".join(quote_identifier(c) for c in constraint.columns)
     if constraint.kind == "p":
@@ -57,15 +66,19 @@ def _constraint_definition(relation: Relation, constraint: Constraint, pretty: b
         # PostgreSQL parenthesises the expression unless asked for pretty output.
         return f"CHECK ({constraint.check})" if pretty else f"CHECK (({constraint.check}))"
     assert constraint.ref_table is not None
-    schema, name = constraint.ref_table
-    target = name if schema in ("public", relation.schema) else f"{schema}.{name}"
+    referenced_table = context.catalog.find_relation(constraint.ref_table[1],
+                                                     constraint.ref_table[0])
+    target = quote_identifier(constraint.ref_table[1])
+    if referenced_table is None or not _table_is_visible(context, referenced_table.oid):
+        target = f"{quote_identifier(constraint.ref_table[0])}.{target}"
     referenced = ", ".join(quote_identifier(c) for c in constraint.ref_columns)
     actions = "".join(f" ON {event} {action}" for event, action in (
-        ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete)) if action)
-    return f"FOREIGN KEY ({columns}) REFERENCES {quote_identifier(target)}({referenced}){actions}"
+        ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete))
+        if action and action != "NO ACTION")
+    return f"FOREIGN KEY ({columns}) REFERENCES {target}({referenced}){actions}"
 
 
-def _class_entry(catalog: Catalog, oid: int) -> tuple[str, str] | None:
+def class_entry(catalog: Catalog, oid: int) -> tuple[str, str] | None:
     """(schema, name) of a pg_class row: a relation or a sequence."""
     relation = catalog.relation_by_oid(oid)
     if relation is not None:
@@ -80,7 +93,7 @@ def _table_is_visible(context: StatementContext, oid: Any) -> int:
     """Whether the unqualified name finds this relation: tables, views,
     indexes and sequences share one namespace per schema."""
     catalog = context.catalog
-    entry = _class_entry(catalog, _oid(oid) or 0)
+    entry = class_entry(catalog, _oid(oid) or 0)
     if entry is None:
         return 0
     schema, name = entry
@@ -88,6 +101,11 @@ def _table_is_visible(context: StatementContext, oid: Any) -> int:
         if (candidate, name) in catalog.relations or (candidate, name) in catalog.sequences:
             return int(candidate == schema)
     return 0
+
+
+def _visible_relation(context: StatementContext, schema: str, name: str) -> bool:
+    relation = context.catalog.relations.get((schema, name))
+    return relation is not None and bool(_table_is_visible(context, relation.oid))
 
 
 def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
@@ -107,13 +125,15 @@ def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
     return index.definition
 
 
-def _description(oid: Any, catalog_name: Any, subid: int = 0) -> str | None:
+def _description(catalog: Catalog, oid: Any, catalog_name: Any, subid: int = 0
+                 ) -> str | None:
     """obj_description / col_description / shobj_description."""
     object_oid = _oid(oid)
     class_oid = KNOWN_OIDS.get(str(catalog_name).removeprefix("pg_catalog."))
     if object_oid is None or class_oid is None:
         return None
-    return DESCRIPTIONS.get((object_oid, class_oid, subid))
+    key = (object_oid, class_oid, subid)
+    return next((text for found, text in descriptions(catalog) if found == key), None)
 
 
 # --- the functions ----------------------------------------------------------------------
@@ -125,10 +145,29 @@ def _format_type(oid: Any, typmod: Any) -> Any:
     return t.format_type(int(oid), -1 if typmod is None else int(typmod))
 
 
-@FUNCTIONS.scalar("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
-def _pg_get_expr(expression: Any, *_: Any) -> Any:
-    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin)."""
-    return expression
+@FUNCTIONS.runtime("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3,
+                   sqlite="sqlext_pg_get_expr", sqlite_args=-1)
+def _pg_get_expr(runtime: Runtime) -> Function:
+    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin),
+    relations they name schema-qualified; printed, the schema is left out
+    where the search path finds the relation, as regclass prints."""
+    def get_expr(expression: Any, *_: Any) -> Any:
+        if expression is None:
+            return None
+        context = runtime.context()
+        return BOUND_RELATION.sub(lambda found: _shown_relation(context, found),
+                                   str(expression))
+    return get_expr
+
+
+def _shown_relation(context: StatementContext, found: Match[str]) -> str:
+    parts = name_parts(found.group(1).replace("''", "'"))
+    if parts is None or len(parts) != 2 or parts[0] not in context.catalog.schemas:
+        return found.group(0)
+    oid = _relation_oid(context.catalog, parts, ())
+    if oid is None or not _table_is_visible(context, oid):
+        return found.group(0)
+    return "'" + quote_identifier(parts[1]).replace("'", "''") + "'::regclass"
 
 
 @FUNCTIONS.runtime("pg_table_is_visible", BOOL, OID, min_args=1, max_args=1,
@@ -169,8 +208,9 @@ def _get_indexdef(runtime: Runtime) -> Function:
                    sqlite="sqlext_get_constraintdef")
 def _get_constraintdef(runtime: Runtime) -> Function:
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
-        found = _constraint(runtime.context().catalog, _oid(oid) or 0)
-        return _constraint_definition(*found, bool(pretty)) if found else None
+        context = runtime.context()
+        found = _constraint(context.catalog, _oid(oid) or 0)
+        return _constraint_definition(context, *found, bool(pretty)) if found else None
     return get_constraintdef
 
 
@@ -182,7 +222,10 @@ def _get_viewdef(runtime: Runtime) -> Function:
         oid = _oid(view)
         relation = (context.catalog.relation_by_oid(oid) if oid is not None
                     else context.catalog.find_relation(str(view), None, context.search_path))
-        return view_definition(relation) if relation is not None else None
+        if relation is None:
+            return None
+        return view_definition(relation, lambda schema, name: _visible_relation(
+            context, schema, name))
     return get_viewdef
 
 
@@ -223,16 +266,17 @@ def _function_arguments(runtime: Runtime) -> Function:
     return function_arguments
 
 
-@FUNCTIONS.scalar("obj_description", TEXT, OID, NAME, min_args=2, max_args=2,
-                  names=("shobj_description",), sqlite="sqlext_obj_description",
-                  sqlite_args=-1)
-def _obj_description(oid: Any, catalog_name: Any) -> Any:
-    return _description(oid, catalog_name)
+@FUNCTIONS.runtime("obj_description", TEXT, OID, NAME, min_args=2, max_args=2,
+                   names=("shobj_description",), sqlite="sqlext_obj_description",
+                   sqlite_args=-1)
+def _obj_description(runtime: Runtime) -> Function:
+    return lambda oid, catalog_name: _description(runtime.context().catalog, oid, catalog_name)
 
 
-@FUNCTIONS.scalar("col_description", TEXT, OID, INT4, min_args=2, max_args=2)
-def _col_description(table: Any, column: Any) -> Any:
-    return _description(table, "pg_class", _oid(column) or 0)
+@FUNCTIONS.runtime("col_description", TEXT, OID, INT4, min_args=2, max_args=2)
+def _col_description(runtime: Runtime) -> Function:
+    return lambda table, column: _description(runtime.context().catalog, table, "pg_class",
+                                              _oid(column) or 0)
 
 
 @FUNCTIONS.scalar("pg_size_pretty", TEXT, INT8, min_args=1, max_args=1,
@@ -301,38 +345,11 @@ def _same(value: Any) -> Any:
 
 # --- to_regclass() and friends: a name looked up, NULL when nothing has it -----------------
 
-def _name_parts(text: str) -> list[str] | None:
-    """A possibly qualified, possibly quoted name as PostgreSQL reads it
-    (unquoted parts fold to lower case); None if it is not one."""
-    parts: list[str] = []
-    rest = text.strip()
-    while True:
-        if rest.startswith('"'):
-            end = rest.find('"', 1)
-            while end != -1 and rest[end + 1:end + 2] == '"':
-                end = rest.find('"', end + 2)
-            if end == -1:
-                return None
-            parts.append(rest[1:end].replace('""', '"'))
-            rest = rest[end + 1:]
-        else:
-            word, dot, after = rest.partition(".")
-            if not word.strip():
-                return None
-            parts.append(word.strip().lower())
-            rest = dot + after
-        if not rest:
-            return parts
-        if not rest.startswith("."):
-            return None
-        rest = rest[1:]
-
-
 def _relation_name(text: str, database: str | None) -> list[str]:
     """[schema,] name of a relation name as to_regclass() reads it: a name
     it cannot read is an error, not NULL, as in PostgreSQL. A three-part
     name must name ``database`` (any database when it is None)."""
-    parts = _name_parts(text)
+    parts = name_parts(text)
     if parts is None:
         raise errors.InvalidName("invalid name syntax")
     if len(parts) > 3:
@@ -371,7 +388,7 @@ def reg_input(catalog: Catalog, search_path: tuple[str, ...], database: str | No
     if oid == t.REGTYPE:
         return t.lookup_name(name).oid
     if oid == t.REGNAMESPACE:
-        parts = _name_parts(name)
+        parts = name_parts(name)
         if parts is None or len(parts) != 1:
             raise errors.InvalidName("invalid name syntax")
         schema = catalog.schemas.get(parts[0])
@@ -426,7 +443,7 @@ def _to_regtype(text: Any) -> int | None:
                    sqlite="sqlext_to_regnamespace")
 def _to_regnamespace(runtime: Runtime) -> Function:
     def to_regnamespace(text: Any) -> int | None:
-        parts = None if text is None else _name_parts(str(text))
+        parts = None if text is None else name_parts(str(text))
         if parts is None or len(parts) != 1:
             return None
         schema = runtime.context().catalog.schemas.get(parts[0])

@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from catalog import acl as acls
 from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, AclItem
-from catalog.introspection import sequence_type, view_definition
+from catalog.introspection import sequence_type, shown_for_public
 from catalog.schema import Catalog, Relation
 from executor.pg_catalog.rows import Row, RowsOfRelation, row
+from executor.pg_catalog.view_text import in_public, view_definition
 
 CATALOG_NAME = "postgres"
 _CONSTRAINT_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "c": "CHECK", "f": "FOREIGN KEY"}
@@ -49,13 +50,15 @@ def column_rows(relation: Relation) -> Iterator[Row]:
         yield row(
             "columns", table_catalog=CATALOG_NAME, table_schema=relation.schema,
             table_name=relation.name, column_name=column.name, ordinal_position=position,
-            column_default=column.default, is_nullable=_yes(not column.not_null),
+            column_default=None if column.identity else shown_for_public(column.default),
+            is_nullable=_yes(not column.not_null),
             data_type=_data_type(column.type_oid),
             character_maximum_length=t.char_length(column.typmod) if column.type_oid in (
                 t.VARCHAR, t.BPCHAR) else None,
             numeric_precision=numeric_precision, numeric_scale=numeric_scale,
             datetime_precision=datetime_precision, udt_catalog=CATALOG_NAME,
-            udt_schema="pg_catalog", udt_name=t.TYPES[column.type_oid].name, is_identity="NO",
+            udt_schema="pg_catalog", udt_name=t.TYPES[column.type_oid].name,
+            is_identity=_yes(bool(column.identity)),
             is_generated="NEVER", is_updatable=_yes(relation.kind == "r"),
         )
 
@@ -77,7 +80,7 @@ def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
     yield "columns", [column for r in relations for column in columns.of(r)]
     yield "views", [
         row("views", table_catalog=CATALOG_NAME, table_schema=r.schema, table_name=r.name,
-            view_definition=view_definition(r), is_updatable="NO")
+            view_definition=view_definition(r, in_public), is_updatable="NO")
         for r in relations if r.kind == "v"]
     yield "table_constraints", [
         _table_constraint(r, c.name, _CONSTRAINT_TYPES[c.kind])

@@ -20,15 +20,18 @@ from catalog.acl import Acl
 from catalog.dataflow import Procedure
 from catalog.introspection import (
     SEQUENCE_MAX,
+    bound_relations,
+    descriptions,
     index_keys,
     owner_column,
     sequence_type,
-    view_definition,
 )
 from catalog.roles import BOOTSTRAP_SUPERUSER_OID
 from catalog.schema import (
     INFORMATION_SCHEMA,
     PG_CATALOG,
+    SEQUENCE_COLUMNS,
+    SYSTEM_SCHEMAS,
     Catalog,
     Column,
     Constraint,
@@ -37,11 +40,11 @@ from catalog.schema import (
     Sequence,
 )
 from catalog.system import (
-    DESCRIPTIONS,
     INFORMATION_SCHEMA_TABLES,
     KNOWN_OIDS,
     SYSTEM_TABLES,
     columns_of,
+    system_relations,
 )
 from executor.pg_catalog.information_schema import (
     PER_ROLE,
@@ -50,6 +53,7 @@ from executor.pg_catalog.information_schema import (
     storage_name,
 )
 from executor.pg_catalog.rows import NO_FUNCTION, Row, RowsOfRelation, row, select_list
+from executor.pg_catalog.view_text import in_public, view_definition
 from storage.sqlite import Database
 
 HEAP_AM = 2
@@ -67,7 +71,6 @@ _FK_ACTIONS = {None: "a", "NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c",
                "SET NULL": "n", "SET DEFAULT": "d"}
 _INDOPTION_DESC = 3
 """pg_index.indoption of a DESC key: INDOPTION_DESC | INDOPTION_NULLS_FIRST."""
-_SEQUENCE_COLUMNS = (("last_value", t.INT8), ("log_cnt", t.INT8), ("is_called", t.BOOL))
 
 _SESSION_VIEWS = {
     "pg_database": "SELECT " + select_list(
@@ -171,10 +174,12 @@ def _static_rows() -> Iterator[tuple[str, list[Row]]]:
         for oid, name, procedural, trusted, validator in (
             (12, "internal", False, False, 2246), (13, "c", False, False, 2247),
             (14, "sql", False, True, 2248), (PYTHON_LANGUAGE_OID, "python", True, False, 0))]
-    yield "pg_description", [
-        row("pg_description", objoid=objoid, classoid=classoid, objsubid=objsubid,
-            description=text)
-        for (objoid, classoid, objsubid), text in DESCRIPTIONS.items()]
+    yield "pg_init_privs", [
+        row("pg_init_privs", objoid=oid, classoid=KNOWN_OIDS[table], objsubid=0,
+            privtype="i", initprivs=_acl(acl))
+        for table, oid, acl in [
+            ("pg_class", r.oid, r.acl) for r in system_relations() if r.acl is not None] + [
+            ("pg_namespace", s.oid, s.acl) for s in SYSTEM_SCHEMAS.values()]]
 
 
 _UNDERSCORE_IO = frozenset({"date", "time", "timestamp", "timestamptz", "interval", "numeric",
@@ -293,13 +298,15 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         row("pg_attrdef", oid=r.oid * 1000 + number, adrelid=r.oid, adnum=number,
             adbin=column.default)
         for r in relations for number, column in enumerate(r.columns, start=1)
-        if column.default is not None]
+        if column.default is not None and not column.identity]
     yield "pg_index", [_index_row(index, catalog) for index in relations
                        if index.kind == "i"]
     yield "pg_constraint", [
         _constraint_row(r, c, catalog) for r in relations for c in r.constraints]
     yield "pg_depend", [dependency for s in sequences for dependency in _sequence_owner(s, catalog)
-                        ] + [dependency for r in relations for dependency in _rule_rows(r, catalog)]
+                        ] + [dependency for r in relations for dependency in _rule_rows(r, catalog)
+                             ] + [dependency for r in relations
+                                  for dependency in _default_rows(r, catalog)]
     yield "pg_rewrite", [
         row("pg_rewrite", oid=r.rule.oid, rulename="_RETURN", ev_class=r.oid, ev_type="1",
             ev_enabled="O", is_instead=True, ev_qual="<>")
@@ -312,19 +319,26 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         for r in relations if r.kind == "r" and r.schema != INFORMATION_SCHEMA]
     yield "pg_views", [
         row("pg_views", schemaname=r.schema, viewname=r.name, viewowner=r.owner,
-            definition=view_definition(r))
+            definition=view_definition(r, in_public))
         for r in relations if r.kind == "v"]
     yield "pg_matviews", [
         row("pg_matviews", schemaname=r.schema, matviewname=r.name, matviewowner=r.owner,
-            hasindexes=False, ispopulated=True, definition=view_definition(r))
+            hasindexes=False, ispopulated=True, definition=view_definition(r, in_public))
         for r in relations if r.kind == "m"]
     yield "pg_indexes", [
         row("pg_indexes", schemaname=r.schema, tablename=r.index_table, indexname=r.name,
             indexdef=r.definition)
         for r in relations if r.kind == "i"]
+    yield "pg_description", [
+        row("pg_description", objoid=objoid, classoid=classoid, objsubid=objsubid,
+            description=text)
+        for (objoid, classoid, objsubid), text in descriptions(catalog)]
     yield "pg_sequence", [
         row("pg_sequence", seqrelid=s.oid, seqtypid=type_oid, seqstart=s.start,
-            seqincrement=s.increment, seqmax=SEQUENCE_MAX[type_oid], seqmin=1, seqcache=1)
+            seqincrement=s.increment,
+            seqmax=SEQUENCE_MAX[type_oid] if s.increment > 0 else -1,
+            seqmin=1 if s.increment > 0 else -SEQUENCE_MAX[type_oid] - 1, seqcache=1,
+            seqcycle=False)
         for s in sequences for type_oid in (sequence_type(s, catalog),)]
 
 
@@ -393,14 +407,16 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
 def _sequence_class_row(sequence: Sequence, catalog: Catalog) -> Row:
     return row(
         "pg_class", oid=sequence.oid, relname=sequence.name,
-        relnamespace=catalog.schemas[sequence.schema].oid, relowner=BOOTSTRAP_SUPERUSER_OID,
+        relnamespace=catalog.schemas[sequence.schema].oid,
+        relowner=catalog.role_oid(sequence.owner),
         relfilenode=sequence.oid, relpages=1, reltuples=1.0, relpersistence="p", relkind="S",
-        relnatts=len(_SEQUENCE_COLUMNS), relispopulated=True, relreplident="n",
+        relnatts=len(SEQUENCE_COLUMNS), relispopulated=True, relreplident="n",
     )
 
 
 def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typmod: int,
-                   not_null: bool, has_default: bool, acl: Acl = ()) -> Row:
+                   not_null: bool, has_default: bool, acl: Acl = (), identity: str = ""
+                   ) -> Row:
     pg_type = t.TYPES[type_oid]
     return row(
         "pg_attribute", attrelid=relation_oid, attname=name, atttypid=type_oid,
@@ -408,7 +424,7 @@ def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typ
         attndims=int(_is_array(pg_type)), attcacheoff=-1, atttypmod=typmod,
         attbyval=_by_value(pg_type), attalign=_alignment(pg_type),
         attstorage=_storage(pg_type), attnotnull=not_null, atthasdef=has_default,
-        attacl=_acl(acl or None),
+        attacl=_acl(acl or None), attidentity=identity, attgenerated="",
         attislocal=True, attcollation=_collation(type_oid),
     )
 
@@ -425,20 +441,43 @@ def _column_attribute_rows(relation: Relation) -> Iterator[Row]:
     for number, column in enumerate(relation.columns, start=1):
         yield _attribute_row(relation.oid, column.name, number, column.type_oid,
                              column.typmod, column.not_null,
-                             column.default is not None and relation.kind == "r", column.acl)
+                             column.default is not None and relation.kind == "r"
+                             and not column.identity, column.acl, column.identity)
 
 
 def _sequence_attribute_rows(sequence: Sequence) -> Iterator[Row]:
-    for number, (name, type_oid) in enumerate(_SEQUENCE_COLUMNS, start=1):
-        yield _attribute_row(sequence.oid, name, number, type_oid, -1, True, False)
+    for number, (name, column_type) in enumerate(SEQUENCE_COLUMNS, start=1):
+        yield _attribute_row(sequence.oid, name, number, column_type.oid, -1, True, False)
 
 
 def _sequence_owner(sequence: Sequence, catalog: Catalog) -> Iterator[Row]:
     owner = owner_column(sequence, catalog)
-    if owner is not None:
+    if owner is not None and owner[1]:
+        table, number = owner
         pg_class = KNOWN_OIDS["pg_class"]
+        identity = bool(table.columns[number - 1].identity)
         yield row("pg_depend", classid=pg_class, objid=sequence.oid, refclassid=pg_class,
-                  refobjid=owner[0].oid, refobjsubid=owner[1], deptype="a")
+                  refobjid=table.oid, refobjsubid=number, deptype="i" if identity else "a")
+
+
+def _default_rows(table: Relation, catalog: Catalog) -> Iterator[Row]:
+    """A column default's pg_depend rows, as PostgreSQL records them: it
+    goes with its column ('a') and needs the sequences it names ('n')."""
+    pg_class = KNOWN_OIDS["pg_class"]
+    for number, column in enumerate(table.columns, start=1):
+        if column.default is None or column.identity:
+            continue
+
+        def depends(oid: int, column: int, kind: str, default: int = number) -> Row:
+            return row("pg_depend", classid=KNOWN_OIDS["pg_attrdef"],
+                       objid=table.oid * 1000 + default, objsubid=0, refclassid=pg_class,
+                       refobjid=oid, refobjsubid=column, deptype=kind)
+
+        yield depends(table.oid, number, "a")
+        for parts in bound_relations(column.default):
+            sequence = catalog.find_sequence(parts[-1], parts[0]) if len(parts) == 2 else None
+            if sequence is not None:
+                yield depends(sequence.oid, 0, "n")
 
 
 def _rule_rows(view: Relation, catalog: Catalog) -> Iterator[Row]:

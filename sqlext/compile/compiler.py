@@ -32,6 +32,7 @@ from executor.plans import (
     SqlPlan,
 )
 from sqlext.compile.dataflow_ddl import DataflowCompiler
+from sqlext.compile.object_ddl import compile_object_statement
 from sqlext.compile.role_ddl import compile_role_statement
 from sqlext.compile.table_ddl import DdlCompiler
 from sqlext.sql import nodes as x
@@ -148,6 +149,9 @@ def _compile(statement: exp.Expression, context: CompileContext,
     if isinstance(statement, x.RoleDdl):
         spec = compile_role_statement(statement, translator)
         return Compiled(statement, (), None, ddl=spec)
+    if isinstance(statement, x.ObjectDdl):
+        return Compiled(statement, (), None,
+                        ddl=compile_object_statement(statement, translator))
     if isinstance(statement, x.DataflowDdl):
         compiler = DataflowCompiler(DdlCompiler(translator), _body_check(context))
         return Compiled(statement, (), None, ddl=compiler.compile(statement))

@@ -8,14 +8,19 @@ translated for SQLite, which enforces them.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
 from sqlglot import exp
 
 from catalog import errors
+from catalog import types as t
 from catalog.dependencies import describe, views_using
+from catalog.introspection import SEQUENCE_MAX, regclass_literal
 from catalog.schema import Catalog, Column
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
+from executor.functions.catalog_info import class_entry, reg_input
+from executor.pg_catalog.view_text import bound_query
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -183,6 +188,7 @@ class DdlCompiler:
         serial = isinstance(kind, exp.DataType) and kind.this in SERIAL_TYPES
         not_null = False
         default: str | None = None
+        identity, start, increment = "", 1, 1
         for constraint in item.args.get("constraints") or []:
             spec = constraint.args.get("kind")
             constraint_name = constraint.name or None
@@ -206,15 +212,39 @@ class DdlCompiler:
                     on_delete=on_delete, on_update=on_update))
             elif isinstance(spec, exp.GeneratedAsIdentityColumnConstraint):
                 serial = True
+                identity, start, increment = _identity(spec)
             else:
                 raise errors.FeatureNotSupported(
                     f"column constraint {pg_sql(constraint)} is not supported")
-        return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial)
+        return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial,
+                                    identity=identity, start=start, increment=increment)
 
     def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
-        """Check the default translates, and keep it as PostgreSQL text."""
+        """Check the default translates, and keep it as PostgreSQL text, the
+        sequences it names bound now (``_bind_relations``)."""
         self._translated_default(expression, target, column)
-        return pg_sql(expression)
+        return pg_sql(self._bind_relations(expression.copy()))
+
+    def _bind_relations(self, expression: exp.Expression) -> exp.Expression:
+        """As PostgreSQL binds a stored expression's regclass constants (the
+        sequence of ``nextval('s')``) to the relation the name finds when the
+        expression is defined: the name is stored schema-qualified, so the
+        default finds the same sequence whatever the search path when it runs."""
+        for node in list(expression.find_all(exp.Anonymous, exp.Cast)):
+            if isinstance(node, exp.Cast):
+                literal = node.this if node.to.sql(dialect="postgres").lower() == (
+                    "regclass") else None
+            else:
+                literal = node.expressions[0] if node.name.lower() in _SEQUENCE_FUNCTIONS and (
+                    node.expressions) else None
+            if not (isinstance(literal, exp.Literal) and literal.is_string):
+                continue
+            oid = reg_input(self.catalog, self.search_path, None, literal.name, t.REGCLASS)
+            entry = class_entry(self.catalog, int(oid))
+            if entry is not None:
+                bound = parse_expression(regclass_literal(*entry))
+                (node if isinstance(node, exp.Cast) else literal).replace(bound)
+        return expression
 
     def _translated_default(self, expression: exp.Expression, target: SqlType,
                             column: str) -> str:
@@ -308,7 +338,7 @@ class DdlCompiler:
         query = node.expression
         if not isinstance(query, exp.Query):
             raise errors.SqlSyntaxError("syntax error at end of input")
-        definition = pg_sql(query)
+        definition = bound_query(query, self.catalog, self.search_path)
         translated = query.copy()
         produced = self.translator.query(translated)
         if self.translator.writes:
@@ -335,17 +365,24 @@ class DdlCompiler:
 
     def _create_sequence(self, node: exp.Create) -> relations.CreateSequence:
         start, increment = 1, 1
+        declared = node.args.get("expression")
+        type_oid = resolve_type(declared).oid if isinstance(declared, exp.DataType) else t.INT8
+        if type_oid not in SEQUENCE_MAX:
+            raise errors.InvalidParameterValue(
+                "sequence type must be smallint, integer, or bigint")
         properties = node.args.get("properties")
         for prop in properties.expressions if properties is not None else []:
-            if isinstance(prop, exp.SequenceProperties):
-                if prop.args.get("start") is not None:
-                    start = _sequence_number(prop.args["start"])
-                if prop.args.get("increment") is not None:
-                    increment = _sequence_number(prop.args["increment"])
+            if not isinstance(prop, exp.SequenceProperties):
+                raise errors.FeatureNotSupported(f"{pg_sql(prop)} is not supported")
+            if prop.args.get("start") is not None:
+                start = _sequence_number(prop.args["start"])
+            if prop.args.get("increment") is not None:
+                increment = _sequence_number(prop.args["increment"])
+            _check_sequence_options(prop, type_oid, increment)
         table = node.this
         schema = creation_schema(table, self.catalog, self.search_path)
         return relations.CreateSequence(schema, table.name, start,
-                                  increment, bool(node.args.get("exists")))
+                                  increment, bool(node.args.get("exists")), type_oid)
 
     # --- DROP / ALTER ----------------------------------------------------------
 
@@ -430,6 +467,45 @@ def _sequence_number(node: exp.Expression) -> int:
     if not (isinstance(number, exp.Literal) and number.is_int):
         raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(node).split()[0]}"')
     return -int(number.name) if negative else int(number.name)
+
+
+_SEQUENCE_FUNCTIONS: Final = frozenset({"nextval", "currval", "setval"})
+
+
+def _identity(spec: exp.GeneratedAsIdentityColumnConstraint) -> tuple[str, int, int]:
+    """GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(START WITH s INCREMENT BY
+    i)]: the kind of identity and how its sequence counts."""
+    unsupported = [key for key, value in spec.args.items()
+                   if value and key not in ("this", "start", "increment")]
+    if unsupported:
+        raise errors.FeatureNotSupported(
+            f"identity option {unsupported[0].upper()} is not supported")
+    increment = _sequence_number(spec.args["increment"]) if spec.args.get(
+        "increment") is not None else 1
+    start = _sequence_number(spec.args["start"]) if spec.args.get("start") is not None else (
+        1 if increment > 0 else -1)
+    return ("a" if spec.this else "d"), start, increment
+
+
+def _check_sequence_options(prop: exp.SequenceProperties, type_oid: int, increment: int
+                            ) -> None:
+    """CREATE SEQUENCE options other than START and INCREMENT: those that
+    state PostgreSQL's defaults (as pg_dump writes them) are accepted; sqlext
+    sequences have no other bounds, caches or cycles (0A000)."""
+    low, high = (1, SEQUENCE_MAX[type_oid]) if increment > 0 else (
+        -SEQUENCE_MAX[type_oid] - 1, -1)
+    for key, default in (("minvalue", low), ("maxvalue", high), ("cache", 1)):
+        if prop.args.get(key) is not None and _sequence_number(prop.args[key]) != default:
+            raise errors.FeatureNotSupported(f"sequence option {key.upper()} is not supported",
+                                             hint="sqlext sequences have no bounds but "
+                                                  "their type's and cache nothing.")
+    for option in prop.args.get("options") or []:
+        if str(option.this).upper() not in ("NO MINVALUE", "NO MAXVALUE", "NO CYCLE"):
+            raise errors.FeatureNotSupported(
+                f"sequence option {str(option.this).upper()} is not supported")
+    if prop.args.get("owned") is not None:
+        raise errors.FeatureNotSupported("OWNED BY in CREATE SEQUENCE is not supported",
+                                         hint="Use ALTER SEQUENCE ... OWNED BY.")
 
 
 def _check(condition: exp.Expression, name: str | None) -> relations.ConstraintSpec:

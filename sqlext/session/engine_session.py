@@ -34,7 +34,7 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog.dependencies import cascade_notice
-from catalog.schema import PUBLIC, Catalog
+from catalog.schema import Catalog
 from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor, LiveCursor, SequenceKey, Token, WouldBlock
@@ -354,7 +354,7 @@ class EngineSession:
                 name = self.user
             if name:
                 path.append(name)
-        self._path_setting = tuple(path) or (PUBLIC,)
+        self._path_setting = tuple(path)
         self._catalog_seen = -1  # the search path is to be found anew
         self.statement_timeout_ms = int(self.settings["statement_timeout"])
         self.idle_timeout_ms = int(self.settings["idle_in_transaction_session_timeout"])
@@ -748,9 +748,10 @@ class EngineSession:
         if self.on_terminate is not None:
             self.on_terminate(_notice(error))
 
-    def acquire(self, writes: bool, observes: bool = False) -> None:
+    def acquire(self, writes: bool, observes: bool = False, lock: bool = False) -> None:
         """Wait for the executor as this statement needs (raises WouldBlock);
-        a statement that ``observes`` (``SqlPlan.observes``) never waits."""
+        a statement that ``observes`` (``SqlPlan.observes``) never waits, one
+        that takes a ``lock`` (LOCK TABLE) takes the executor without writing."""
         token = self.token
         if token.cancel_requested:
             self.executor.withdraw(token)
@@ -759,7 +760,7 @@ class EngineSession:
         if observes and not self.executor.owns(token):
             return
         block = self.block
-        exclusive = writes or self.executor.owns(token) or (
+        exclusive = writes or lock or self.executor.owns(token) or (
             block is not None and block.isolation in ("serializable", "repeatable read"))
         if not exclusive:
             self.executor.check_readable(token)

@@ -177,6 +177,8 @@ PARAMETERS: Final[dict[str, Parameter]] = {
     "check_function_bodies": Parameter("on", _boolean),
     "xmloption": Parameter("content", _any),
     "enable_seqscan": Parameter("on", _boolean),
+    "synchronize_seqscans": Parameter("on", _boolean),
+    "default_table_access_method": Parameter("heap", _only("heap")),
 }
 
 DISPLAY_NAMES: Final = {"datestyle": "DateStyle", "intervalstyle": "IntervalStyle",

@@ -1,0 +1,66 @@
+"""A view's query as the catalog keeps it and as pg_get_viewdef shows it.
+
+PostgreSQL binds a view to the relations its query reads when the view is
+made, and prints the query back naming each relation with its schema
+unless the search path of the moment finds it without one (pg_dump, whose
+search path is empty, gets every name qualified). sqlext keeps the query's
+text with every relation name schema-qualified (``bound_query``) and leaves
+the schemas out when showing it (``shown_query``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from sqlglot import exp, parse_one
+
+from catalog.schema import PUBLIC, Catalog, Relation
+
+
+def _relations(tree: exp.Expression) -> Iterable[exp.Table]:
+    """The names of stored relations in a query (not its CTEs, not functions)."""
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        if isinstance(table.this, exp.Identifier) and not (
+                not table.db and table.name in ctes):
+            yield table
+
+
+def _text(tree: exp.Expression) -> str:
+    return tree.sql(dialect="postgres", normalize_functions=False)
+
+
+def bound_query(query: exp.Expression, catalog: Catalog, search_path: tuple[str, ...]) -> str:
+    """The text of a view's query with each relation it reads named with its
+    schema, as the search path finds them now."""
+    bound = query.copy()
+    for table in _relations(bound):
+        if not table.db:
+            relation = catalog.find_relation(table.name, None, search_path)
+            if relation is not None:
+                table.set("db", exp.to_identifier(relation.schema))
+    return _text(bound)
+
+
+def shown_query(definition: str, visible: Callable[[str, str], bool]) -> str:
+    """A stored query with the schema left out of each relation name that
+    ``visible(schema, name)`` says the search path finds."""
+    tree = parse_one(definition, read="postgres")
+    for table in _relations(tree):
+        if table.db and visible(table.db, table.name):
+            table.set("db", None)
+    return _text(tree)
+
+
+def view_definition(view: Relation, visible: Callable[[str, str], bool]) -> str | None:
+    """A view's query as pg_get_viewdef and pg_views show it."""
+    if view.kind not in ("v", "m") or not view.definition:
+        return None
+    return f" {shown_query(view.definition, visible)};"
+
+
+def in_public(schema: str, name: str) -> bool:
+    """What the default search path finds: the relations of schema public
+    (pg_views and information_schema.views are filled before any session
+    reads them)."""
+    return schema == PUBLIC
