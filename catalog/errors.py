@@ -382,6 +382,10 @@ class InvalidTableDefinition(SqlError):
     sqlstate = "42P16"
 
 
+class InvalidForeignKey(SqlError):
+    sqlstate = "42830"
+
+
 class DependentObjectsStillExist(SqlError):
     sqlstate = "2BP01"
 

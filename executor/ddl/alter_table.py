@@ -1,7 +1,8 @@
 """ALTER TABLE: ADD COLUMN, DROP COLUMN (with what depends on the column,
 ``executor.ddl.drops``), RENAME and RENAME COLUMN (whatever names the table
 or column elsewhere follows, ``catalog.renames``; views keep working, bound
-to the table as in PostgreSQL)."""
+to the table as in PostgreSQL), ALTER COLUMN SET / DROP DEFAULT and ADD
+CONSTRAINT (``executor.ddl.table_constraints``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from executor.ddl.relations import (
     referencing_tables,
     storage_name,
 )
+from executor.ddl.table_constraints import add_constraint, set_default
 from storage.sqlite import Database, quoted
 
 
@@ -57,7 +59,12 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
                              f"{column.default_sqlite}")
         relation = replace(relation, columns=(*relation.columns, Column(
             column.name, column.type_oid, column.typmod, column.not_null, column.default)))
+    for column, default in spec.set_defaults:
+        relation = set_default(relation, column, default)
     catalog = catalog.with_relation(relation)
+    for constraint in spec.add_constraints:
+        catalog = add_constraint(relation, constraint, catalog, database)
+        relation = catalog.relation(relation.name, relation.schema)
     cascaded: list[str] = []
     for name, cascade in spec.drop_columns:
         catalog, relation = _drop_column(relation, name, catalog, database, cascade, cascaded)

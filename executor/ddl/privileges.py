@@ -57,11 +57,13 @@ def check(spec: Spec, catalog: Catalog, role: str) -> None:
     created = _created_in(spec)
     if created is not None:
         catalog.require_schema(role, created, "C")
+    added = spec.add_constraints if isinstance(spec, relations.AlterTable) else ()
     if isinstance(spec, relations.CreateTable) and catalog.find_relation(
             spec.name, spec.schema) is None:  # else it is 42P07 first
-        for constraint in spec.constraints:
-            if constraint.ref_table is not None:
-                _require_references(catalog, role, constraint)
+        added = spec.constraints
+    for constraint in added:
+        if constraint.ref_table is not None:
+            _require_references(catalog, role, constraint)
     for procedure in _procedures_used(spec, catalog):
         catalog.require_schema(role, procedure.schema)
         if isinstance(spec, dataflow_objects.CreateTrigger):

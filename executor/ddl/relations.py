@@ -165,6 +165,9 @@ class AlterTable:
     rename_to: str | None = None
     rename_column: tuple[str, str] | None = None
     if_exists: bool = False
+    set_defaults: tuple[tuple[str, str | None], ...] = ()
+    """ALTER COLUMN ... SET DEFAULT (PostgreSQL text) | DROP DEFAULT (None)."""
+    add_constraints: tuple[ConstraintSpec, ...] = ()
 
 
 CreateSpec = (CreateTable | CreateIndex | CreateView | CreateMatview | RefreshMatview
@@ -201,7 +204,7 @@ def _sqlite_column(spec: ColumnSpec, primary: bool) -> str:
     return " ".join(parts)
 
 
-def _constraint_name(table: str, spec: ConstraintSpec) -> str:
+def constraint_name(table: str, spec: ConstraintSpec) -> str:
     if spec.name:
         return spec.name
     suffix = {"p": "pkey", "u": "key", "c": "check", "f": "fkey"}[spec.kind]
@@ -211,7 +214,7 @@ def _constraint_name(table: str, spec: ConstraintSpec) -> str:
     return f"{table}_{columns}_{suffix}" if columns else f"{table}_{suffix}"
 
 
-def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog,
+def sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog,
                        creating: tuple[str, str, str]) -> str:
     """``creating``: (schema, name, storage name) of the table the constraint
     is for, which a foreign key may reference."""
@@ -305,7 +308,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
                for c in spec.columns]
     indexes: list[Relation] = []
     for constraint in spec.constraints:
-        name = _constraint_name(spec.name, constraint)
+        name = constraint_name(spec.name, constraint)
         if any(existing.name == name for existing in constraints):
             raise errors.DuplicateObject(f'constraint "{name}" for relation "{spec.name}" '
                                          "already exists")
@@ -318,13 +321,13 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
         if index_name is not None:
             indexes.append(Relation(
                 next_oid, spec.schema, index_name, "i", storage_name(spec.schema, index_name),
-                definition=_index_definition(spec.schema, spec.name, index_name,
+                definition=index_definition(spec.schema, spec.name, index_name,
                                              [(c, False) for c in constraint.columns],
                                              unique=True),
                 index_table=spec.name, index_columns=constraint.columns, unique=True,
                 primary=constraint.kind == "p"))
             next_oid += 1
-        clauses.append(_sqlite_constraint(constraint, name, catalog,
+        clauses.append(sqlite_constraint(constraint, name, catalog,
                                           (spec.schema, spec.name, physical)))
     if spec.stream is not None:
         clauses.insert(len(spec.columns), _batch_id_column(oid, spec.stream))
@@ -389,7 +392,7 @@ def _create_stream_storage(physical: str, oid: int, options: StreamOptions,
             f"NEW.{quoted(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
 
 
-def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
+def index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
                       unique: bool) -> str:
     shown = ", ".join(
         (c if c.isidentifier() and c == c.lower() else quoted(c)) + (" DESC" if desc else "")
@@ -417,7 +420,7 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
     database.execute(
         f"CREATE {unique}INDEX {quoted(physical)} ON {quoted(table.physical)} ({columns})")
     index = Relation(oid, table.schema, name, "i", physical,
-                     definition=_index_definition(table.schema, table.name, name,
+                     definition=index_definition(table.schema, table.name, name,
                                                   list(spec.columns), spec.unique),
                      index_table=table.name,
                      index_columns=tuple(c for c, _ in spec.columns), unique=spec.unique)
@@ -536,7 +539,7 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
                               constraint.check, None, constraint.ref_table,
                               constraint.ref_columns, constraint.on_delete,
                               constraint.on_update)
-        clauses.append(_sqlite_constraint(spec, constraint.name, catalog,
+        clauses.append(sqlite_constraint(spec, constraint.name, catalog,
                                           (new.schema, new.name, new.physical)))
     shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
     column_list = ", ".join(quoted(c) for c in shared)

@@ -7,6 +7,7 @@ translated for SQLite, which enforces them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Final
 
@@ -16,7 +17,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.dependencies import describe, views_using
 from catalog.introspection import SEQUENCE_MAX, regclass_literal
-from catalog.schema import Catalog, Column
+from catalog.schema import Catalog, Column, Relation
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
 from executor.functions.catalog_info import class_entry, reg_input
@@ -223,7 +224,7 @@ class DdlCompiler:
         """Check the default translates, and keep it as PostgreSQL text, the
         sequences it names bound now (``_bind_relations``)."""
         self._translated_default(expression, target, column)
-        return pg_sql(self._bind_relations(expression.copy()))
+        return _REGCLASS_CAST.sub(r"\1::regclass", pg_sql(self._bind_relations(expression.copy())))
 
     def _bind_relations(self, expression: exp.Expression) -> exp.Expression:
         """As PostgreSQL binds a stored expression's regclass constants (the
@@ -433,6 +434,8 @@ class DdlCompiler:
         drop: list[tuple[str, bool]] = []
         rename_to: str | None = None
         rename_column: tuple[str, str] | None = None
+        defaults: list[tuple[str, str | None]] = []
+        constraints: list[relations.ConstraintSpec] = []
         for action in node.args.get("actions") or []:
             if isinstance(action, exp.ColumnDef):
                 spec = self._column(action, table.name, [])
@@ -450,6 +453,13 @@ class DdlCompiler:
                 rename_to = action.this.name
             elif isinstance(action, exp.RenameColumn):
                 rename_column = (action.this.name, action.args["to"].name)
+            elif isinstance(action, exp.AlterColumn) and {
+                    key for key, value in action.args.items() if value} - {"this"} in (
+                    {"default"}, {"drop"}):
+                defaults.append(self._column_default(table, action))
+            elif isinstance(action, exp.AddConstraint):
+                constraints.extend(self._added_constraint(table, item)
+                                   for item in action.expressions)
             else:
                 if isinstance(action, exp.AlterColumn) and action.args.get("dtype"):
                     self._check_type_change(table, action.name)
@@ -457,7 +467,35 @@ class DdlCompiler:
                     f"ALTER TABLE {pg_sql(action)} is not supported")
         schema, name = self._resolved(table)
         return relations.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
-                              rename_column, bool(node.args.get("exists")))
+                              rename_column, bool(node.args.get("exists")), tuple(defaults),
+                              tuple(constraints))
+
+    def _altered(self, table: exp.Table) -> Relation:
+        schema, name = self._resolved(table)
+        return self.catalog.relation(name, schema, self.search_path)
+
+    def _column_default(self, table: exp.Table, action: exp.AlterColumn
+                        ) -> tuple[str, str | None]:
+        """ALTER COLUMN ... SET DEFAULT expression | DROP DEFAULT."""
+        expression = action.args.get("default")
+        if expression is None:
+            return action.name, None
+        column = self._altered(table).column(action.name)
+        return action.name, self._default(expression, SqlType(column.type_oid, column.typmod),
+                                          column.name)
+
+    def _added_constraint(self, table: exp.Table, item: exp.Expression
+                          ) -> relations.ConstraintSpec:
+        """ADD [CONSTRAINT name] ...: as in CREATE TABLE, a CHECK translated
+        for the table's columns."""
+        spec = self._table_constraint(item, table.name)
+        if spec.kind != "c":
+            return spec
+        relation = self._altered(table)
+        columns = [relations.ColumnSpec(c.name, c.type_oid, c.typmod) for c in relation.columns]
+        checked = self._finish_checks(relations.CreateTable(relation.schema, relation.name,
+                                                            tuple(columns), (spec,)))
+        return checked.constraints[0]
 
 
 def _sequence_number(node: exp.Expression) -> int:
@@ -470,6 +508,8 @@ def _sequence_number(node: exp.Expression) -> int:
 
 
 _SEQUENCE_FUNCTIONS: Final = frozenset({"nextval", "currval", "setval"})
+_REGCLASS_CAST: Final = re.compile(r"CAST\(('(?:[^']|'')*') AS REGCLASS\)")
+"""A bound relation as sqlglot prints it, to be written as PostgreSQL does."""
 
 
 def _identity(spec: exp.GeneratedAsIdentityColumnConstraint) -> tuple[str, int, int]:
@@ -510,5 +550,7 @@ def _check_sequence_options(prop: exp.SequenceProperties, type_oid: int, increme
 
 def _check(condition: exp.Expression, name: str | None) -> relations.ConstraintSpec:
     """A CHECK constraint, translated for SQLite once the table is complete."""
+    while isinstance(condition, exp.Paren):  # as PostgreSQL keeps it: CHECK ((a > 0))
+        condition = condition.this
     return relations.ConstraintSpec("c", (), name, check_sql=pg_sql(condition))
 
