@@ -17,11 +17,34 @@ from catalog.system import KNOWN_OIDS
 _INDEX_KEYS = " USING btree ("
 
 
+_KEYWORDS: Final = frozenset({
+    "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric",
+    "authorization", "between", "bigint", "binary", "bit", "boolean", "both", "case", "cast",
+    "char", "character", "check", "coalesce", "collate", "collation", "column", "concurrently",
+    "constraint", "create", "cross", "current_catalog", "current_date", "current_role",
+    "current_schema", "current_time", "current_timestamp", "current_user", "dec", "decimal",
+    "default", "deferrable", "desc", "distinct", "do", "else", "end", "except", "exists",
+    "extract", "false", "fetch", "float", "for", "foreign", "freeze", "from", "full", "grant",
+    "greatest", "group", "grouping", "having", "ilike", "in", "initially", "inner", "inout",
+    "int", "integer", "intersect", "interval", "into", "is", "isnull", "join", "lateral",
+    "leading", "least", "left", "like", "limit", "localtime", "localtimestamp", "national",
+    "natural", "nchar", "none", "normalize", "not", "notnull", "null", "nullif", "numeric",
+    "offset", "on", "only", "or", "order", "out", "outer", "overlaps", "overlay", "placing",
+    "position", "precision", "primary", "real", "references", "returning", "right", "row",
+    "select", "session_user", "setof", "similar", "smallint", "some", "substring", "symmetric",
+    "table", "tablesample", "then", "time", "timestamp", "to", "trailing", "treat", "trim",
+    "true", "union", "unique", "user", "using", "values", "varchar", "variadic", "verbose",
+    "when", "where", "window", "with", "xmlattributes", "xmlconcat", "xmlelement", "xmlexists",
+    "xmlforest", "xmlnamespaces", "xmlparse", "xmlpi", "xmlroot", "xmlserialize", "xmltable"})
+"""PostgreSQL 15's keywords that are not unreserved (``pg_get_keywords()``):
+quote_ident quotes them."""
+
+
 def quote_identifier(name: str) -> str:
-    """``name`` as it is printed in a definition: quoted unless it is a
-    lower-case identifier."""
-    return name if name.isidentifier() and name == name.lower() else '"' + name.replace(
-        '"', '""') + '"'
+    """``name`` as PostgreSQL prints it in a definition (quote_ident): quoted
+    unless it is a lower-case identifier and no keyword that needs quotes."""
+    plain = name.isidentifier() and name == name.lower() and name.isascii()
+    return name if plain and name not in _KEYWORDS else '"' + name.replace('"', '""') + '"'
 
 
 def name_parts(text: str) -> list[str] | None:

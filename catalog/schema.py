@@ -19,6 +19,7 @@ from catalog import errors
 from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, Acl, AclItem
 from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
+from catalog.extension import Extension
 from catalog.matviews import Matview
 from catalog.pickling import restore_fields
 from catalog.roles import (
@@ -264,6 +265,8 @@ class Catalog:
     )
     """(role, member) -> who made ``member`` a member of ``role``."""
     next_oid: int = FIRST_USER_OID
+    extension: Extension | None = None
+    """The extension sqlext, once the database has a dataflow (``catalog.extension``)."""
     _by_oid: dict[int, Relation] = field(init=False, repr=False, compare=False)
     _roles_by_oid: dict[int, Role] = field(init=False, repr=False, compare=False)
     _member_of: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
@@ -604,6 +607,9 @@ class Catalog:
     def without_membership(self, role: str, member: str) -> Catalog:
         return self._changed("memberships", remove=[(role, member)])
 
+    def with_extension(self, extension: Extension | None) -> Catalog:
+        return replace(self, extension=extension, version=next(_VERSIONS))
+
     def with_schema(self, name: str, schema: Schema) -> Catalog:
         return self._changed("schemas", {name: schema})
 
@@ -624,6 +630,7 @@ class Catalog:
             "roles": list(self.roles.values()),
             "memberships": list(self.memberships.values()),
             "next_oid": self.next_oid,
+            "extension": self.extension,
         }
 
     def with_user_objects(self, objects: Mapping[str, object]) -> Catalog:
@@ -650,7 +657,8 @@ class Catalog:
                        triggers=keyed("triggers"),  # type: ignore[arg-type]
                        roles=MappingProxyType({r.name: r for r in roles}),
                        memberships=MappingProxyType({(m.role, m.member): m for m in memberships}),
-                       next_oid=next_oid)
+                       next_oid=next_oid,
+                       extension=objects.get("extension"))  # type: ignore[arg-type]
 
 
 def _schema(name: str, kept: object) -> Schema:

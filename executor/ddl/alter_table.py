@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from catalog import errors, renames
 from catalog import types as t
+from catalog.extension import EXTENSION_NAME
 from catalog.schema import Catalog, Column, Relation
 from executor import matview_maintenance
 from executor.ddl.drops import drop_dependents
@@ -33,6 +34,9 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
         raise errors.UndefinedTable(f'relation "{spec.name}" does not exist')
     if relation.kind != "r":
         raise errors.WrongObjectType(f'"{spec.name}" is not a table')
+    if catalog.extension is not None and relation.oid == catalog.extension.table_oid:
+        raise errors.FeatureNotSupported(
+            f'cannot alter table "{spec.name}": it belongs to extension {EXTENSION_NAME}')
     if relation.stream is not None or relation.window is not None:
         raise errors.FeatureNotSupported(
             f'cannot alter {relation.kind_name} "{spec.name}"',

@@ -2,7 +2,7 @@
 
 Each family of specs has its own apply function (``relations``, ``drops``,
 ``alter_table``, ``dataflow_objects``, ``access_control``, ``drop_schema``,
-``objects``);
+``objects``, ``extension``);
 ``privileges`` decides first whether the role may make the change, and
 afterwards what it created becomes the role's.
 """
@@ -16,10 +16,11 @@ from executor.ddl.alter_table import alter_table
 from executor.ddl.dataflow_objects import DATAFLOW_SPECS, DataflowSpec, apply_dataflow
 from executor.ddl.drop_schema import drop_schemas
 from executor.ddl.drops import apply_drop
+from executor.ddl.extension import CreateExtension, create_extension
 from executor.ddl.objects import OBJECT_SPECS, ObjectSpec, apply_object
 from storage.sqlite import Database
 
-DdlSpec = relations.DdlSpec | DataflowSpec | RoleSpec | ObjectSpec
+DdlSpec = relations.DdlSpec | DataflowSpec | RoleSpec | ObjectSpec | CreateExtension
 """Every schema change the compiler produces."""
 
 
@@ -32,6 +33,8 @@ def apply_as(role: str, spec: DdlSpec, catalog: Catalog, database: Database,
         return apply_role(spec, catalog, role, session_user or role)
     if isinstance(spec, OBJECT_SPECS):
         return apply_object(spec, catalog, role, session_user or role)
+    if isinstance(spec, CreateExtension):
+        return create_extension(spec, catalog, database, role)
     privileges.check(spec, catalog, role)
     if isinstance(spec, DATAFLOW_SPECS):
         result = apply_dataflow(spec, catalog, database)

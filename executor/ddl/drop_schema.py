@@ -9,6 +9,7 @@ from catalog import errors
 from catalog.schema import PUBLIC, Catalog
 from executor.ddl.dataflow_objects import drop_procedure
 from executor.ddl.drops import drop_relations
+from executor.ddl.extension import check_droppable
 from executor.ddl.relations import DdlResult, Drop
 from storage.sqlite import Database
 
@@ -33,6 +34,7 @@ def _drop_schema(name: str, spec: Drop, catalog: Catalog, database: Database,
     if name in SYSTEM_SCHEMAS:
         raise errors.DependentObjectsStillExist(
             f"cannot drop schema {name} because it is required by the database system")
+    check_droppable(catalog, name)
     held = contents(catalog, name)
     if held and not spec.cascade:
         raise errors.DependentObjectsStillExist(

@@ -11,6 +11,7 @@ catalog (index keys, sequence types, view text) comes from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from re import Match
 from typing import Any
@@ -54,9 +55,10 @@ def _constraint(catalog: Catalog, oid: int) -> tuple[Relation, Constraint] | Non
     return None
 
 
-def _constraint_definition(context: StatementContext, relation: Relation,
-                           constraint: Constraint, pretty: bool) -> str:
-    """What pg_get_constraintdef prints for a constraint."""
+def constraint_definition(catalog: Catalog, constraint: Constraint, pretty: bool,
+                          visible: Callable[[int], bool]) -> str:
+    """What pg_get_constraintdef prints for a constraint (a referenced table
+    is named with its schema unless ``visible`` says the search path finds it)."""
     columns = ", ".join(quote_identifier(c) for c in constraint.columns)
     if constraint.kind == "p":
         return f"PRIMARY KEY ({columns})"
@@ -66,10 +68,9 @@ def _constraint_definition(context: StatementContext, relation: Relation,
         # PostgreSQL parenthesises the expression unless asked for pretty output.
         return f"CHECK ({constraint.check})" if pretty else f"CHECK (({constraint.check}))"
     assert constraint.ref_table is not None
-    referenced_table = context.catalog.find_relation(constraint.ref_table[1],
-                                                     constraint.ref_table[0])
+    referenced_table = catalog.find_relation(constraint.ref_table[1], constraint.ref_table[0])
     target = quote_identifier(constraint.ref_table[1])
-    if referenced_table is None or not _table_is_visible(context, referenced_table.oid):
+    if referenced_table is None or not visible(referenced_table.oid):
         target = f"{quote_identifier(constraint.ref_table[0])}.{target}"
     referenced = ", ".join(quote_identifier(c) for c in constraint.ref_columns)
     actions = "".join(f" ON {event} {action}" for event, action in (
@@ -210,7 +211,10 @@ def _get_constraintdef(runtime: Runtime) -> Function:
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
         context = runtime.context()
         found = _constraint(context.catalog, _oid(oid) or 0)
-        return _constraint_definition(context, *found, bool(pretty)) if found else None
+        if found is None:
+            return None
+        return constraint_definition(context.catalog, found[1], bool(pretty),
+                                     lambda table: bool(_table_is_visible(context, table)))
     return get_constraintdef
 
 
@@ -315,7 +319,7 @@ def _no(*_: Any) -> int:
 @FUNCTIONS.scalar("pg_get_function_result", TEXT, OID, TEXT, min_args=1, max_args=3,
                   sqlite="sqlext_nothing",
                   names=("pg_get_statisticsobjdef_columns", "pg_get_partkeydef",
-                         "pg_get_triggerdef", "pg_get_ruledef", "pg_get_function_sqlbody"))
+                         "pg_get_ruledef", "pg_get_function_sqlbody"))
 def _nothing(*_: Any) -> None:
     return None
 

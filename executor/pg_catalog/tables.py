@@ -17,7 +17,9 @@ from typing import Any
 
 from catalog import types as t
 from catalog.acl import Acl
-from catalog.dataflow import Procedure
+from catalog.dataflow import Procedure, Trigger
+from catalog.extension import EXTENSION_NAME, EXTENSION_SCHEMA
+from catalog.extension_members import members
 from catalog.introspection import (
     SEQUENCE_MAX,
     bound_relations,
@@ -306,7 +308,10 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
     yield "pg_depend", [dependency for s in sequences for dependency in _sequence_owner(s, catalog)
                         ] + [dependency for r in relations for dependency in _rule_rows(r, catalog)
                              ] + [dependency for r in relations
-                                  for dependency in _default_rows(r, catalog)]
+                                  for dependency in _default_rows(r, catalog)
+                                  ] + list(_extension_dependencies(catalog))
+    yield "pg_extension", list(_extension_rows(catalog))
+    yield "pg_trigger", [_trigger_row(trigger, catalog) for trigger in catalog.triggers.values()]
     yield "pg_rewrite", [
         row("pg_rewrite", oid=r.rule.oid, rulename="_RETURN", ev_class=r.oid, ev_type="1",
             ev_enabled="O", is_instead=True, ev_qual="<>")
@@ -340,6 +345,48 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
             seqmin=1 if s.increment > 0 else -SEQUENCE_MAX[type_oid] - 1, seqcache=1,
             seqcycle=False)
         for s in sequences for type_oid in (sequence_type(s, catalog),)]
+
+
+def _extension_rows(catalog: Catalog) -> Iterator[Row]:
+    extension = catalog.extension
+    if extension is not None:
+        yield row("pg_extension", oid=extension.oid, extname=EXTENSION_NAME,
+                  extowner=BOOTSTRAP_SUPERUSER_OID,
+                  extnamespace=catalog.schemas[EXTENSION_SCHEMA].oid, extrelocatable=False,
+                  extversion=extension.version, extconfig=_json([extension.table_oid]),
+                  extcondition=_json([""]))
+
+
+def _extension_dependencies(catalog: Catalog) -> Iterator[Row]:
+    """The extension needs its schema ('n'), unless the schema is its own;
+    its members belong to it ('e')."""
+    extension = catalog.extension
+    if extension is None:
+        return
+    pg_extension = KNOWN_OIDS["pg_extension"]
+    if not extension.owns_schema:
+        yield row("pg_depend", classid=pg_extension, objid=extension.oid, objsubid=0,
+                  refclassid=KNOWN_OIDS["pg_namespace"],
+                  refobjid=catalog.schemas[EXTENSION_SCHEMA].oid, refobjsubid=0, deptype="n")
+    for table, oid in members(catalog):
+        yield row("pg_depend", classid=KNOWN_OIDS[table], objid=oid, objsubid=0,
+                  refclassid=pg_extension, refobjid=extension.oid, refobjsubid=0,
+                  deptype="e")
+
+
+_TRIGGER_TYPES = {"insert": 4, "slide": 0}
+"""pg_trigger.tgtype: AFTER INSERT FOR EACH STATEMENT (TRIGGER_TYPE_INSERT);
+AFTER SLIDE has no PostgreSQL event."""
+
+
+def _trigger_row(trigger: Trigger, catalog: Catalog) -> Row:
+    target = catalog.relations.get(trigger.target)
+    procedure = catalog.procedures.get(trigger.procedure) if trigger.procedure else None
+    return row("pg_trigger", oid=trigger.oid, tgrelid=target.oid if target else 0,
+               tgparentid=0, tgname=trigger.name, tgfoid=procedure.oid if procedure else 0,
+               tgtype=_TRIGGER_TYPES[trigger.event], tgenabled="O", tgisinternal=False,
+               tgconstrrelid=0, tgconstrindid=0, tgconstraint=0, tgdeferrable=False,
+               tginitdeferred=False, tgnargs=0)
 
 
 def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
@@ -386,7 +433,8 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
     index = relation.kind == "i"
     # PostgreSQL enforces foreign keys with triggers; psql shows them only then.
     key = (relation.schema, relation.name)
-    has_triggers = any(c.kind == "f" for c in relation.constraints) or any(
+    has_triggers = bool(catalog.triggers_on(relation)) or any(
+        c.kind == "f" for c in relation.constraints) or any(
         c.kind == "f" and c.ref_table == key
         for other in catalog.relations.values() for c in other.constraints)
     return row(

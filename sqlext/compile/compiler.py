@@ -18,7 +18,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import Parameter, Procedure
-from catalog.schema import PG_CATALOG, Catalog, Relation
+from catalog.schema import PG_CATALOG, PUBLIC, Catalog, Relation
 from executor import codecs
 from executor.ddl.dispatch import DdlSpec
 from executor.functions.registry import FUNCTIONS
@@ -309,12 +309,16 @@ def _after_insert(translator: Translator, verb: str) -> AfterInsert | None:
     return AfterInsert((relation.schema, relation.name), windows, ee, consumed)
 
 
-def _body_check(context: CompileContext) -> Callable[[exp.Expression, tuple[Parameter, ...]],
-                                                      None]:
-    """Compiles a procedure or trigger body statement to find its errors now."""
+def _body_check(context: CompileContext
+                ) -> Callable[[exp.Expression, tuple[Parameter, ...], str], None]:
+    """Compiles a procedure or trigger body statement to find its errors now:
+    its names are looked up on the search path, then in the object's schema
+    and public, where a triggered procedure finds them (a restore of
+    pg_dump's output runs with an empty search path)."""
 
-    def check(statement: exp.Expression, params: tuple[Parameter, ...]) -> None:
-        _compile(statement, procedure_context(context, params),
+    def check(statement: exp.Expression, params: tuple[Parameter, ...], schema: str) -> None:
+        path = tuple(dict.fromkeys((*context.search_path, schema, PUBLIC)))
+        _compile(statement, procedure_context(replace(context, search_path=path), params),
                  tuple(p.type_oid for p in params))
 
     return check

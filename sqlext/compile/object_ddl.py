@@ -1,7 +1,8 @@
-"""COMMENT ON, ALTER ... OWNER TO, ALTER SEQUENCE ... OWNED BY and ALTER
-TABLE ... ADD GENERATED AS IDENTITY trees to the executor's specs
-(``executor.ddl.objects``): names are looked up on the session's search
-path here, so the specs name their objects' schemas."""
+"""COMMENT ON, ALTER ... OWNER TO, ALTER SEQUENCE ... OWNED BY, ALTER TABLE
+... ADD GENERATED AS IDENTITY and CREATE EXTENSION trees to the executor's
+specs (``executor.ddl.objects``, ``executor.ddl.extension``): names are
+looked up on the session's search path here, so the specs name their
+objects' schemas."""
 
 from __future__ import annotations
 
@@ -9,11 +10,17 @@ from sqlglot import exp
 
 from catalog import errors
 from executor.ddl import objects
+from executor.ddl.extension import CreateExtension
 from sqlext.sql import nodes as x
 from sqlext.translate.translator import Translator
+from sqlext.version import __version__
 
 
-def compile_object_statement(node: x.ObjectDdl, translator: Translator) -> objects.ObjectSpec:
+def compile_object_statement(node: x.ObjectDdl, translator: Translator
+                             ) -> objects.ObjectSpec | CreateExtension:
+    if isinstance(node, x.CreateExtension):
+        return CreateExtension(node.name, __version__, node.args.get("schema"),
+                               node.args.get("version"), bool(node.args.get("exists")))
     if isinstance(node, x.CommentOn):
         kind = node.args["kind"]
         if kind == "extension":

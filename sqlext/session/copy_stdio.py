@@ -285,8 +285,8 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
     executor = session.executor
     compiled = session.compiled(prepared)
     assert compiled is not None and compiled.plan is not None
-    executor.begin_statement(session.token, session.statement_context(),
-                             session.statement_timeout_ms)
+    context = session.statement_context()
+    executor.begin_statement(session.token, context, session.statement_timeout_ms)
     try:
         stored = executor.run_plan_many(compiled.plan, rows).rowcount
         # a stream's windows and EE triggers see COPY like an INSERT
@@ -298,6 +298,8 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
                                        "INSERT") from exc
     finally:
         executor.end_statement()
+    if context.definitions:  # rows for sqlext.dataflow
+        session.run_definitions(context.definitions)
 
 
 # --- COPY TO STDOUT ------------------------------------------------------------------

@@ -39,7 +39,9 @@ from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor, LiveCursor, SequenceKey, Token, WouldBlock
 from executor.ddl.access_control import ROLE_SPECS, with_roles_resolved
+from executor.ddl.dataflow_objects import makes_dataflow
 from executor.ddl.dispatch import DdlSpec, apply_as
+from executor.ddl.extension import ensure_extension
 from executor.notifications import PendingMark
 from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.scheduler import Scheduler
@@ -47,6 +49,7 @@ from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
 from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.session.activity import Activity
+from sqlext.session.definitions import run_definitions
 from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,
@@ -59,6 +62,7 @@ from sqlext.session.portals import (
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
 from sqlext.sql.parse import parse
+from sqlext.version import __version__
 from storage import sqlite
 from wire.backend import (
     BackendError,
@@ -858,6 +862,9 @@ class EngineSession:
         finally:
             executor.end_statement()
             self._take_notices(context)
+        if context.definitions:  # SQLite counts no row a view's trigger takes
+            count = len(context.definitions)
+            self.run_definitions(context.definitions)
         if rows is None:
             portal.done = True
             self._statement_done()
@@ -968,15 +975,25 @@ class EngineSession:
             if statement is not None:
                 logged = Prepared(statement, 0, None, ()), []
         self.acquire(True)
+        tag = self._apply_ddl(spec, lambda: self.note(*logged))
+        self._statement_done()
+        return Command(tag)
+
+    def _apply_ddl(self, spec: DdlSpec, done: Callable[[], None] = lambda: None) -> str:
+        """Apply a schema change in the running transaction (the executor is
+        this session's); ``done`` runs once it is applied. Returns its tag."""
         executor = self.executor
         executor.begin_statement(self.token, self.statement_context(), self.statement_timeout_ms)
         try:
             catalog = executor.working_catalog(self.token)
-            result = apply_as(self.user, spec, catalog, executor.database, self.session_user)
+            # the first stream, window, procedure or trigger brings the extension sqlext
+            changed = ensure_extension(catalog, executor.database, __version__) if (
+                makes_dataflow(spec)) else catalog
+            result = apply_as(self.user, spec, changed, executor.database, self.session_user)
             executor.set_working_catalog(self.token, result.catalog)
             if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
                 self.host.catalog_tables.refresh(executor.database, result.catalog)
-            self.note(*logged)
+            done()
         except sqlite.Error as exc:
             raise executor.translate_error(exc, self.token) from exc
         finally:
@@ -988,8 +1005,13 @@ class EngineSession:
             self.notice(message, detail=detail)
         for code, message in result.warnings:
             self.notice(message, code, "WARNING")
-        self._statement_done()
-        return Command(result.tag)
+        return result.tag
+
+    def run_definitions(self, rows: list[tuple[int, str]]) -> None:
+        """Rows the statement inserted into ``sqlext.dataflow``: their
+        statements, run now in this transaction (the command log has the
+        INSERT or COPY, whose replay runs them again)."""
+        run_definitions(rows, self.compile_context, self._apply_ddl)
 
     # --- transaction control (used by utilities) ------------------------------------
 

@@ -1,0 +1,43 @@
+"""Which objects belong to the extension ``sqlext`` (``catalog.extension``):
+pg_depend shows each with deptype 'e', so pg_dump leaves them to the
+extension's configuration table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from catalog.extension import EXTENSION_SCHEMA
+from catalog.schema import Catalog, Relation
+
+
+def is_member(catalog: Catalog, relation: Relation) -> bool:
+    """Whether a relation belongs to the extension: streams, windows and
+    the configuration table."""
+    extension = catalog.extension
+    return extension is not None and (relation.stream is not None or relation.window is not None
+                                      or relation.oid == extension.table_oid)
+
+
+def members(catalog: Catalog) -> Iterator[tuple[str, int]]:
+    """(the system catalog that holds it, OID) of each member: the schema
+    if the extension made it, streams, windows, the configuration table,
+    the sequences of streams' serial columns, procedures, and the triggers
+    on streams and windows (triggers on tables are dumped with their table)."""
+    extension = catalog.extension
+    if extension is None:
+        return
+    if extension.owns_schema:
+        yield "pg_namespace", catalog.schemas[EXTENSION_SCHEMA].oid
+    member_relations = {(r.schema, r.name) for r in catalog.relations.values()
+                        if is_member(catalog, r)}
+    for key in sorted(member_relations):
+        yield "pg_class", catalog.relations[key].oid
+    for sequence in catalog.sequences.values():
+        if sequence.owned_by is not None and (sequence.schema, sequence.owned_by[0]) in (
+                member_relations):
+            yield "pg_class", sequence.oid
+    for procedure in catalog.procedures.values():
+        yield "pg_proc", procedure.oid
+    for trigger in catalog.triggers.values():
+        if trigger.target in member_relations:
+            yield "pg_trigger", trigger.oid
