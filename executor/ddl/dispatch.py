@@ -13,10 +13,10 @@ from catalog.schema import Catalog
 from executor.ddl import privileges, relations
 from executor.ddl.access_control import ROLE_SPECS, RoleSpec, apply_role
 from executor.ddl.alter_table import alter_table
+from executor.ddl.create_extension import CreateExtension, create_extension
 from executor.ddl.dataflow_objects import DATAFLOW_SPECS, DataflowSpec, apply_dataflow
 from executor.ddl.drop_schema import drop_schemas
 from executor.ddl.drops import apply_drop
-from executor.ddl.extension import CreateExtension, create_extension
 from executor.ddl.objects import OBJECT_SPECS, ObjectSpec, apply_object
 from storage.sqlite import Database
 

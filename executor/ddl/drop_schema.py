@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from catalog import errors
 from catalog.schema import PUBLIC, Catalog
+from executor.ddl.create_extension import check_droppable
 from executor.ddl.dataflow_objects import drop_procedure
 from executor.ddl.drops import drop_relations
-from executor.ddl.extension import check_droppable
 from executor.ddl.relations import DdlResult, Drop
 from storage.sqlite import Database
 

@@ -14,7 +14,7 @@ from catalog import errors
 from catalog.dependencies import Dependent, Target, dependents, still_needed
 from catalog.schema import RELKIND_NAMES, Catalog, Relation
 from executor import matview_maintenance
-from executor.ddl.extension import check_droppable
+from executor.ddl.create_extension import check_droppable
 from executor.ddl.relations import DdlResult, Drop, rebuild_table
 from executor.streaming import windows
 from storage.sqlite import Database, quoted

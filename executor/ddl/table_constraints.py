@@ -37,7 +37,12 @@ def set_default(table: Relation, column: str, default: str | None) -> Relation:
 def add_constraint(table: Relation, spec: ConstraintSpec, catalog: Catalog,
                    database: Database) -> Catalog:
     """The catalog with ``spec`` added to ``table`` (checked against its rows)."""
-    name = constraint_name(table.name, spec)
+    if spec.kind == "p" and table.primary_key is not None:
+        raise errors.InvalidTableDefinition(
+            f'multiple primary keys for table "{table.name}" are not allowed')
+    name = spec.name or _free_name(constraint_name(table.name, spec), table, catalog)
+    if spec.kind in ("p", "u") and catalog.find_relation(name, table.schema) is not None:
+        raise errors.DuplicateTable(f'relation "{name}" already exists')
     if any(c.name == name for c in table.constraints):
         raise errors.DuplicateObject(
             f'constraint "{name}" for relation "{table.name}" already exists')
@@ -59,6 +64,18 @@ def add_constraint(table: Relation, spec: ConstraintSpec, catalog: Catalog,
     return catalog.with_relation(replace(table, constraints=(*table.constraints, constraint)))
 
 
+def _free_name(name: str, table: Relation, catalog: Catalog) -> str:
+    """The name PostgreSQL gives an unnamed constraint: the usual one, or
+    with 1, 2... added while a relation of the schema or a constraint of
+    the table has it."""
+    candidate, number = name, 0
+    while catalog.find_relation(candidate, table.schema) is not None or any(
+            c.name == candidate for c in table.constraints):
+        number += 1
+        candidate = f"{name}{number}"
+    return candidate
+
+
 def _check_rows(database: Database, table: Relation, failing: str,
                 error: errors.SqlError) -> None:
     found = database.execute(
@@ -72,11 +89,6 @@ def _add_key(table: Relation, constraint: Constraint, index_oid: int, catalog: C
     """A primary key or unique constraint: its unique index (a primary
     key's columns become NOT NULL; they must hold no NULL)."""
     primary = constraint.kind == "p"
-    if primary and table.primary_key is not None:
-        raise errors.InvalidTableDefinition(
-            f'multiple primary keys for table "{table.name}" are not allowed')
-    if catalog.find_relation(constraint.name, table.schema) is not None:
-        raise errors.DuplicateTable(f'relation "{constraint.name}" already exists')
     columns = constraint.columns
     if primary:
         for column in columns:

@@ -30,7 +30,7 @@ from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, Sql
 from catalog.system import KNOWN_OIDS
 from executor.context import StatementContext
 from executor.functions.declare import Declarations, Function, Runtime
-from executor.pg_catalog.view_text import view_definition
+from executor.functions.view_text import view_definition
 
 FUNCTIONS = Declarations()
 
@@ -128,13 +128,16 @@ def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
 
 def _description(catalog: Catalog, oid: Any, catalog_name: Any, subid: int = 0
                  ) -> str | None:
-    """obj_description / col_description / shobj_description."""
+    """obj_description / col_description / shobj_description (without a
+    catalog's name, the deprecated obj_description(oid): of any catalog)."""
     object_oid = _oid(oid)
-    class_oid = KNOWN_OIDS.get(str(catalog_name).removeprefix("pg_catalog."))
-    if object_oid is None or class_oid is None:
+    class_oid = None if catalog_name is None else KNOWN_OIDS.get(
+        str(catalog_name).removeprefix("pg_catalog."))
+    if object_oid is None or (class_oid is None and catalog_name is not None):
         return None
-    key = (object_oid, class_oid, subid)
-    return next((text for found, text in descriptions(catalog) if found == key), None)
+    return next((text for (objoid, classoid, objsubid), text in descriptions(catalog)
+                 if (objoid, objsubid) == (object_oid, subid)
+                 and class_oid in (None, classoid)), None)
 
 
 # --- the functions ----------------------------------------------------------------------
@@ -270,11 +273,12 @@ def _function_arguments(runtime: Runtime) -> Function:
     return function_arguments
 
 
-@FUNCTIONS.runtime("obj_description", TEXT, OID, NAME, min_args=2, max_args=2,
+@FUNCTIONS.runtime("obj_description", TEXT, OID, NAME, min_args=1, max_args=2,
                    names=("shobj_description",), sqlite="sqlext_obj_description",
                    sqlite_args=-1)
 def _obj_description(runtime: Runtime) -> Function:
-    return lambda oid, catalog_name: _description(runtime.context().catalog, oid, catalog_name)
+    return lambda oid, catalog_name=None: _description(runtime.context().catalog, oid,
+                                                       catalog_name)
 
 
 @FUNCTIONS.runtime("col_description", TEXT, OID, INT4, min_args=2, max_args=2)

@@ -60,7 +60,7 @@ class SessionSignals(Protocol):
 
 class DataflowText(Protocol):
     """The dataflow's objects as the statements that make them, written by
-    the layer that knows the SQL dialect (``sqlext.dataflow.definitions``)."""
+    the layer that knows the SQL dialect (``sqlext.dataflow.rebuild``)."""
 
     def definitions(self, catalog: Catalog) -> list[tuple[int, str]]:
         """The rows of ``sqlext.dataflow``: (position, statement)."""

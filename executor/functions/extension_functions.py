@@ -1,5 +1,5 @@
 """The functions behind the extension sqlext's configuration table
-``sqlext.dataflow`` (``executor.ddl.extension``), and pg_get_triggerdef: the
+``sqlext.dataflow`` (``executor.ddl.create_extension``), and pg_get_triggerdef: the
 dataflow's objects written as the statements that make them."""
 
 from __future__ import annotations

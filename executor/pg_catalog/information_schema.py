@@ -13,8 +13,8 @@ from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, AclItem
 from catalog.introspection import sequence_type, shown_for_public
 from catalog.schema import Catalog, Relation
+from executor.functions.view_text import in_public, view_definition
 from executor.pg_catalog.rows import Row, RowsOfRelation, row
-from executor.pg_catalog.view_text import in_public, view_definition
 
 CATALOG_NAME = "postgres"
 _CONSTRAINT_TYPES = {"p": "PRIMARY KEY", "u": "UNIQUE", "c": "CHECK", "f": "FOREIGN KEY"}

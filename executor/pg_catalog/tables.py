@@ -48,6 +48,7 @@ from catalog.system import (
     columns_of,
     system_relations,
 )
+from executor.functions.view_text import in_public, view_definition
 from executor.pg_catalog.information_schema import (
     PER_ROLE,
     column_rows,
@@ -55,7 +56,6 @@ from executor.pg_catalog.information_schema import (
     storage_name,
 )
 from executor.pg_catalog.rows import NO_FUNCTION, Row, RowsOfRelation, row, select_list
-from executor.pg_catalog.view_text import in_public, view_definition
 from storage.sqlite import Database
 
 HEAP_AM = 2

@@ -1,6 +1,6 @@
 """COMMENT ON, ALTER ... OWNER TO, ALTER SEQUENCE ... OWNED BY, ALTER TABLE
 ... ADD GENERATED AS IDENTITY and CREATE EXTENSION trees to the executor's
-specs (``executor.ddl.objects``, ``executor.ddl.extension``): names are
+specs (``executor.ddl.objects``, ``executor.ddl.create_extension``): names are
 looked up on the session's search path here, so the specs name their
 objects' schemas."""
 
@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from catalog import errors
 from executor.ddl import objects
-from executor.ddl.extension import CreateExtension
+from executor.ddl.create_extension import CreateExtension
 from sqlext.sql import nodes as x
 from sqlext.translate.translator import Translator
 from sqlext.version import __version__

@@ -21,7 +21,7 @@ from catalog.schema import Catalog, Column, Relation
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
 from executor.functions.catalog_info import class_entry, reg_input
-from executor.pg_catalog.view_text import bound_query
+from executor.functions.view_text import bound_query
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -365,7 +365,8 @@ class DdlCompiler:
                      for oid, relation in self.translator.read_relations.items())
 
     def _create_sequence(self, node: exp.Create) -> relations.CreateSequence:
-        start, increment = 1, 1
+        start: int | None = None
+        increment = 1
         declared = node.args.get("expression")
         type_oid = resolve_type(declared).oid if isinstance(declared, exp.DataType) else t.INT8
         if type_oid not in SEQUENCE_MAX:
@@ -380,6 +381,8 @@ class DdlCompiler:
             if prop.args.get("increment") is not None:
                 increment = _sequence_number(prop.args["increment"])
             _check_sequence_options(prop, type_oid, increment)
+        if start is None:  # a descending sequence starts at its maximum, -1
+            start = 1 if increment > 0 else -1
         table = node.this
         schema = creation_schema(table, self.catalog, self.search_path)
         return relations.CreateSequence(schema, table.name, start,

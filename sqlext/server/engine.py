@@ -25,8 +25,8 @@ from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.notify_streams import StreamNotifier
 from executor.streaming.scheduler import Scheduler
 from executor.streaming.windows import Windows
-from sqlext.dataflow.definitions import DataflowText
 from sqlext.dataflow.graph import dataflow_graph, edge_rows
+from sqlext.dataflow.rebuild import DataflowText
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.durability import storage_views
 from sqlext.durability.checkpoint import Checkpointer

@@ -39,9 +39,9 @@ from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor, LiveCursor, SequenceKey, Token, WouldBlock
 from executor.ddl.access_control import ROLE_SPECS, with_roles_resolved
+from executor.ddl.create_extension import ensure_extension
 from executor.ddl.dataflow_objects import makes_dataflow
 from executor.ddl.dispatch import DdlSpec, apply_as
-from executor.ddl.extension import ensure_extension
 from executor.notifications import PendingMark
 from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.scheduler import Scheduler
@@ -49,7 +49,7 @@ from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
 from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.session.activity import Activity
-from sqlext.session.definitions import run_definitions
+from sqlext.session.dataflow_rows import run_definitions
 from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,

@@ -25,7 +25,7 @@ from executor.functions.declare import Declarations, Runtime
 from executor.functions.registry import FUNCTIONS, implementations, register_functions
 from executor.streaming.scheduler import Scheduler
 from executor.streaming.windows import Windows
-from sqlext.dataflow.definitions import DataflowText
+from sqlext.dataflow.rebuild import DataflowText
 from storage.sqlite import Database
 
 ROOT: Final = Path(__file__).resolve().parents[2]

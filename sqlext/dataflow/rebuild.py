@@ -8,7 +8,7 @@ before it runs: streams, windows, procedures (a procedure after those it
 calls), then the triggers on streams and windows (triggers on tables are
 pg_dump's, with their table). Every name is schema-qualified, and each
 statement runs with its object's schema, then public, as its search path
-(``sqlext.session.definitions``). Row 0 is a comment that says what a
+(``sqlext.session.dataflow_rows``). Row 0 is a comment that says what a
 dump of the dataflow leaves out.
 """
 

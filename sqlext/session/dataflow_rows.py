@@ -1,6 +1,6 @@
 """Running the rows inserted into the extension's table ``sqlext.dataflow``
 (``catalog.extension``): what a restore of a pg_dump does with the
-dataflow's statements (``sqlext.dataflow.definitions`` writes them).
+dataflow's statements (``sqlext.dataflow.rebuild`` writes them).
 
 Each row's statement runs in position order, inside the transaction of the
 INSERT or COPY that inserted it, as the session's role, with its object's
