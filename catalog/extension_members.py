@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from catalog.extension import EXTENSION_SCHEMA
+from catalog import errors
+from catalog.extension import CONFIG_TABLE, EXTENSION_SCHEMA
 from catalog.schema import Catalog, Relation
 
 
@@ -41,3 +42,15 @@ def members(catalog: Catalog) -> Iterator[tuple[str, int]]:
     for trigger in catalog.triggers.values():
         if trigger.target in member_relations:
             yield "pg_trigger", trigger.oid
+
+
+def check_changeable(catalog: Catalog, relation: Relation, verb: str) -> None:
+    """0A000 for UPDATE, DELETE and TRUNCATE of the configuration table: its
+    rows are the dataflow's statements (inserting one runs it)."""
+    extension = catalog.extension
+    if extension is not None and relation.oid == extension.table_oid:
+        raise errors.FeatureNotSupported(
+            f'cannot {verb} table "{EXTENSION_SCHEMA}.{CONFIG_TABLE}"',
+            detail="Its rows are the statements that make the dataflow; a row inserted "
+                   "into it runs its statement.",
+            hint="Drop or replace the stream, window, procedure or trigger instead.")

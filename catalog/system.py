@@ -72,7 +72,7 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "proleakproof bool, proisstrict bool, proretset bool, provolatile char, "
         "proparallel char, pronargs int2, pronargdefaults int2, prorettype oid, "
         "proargtypes oidvector, proallargtypes _oid, proargmodes _char, proargnames _text, "
-        "prosrc text, probin text, proconfig _text, proacl _aclitem"
+        "prosrc text, probin text, proconfig _text, proacl _aclitem, protrftypes _oid"
     ),
     "pg_database": (
         "oid oid, datname name, datdba oid, encoding int4, datlocprovider char, "

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
+from catalog.extension_members import check_changeable
 from catalog.introspection import regclass_literal
 from catalog.matviews import Matview
 from catalog.schema import (
@@ -598,6 +599,7 @@ def _truncate(spec: Truncate, catalog: Catalog, database: Database) -> DdlResult
     for relation in relations:
         if relation.kind != "r":
             raise errors.WrongObjectType(f'"{relation.name}" is not a table')
+        check_changeable(catalog, relation, "truncate")
         for other in referencing_tables(catalog, relation):
             if other not in relations:
                 raise errors.FeatureNotSupported(

@@ -256,21 +256,28 @@ def _get_serial_sequence(runtime: Runtime) -> Function:
     return get_serial_sequence
 
 
+def _arguments(catalog: Catalog, oid: Any, defaults: bool) -> str | None:
+    """Of procedures: "name type [DEFAULT value][, ...]"."""
+    procedure = next((p for p in catalog.procedures.values() if p.oid == _oid(oid)), None)
+    if procedure is None:
+        return None
+    return ", ".join(" ".join(part for part in (
+        p.name, t.format_type(p.type_oid, p.typmod),
+        f"DEFAULT {p.default}" if p.default and defaults else "") if part)
+        for p in procedure.params)
+
+
 @FUNCTIONS.runtime("pg_get_function_arguments", TEXT, OID, min_args=1, max_args=1,
-                   names=("pg_get_function_identity_arguments",),
                    sqlite="sqlext_function_arguments", sqlite_args=-1)
 def _function_arguments(runtime: Runtime) -> Function:
-    def function_arguments(oid: Any, *_: Any) -> Any:
-        """Of procedures: "name type[, ...]"."""
-        procedure = next((p for p in runtime.context().catalog.procedures.values()
-                          if p.oid == _oid(oid)), None)
-        if procedure is None:
-            return None
-        return ", ".join(" ".join(part for part in (
-            p.name, t.format_type(p.type_oid, p.typmod),
-            f"DEFAULT {p.default}" if p.default else "") if part)
-            for p in procedure.params)
-    return function_arguments
+    return lambda oid, *_: _arguments(runtime.context().catalog, oid, defaults=True)
+
+
+@FUNCTIONS.runtime("pg_get_function_identity_arguments", TEXT, OID, min_args=1, max_args=1,
+                   sqlite="sqlext_function_identity_arguments")
+def _function_identity_arguments(runtime: Runtime) -> Function:
+    """What names a procedure (GRANT ... ON PROCEDURE p(...)): no defaults."""
+    return lambda oid: _arguments(runtime.context().catalog, oid, defaults=False)
 
 
 @FUNCTIONS.runtime("obj_description", TEXT, OID, NAME, min_args=1, max_args=2,

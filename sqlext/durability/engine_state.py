@@ -16,16 +16,18 @@ from executor.batches import StreamCounters
 from executor.core import Executor
 from executor.streaming.scheduler import Scheduler
 
-STATE_VERSION: Final = 3
+STATE_VERSION: Final = 4
 """2: the windows' counters are part of the state (1 kept them in a table).
 3: ACL items name their grantors and grant options, schemas have owners and
 ACLs, columns ACLs, roles memberships, views and materialized views their
 rules (what they depend on). Older catalog values are upgraded as they load
 (``catalog.acl.upgraded``, ``Catalog.with_user_objects``); views of older
 snapshots have no rule (``catalog.dependencies`` falls back to a
-materialized view's sources)."""
+materialized view's sources).
+4: the extension sqlext (``catalog.extension``), comments, identity columns,
+sequences' owners and types (older values load with their defaults)."""
 _ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews",
-                            "catalog.roles", "catalog.acl")
+                            "catalog.roles", "catalog.acl", "catalog.extension")
 
 
 class StateError(Exception):
@@ -61,7 +63,7 @@ def restore(executor: Executor, scheduler: Scheduler, data: bytes) -> int:
         state = _CatalogOnly(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
         raise StateError(f"engine state unreadable: {exc}") from exc
-    if not isinstance(state, dict) or state.get("version") not in (1, 2, STATE_VERSION):
+    if not isinstance(state, dict) or state.get("version") not in (1, 2, 3, STATE_VERSION):
         raise StateError(f"engine state version {state.get('version')!r}; this server "
                          f"reads version {STATE_VERSION}")
     executor.catalog = executor.catalog.with_user_objects(state["catalog"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog import errors
+from catalog.extension_members import check_changeable
 from catalog.schema import Column, Relation
 from catalog.sqltypes import SqlType
 from sqlext.sql.parse import parse_expression
@@ -260,6 +261,7 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
     if relation.stream is not None:
         raise errors.WrongObjectType(f'cannot update stream "{relation.name}"',
                                      detail="Streams are append-only.")
+    check_changeable(translator.catalog, relation, "update")
     from_ = node.args.get("from_") or node.args.get("from")
     if from_ is not None:
         translator.from_item(from_.this, scope)
@@ -295,6 +297,7 @@ def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
         near = f' at or near "{named[0].name}"' if named else ""
         raise errors.SqlSyntaxError(f"syntax error{near}")
     relation, alias, scope = _target(translator, table)
+    check_changeable(translator.catalog, relation, "delete from")
     using = node.args.get("using") or []
     for item in using:
         translator.from_item(item, scope)

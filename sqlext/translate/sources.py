@@ -124,6 +124,10 @@ class SourceTranslator(AggregateRules):
         ]
 
     def join_source(self, join: exp.Join, scope: Scope) -> None:
+        if is_join_group(join.this):
+            raise errors.FeatureNotSupported(
+                "parenthesized joins are supported only first in FROM",
+                hint="Write the joins without parentheses, in the order they apply.")
         earlier_sources = list(scope.sources)
         earlier = {c.name for s in earlier_sources for c in s.columns}
         source = self.from_item(join.this, scope)
@@ -585,6 +589,28 @@ class SourceTranslator(AggregateRules):
 
 _DATETIME_SERIES = (Overload((TIMESTAMP, TIMESTAMP, INTERVAL), TIMESTAMP),
                     Overload((TIMESTAMPTZ, TIMESTAMPTZ, INTERVAL), TIMESTAMPTZ))
+
+
+def is_join_group(item: exp.Expression) -> bool:
+    """``(a JOIN b ON ...)``: joined tables in parentheses (sqlglot makes
+    them a subquery without an alias around the first table, which holds
+    the joins)."""
+    return isinstance(item, exp.Subquery) and not item.alias and isinstance(
+        item.this, exp.Table | exp.Subquery) and bool(item.this.args.get("joins"))
+
+
+def flatten_join_groups(select: exp.Select) -> None:
+    """``FROM ((a JOIN b ON p) LEFT JOIN c ON q) ...`` is ``FROM a JOIN b ON p
+    LEFT JOIN c ON q ...``: joins apply left to right, so parentheses around
+    the first FROM item change nothing (PostgreSQL's view definitions, as
+    pg_dump writes them, put every join in them)."""
+    from_ = select.args.get("from_")
+    while from_ is not None and is_join_group(from_.this):
+        group = from_.this.this
+        inner = list(group.args.get("joins") or [])
+        group.set("joins", None)
+        from_.set("this", group)
+        select.set("joins", inner + list(select.args.get("joins") or []))
 
 
 def _union_of_rows(values: exp.Values, names: list[str]) -> exp.Expression:
