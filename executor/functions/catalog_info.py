@@ -90,7 +90,7 @@ def class_entry(catalog: Catalog, oid: int) -> tuple[str, str] | None:
     return None
 
 
-def _table_is_visible(context: StatementContext, oid: Any) -> int:
+def table_is_visible(context: StatementContext, oid: Any) -> int:
     """Whether the unqualified name finds this relation: tables, views,
     indexes and sequences share one namespace per schema."""
     catalog = context.catalog
@@ -106,7 +106,7 @@ def _table_is_visible(context: StatementContext, oid: Any) -> int:
 
 def _visible_relation(context: StatementContext, schema: str, name: str) -> bool:
     relation = context.catalog.relations.get((schema, name))
-    return relation is not None and bool(_table_is_visible(context, relation.oid))
+    return relation is not None and bool(table_is_visible(context, relation.oid))
 
 
 def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
@@ -120,7 +120,7 @@ def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
         keys = index_keys(index)
         return keys[number - 1][0] if number <= len(keys) else None
     table = context.catalog.find_relation(index.index_table or "", index.schema)
-    if pretty and table is not None and _table_is_visible(context, table.oid):
+    if pretty and table is not None and table_is_visible(context, table.oid):
         # pretty output qualifies the table only where the search path would not find it
         return index.definition.replace(f" ON {index.schema}.", " ON ", 1)
     return index.definition
@@ -169,7 +169,7 @@ def _shown_relation(context: StatementContext, found: Match[str]) -> str:
     if parts is None or len(parts) != 2 or parts[0] not in context.catalog.schemas:
         return found.group(0)
     oid = _relation_oid(context.catalog, parts, ())
-    if oid is None or not _table_is_visible(context, oid):
+    if oid is None or not table_is_visible(context, oid):
         return found.group(0)
     return "'" + quote_identifier(parts[1]).replace("'", "''") + "'::regclass"
 
@@ -177,7 +177,7 @@ def _shown_relation(context: StatementContext, found: Match[str]) -> str:
 @FUNCTIONS.runtime("pg_table_is_visible", BOOL, OID, min_args=1, max_args=1,
                    sqlite="sqlext_table_is_visible")
 def _table_visibility(runtime: Runtime) -> Function:
-    return lambda oid: _table_is_visible(runtime.context(), oid)
+    return lambda oid: table_is_visible(runtime.context(), oid)
 
 
 @FUNCTIONS.runtime("pg_get_userbyid", NAME, OID, min_args=1, max_args=1,
@@ -217,7 +217,7 @@ def _get_constraintdef(runtime: Runtime) -> Function:
         if found is None:
             return None
         return constraint_definition(context.catalog, found[1], bool(pretty),
-                                     lambda table: bool(_table_is_visible(context, table)))
+                                     lambda table: bool(table_is_visible(context, table)))
     return get_constraintdef
 
 

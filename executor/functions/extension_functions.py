@@ -7,7 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from catalog.sqltypes import BOOL, OID, TEXT
+from catalog import types as t
+from catalog.extension import EXTENSION_NAME
+from catalog.schema import RELKIND_NAMES
+from catalog.sqltypes import BOOL, INT4, OID, TEXT
+from catalog.system import KNOWN_OIDS
+from executor.context import StatementContext
+from executor.functions.catalog_info import table_is_visible
 from executor.functions.declare import Declarations, Function, Runtime
 
 FUNCTIONS = Declarations()
@@ -37,3 +43,64 @@ def _get_triggerdef(runtime: Runtime) -> Function:
         trigger = next((t for t in catalog.triggers.values() if t.oid == oid), None)
         return None if trigger is None else runtime.dataflow_text.trigger(catalog, trigger)
     return get_triggerdef
+
+
+def _relation_name(context: StatementContext, oid: int) -> str | None:
+    """``kind name`` of a pg_class row (the name qualified unless visible)."""
+    catalog = context.catalog
+    relation = catalog.relation_by_oid(oid)
+    if relation is not None:
+        schema, name, kind = relation.schema, relation.name, relation.kind
+    else:
+        sequence = next((s for s in catalog.sequences.values() if s.oid == oid), None)
+        if sequence is None:
+            return None
+        schema, name, kind = sequence.schema, sequence.name, "S"
+    shown = name if table_is_visible(context, oid) else f"{schema}.{name}"
+    return f"{RELKIND_NAMES[kind]} {shown}"
+
+
+def _description(context: StatementContext, class_oid: int, oid: int, column: int
+                 ) -> str | None:
+    catalog = context.catalog
+    if class_oid == KNOWN_OIDS["pg_class"]:
+        relation = _relation_name(context, oid)
+        found = catalog.relation_by_oid(oid)
+        if relation is None or not column:
+            return relation
+        if found is None or not 0 < column <= len(found.columns):
+            return None
+        return f"column {found.columns[column - 1].name} of {relation}"
+    if class_oid == KNOWN_OIDS["pg_namespace"]:
+        return next((f"schema {name}" for name, s in catalog.schemas.items() if s.oid == oid),
+                    None)
+    if class_oid == KNOWN_OIDS["pg_extension"]:
+        extension = catalog.extension
+        return f"extension {EXTENSION_NAME}" if extension and extension.oid == oid else None
+    if class_oid == KNOWN_OIDS["pg_proc"]:
+        procedure = next((p for p in catalog.procedures.values() if p.oid == oid), None)
+        if procedure is None:
+            return None
+        visible = catalog.find_procedure(procedure.name, None, context.search_path)
+        name = procedure.name if visible is procedure else (
+            f"{procedure.schema}.{procedure.name}")
+        types = ",".join(t.format_type(p.type_oid, p.typmod) for p in procedure.params)
+        return f"function {name}({types})"
+    if class_oid == KNOWN_OIDS["pg_trigger"]:
+        trigger = next((x for x in catalog.triggers.values() if x.oid == oid), None)
+        target = catalog.relations.get(trigger.target) if trigger is not None else None
+        if trigger is None or target is None:
+            return None
+        return f"trigger {trigger.name} on {_relation_name(context, target.oid)}"
+    return None
+
+
+@FUNCTIONS.runtime("pg_describe_object", TEXT, OID, OID, INT4, min_args=3, max_args=3)
+def _describe_object(runtime: Runtime) -> Function:
+    """An object as messages and psql name it: "table t", "column a of table
+    t", "function p(integer)", "trigger go on table s" (NULL for none)."""
+    def describe_object(class_oid: Any, oid: Any, column: Any) -> str | None:
+        if class_oid is None or oid is None or column is None:
+            return None
+        return _description(runtime.context(), int(class_oid), int(oid), int(column))
+    return describe_object

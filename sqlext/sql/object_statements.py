@@ -1,6 +1,7 @@
 """Parsing the statements pg_dump writes and reads besides CREATE TABLE and
 COPY: LOCK TABLE, COMMENT ON, ALTER ... OWNER TO, ALTER SEQUENCE ... OWNED
-BY, ALTER TABLE ... ADD GENERATED AS IDENTITY and CREATE EXTENSION.
+BY, ALTER TABLE ... ADD GENERATED AS IDENTITY, CREATE EXTENSION, and the
+WITH [NO] DATA of CREATE MATERIALIZED VIEW.
 
 ``ObjectStatementParser`` sits between sqlglot's PostgreSQL parser and the
 dialect's (``sqlext.sql.parser``), which registers these methods in its
@@ -46,6 +47,19 @@ class ObjectStatementParser(PostgresParser):
         if not self._match_set((TokenType.STRING, TokenType.HEREDOC_STRING)):
             self.raise_error("Expected a string literal or NULL")
         return self._prev.text
+
+    def _parse_ddl_select(self) -> exp.Expr | None:
+        """The query of CREATE ... AS, and the WITH [NO] DATA that may end a
+        materialized view's (pg_dump writes WITH NO DATA, then REFRESH):
+        sqlext makes and keeps every materialized view populated either way."""
+        query = super()._parse_ddl_select()
+        index = self._index
+        if self._match(TokenType.WITH):
+            self._match_text_seq("NO")
+            if not self._match_text_seq("DATA") or (self._curr and self._curr.token_type not in (
+                    TokenType.SEMICOLON, TokenType.SENTINEL)):
+                self._retreat(index)
+        return query
 
     def _parse_lock_statement(self) -> exp.Expr:
         self._match(TokenType.TABLE)

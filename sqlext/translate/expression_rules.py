@@ -584,10 +584,17 @@ class ExpressionTranslator:
         return self._regex(node, scope, "~*" if isinstance(node, exp.RegexpILike) else "~")
 
     def _operator(self, node: exp.Operator, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``a OPERATOR(pg_catalog.=) b``: the operator named (and qualified),
+        as psql and pg_dump write them in catalog queries."""
         operator = str(node.args.get("operator", "")).split(".")[-1].strip()
         if operator in _REGEX_OPERATORS:
             return self._regex(node, scope, operator)
-        raise errors.UndefinedFunction(f"operator does not exist: {operator}")
+        binary = _NAMED_OPERATORS.get(operator)
+        if binary is None:
+            raise errors.UndefinedFunction(f"operator does not exist: {operator}")
+        replacement = binary(this=node.this, expression=node.expression)
+        node.replace(replacement)
+        return self.expr(replacement, scope)
 
     def _not(self, node: exp.Not, scope: Scope) -> tuple[exp.Expression, SqlType]:
         inner, inner_type = self.expr(node.this, scope)
@@ -1295,6 +1302,11 @@ def _row_level(node: exp.Expression) -> bool:
     return True
 
 
+_NAMED_OPERATORS: Final[dict[str, type[exp.Binary]]] = {
+    "=": exp.EQ, "<>": exp.NEQ, "!=": exp.NEQ, "<": exp.LT, ">": exp.GT, "<=": exp.LTE,
+    ">=": exp.GTE, "+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div, "%": exp.Mod,
+    "||": exp.DPipe, "~~": exp.Like, "~~*": exp.ILike}
+"""Operators OPERATOR(schema.op) may name besides the regular expression ones."""
 _CHEAP_TWICE: Final = 40
 NAMEDATALEN: Final = 64
 """The bytes of a name value (PostgreSQL's NAMEDATALEN)."""

@@ -54,6 +54,8 @@ SELECT nextval('shop.invoice_numbers'), nextval('shop.invoice_numbers');
 CREATE VIEW shop.big_orders AS
     SELECT o.id, c.email, o.amount FROM shop.orders o JOIN shop.customers c ON c.id = o.customer
     WHERE o.amount > 100;
+CREATE MATERIALIZED VIEW shop.spend AS
+    SELECT customer, sum(amount) AS total, count(*) AS orders FROM shop.orders GROUP BY customer;
 COMMENT ON TABLE shop.customers IS 'who buys';
 COMMENT ON COLUMN shop.customers.email IS 'where we write';
 COMMENT ON VIEW shop.big_orders IS 'orders over 100';
@@ -69,8 +71,9 @@ INSERT INTO shop.orders (customer, placed, amount, ratio, items, note) VALUES
 INSERT INTO plain VALUES (1, 'x'), (NULL, NULL);
 """
 """Tables of many types with NULLs and awkward text, serial and identity
-columns, keys, a foreign key, a check, an index, a sequence, a view and
-comments: made the same way in sqlext and in PostgreSQL."""
+columns, keys, a foreign key, a check, an index, a sequence, a view, a
+materialized view and comments: made the same way in sqlext and in
+PostgreSQL."""
 
 DATAFLOW = """
 CREATE ROLE clerk;

@@ -103,7 +103,9 @@ SEQUENCES: dict[str, list[Step]] = {
         ("SELECT option_name FROM pg_options_to_table(NULL)", None),
         ("SELECT typname, typname[0], typname[1], typname[0] = '_' FROM pg_type "
          "WHERE typname IN ('_int4', 'int4') ORDER BY 1", None),
-        ("SELECT 'item'::regclass::oid UNION ALL SELECT 'item'::regclass", None),
+        ("SELECT 'item'::regclass::oid UNION ALL SELECT 'item'::regclass LIMIT 0", None),
+        ("SELECT x = 'item'::regclass::oid AS same FROM (SELECT 'item'::regclass::oid AS x "
+         "UNION ALL SELECT 'item'::regclass) AS u", None),
         ("SELECT count(*) FROM (SELECT classid, objid FROM pg_depend WHERE deptype = 'x' "
          "UNION ALL SELECT 'pg_opfamily'::regclass, 0) AS d", None),
     ],
@@ -225,6 +227,22 @@ SEQUENCES: dict[str, list[Step]] = {
          "WHERE c.relname = 'numbered') ORDER BY d.adnum", None),
         ("SELECT count(*) FROM item", None),
         ("CREATE TABLE nowhere (a int)", None),
+    ],
+    "describe_objects": [
+        ("CREATE PROCEDURE described(x int, y text) LANGUAGE sql AS $$ SELECT 1 $$", None),
+        ("SELECT pg_describe_object('pg_class'::regclass, 'item'::regclass, 0), "
+         "pg_describe_object('pg_class'::regclass, 'item'::regclass, 2), "
+         "pg_describe_object('pg_class'::regclass, 'ticket'::regclass, 0), "
+         "pg_describe_object('pg_class'::regclass, 'labels'::regclass, 0), "
+         "pg_describe_object('pg_class'::regclass, 'item_pkey'::regclass, 0), "
+         "pg_describe_object('pg_class'::regclass, 4000000000, 0)", None),
+        ("SELECT pg_describe_object('pg_proc'::regclass, oid, 0) FROM pg_proc "
+         "WHERE proname = 'described'", None),
+        ("SELECT pg_describe_object('pg_namespace'::regclass, oid, 0) = 'schema ' || nspname "
+         "FROM pg_namespace WHERE nspname = current_schema()", None),
+        ("SELECT pg_catalog.set_config('search_path', '', false)", None),
+        ("SELECT pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, "
+         "c.oid, 1) FROM pg_catalog.pg_class c WHERE c.relname = 'item'", None),
     ],
     "owners": [
         ("ALTER TABLE item OWNER TO postgres", None),
