@@ -5,14 +5,17 @@ made, and prints the query back naming each relation with its schema
 unless the search path of the moment finds it without one (pg_dump, whose
 search path is empty, gets every name qualified). sqlext keeps the query's
 text with every relation name schema-qualified (``bound_query``) and leaves
-the schemas out when showing it (``shown_query``).
+the schemas out when showing it (``shown_query``), touching nothing else of
+the text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from sqlglot import exp, parse_one
+from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.tokens import Token, TokenType
 
 from catalog.schema import PUBLIC, Catalog, Relation
 
@@ -42,14 +45,30 @@ def bound_query(query: exp.Expression, catalog: Catalog, search_path: tuple[str,
     return _text(bound)
 
 
+def _name(token: Token) -> str | None:
+    """The name a token spells (None: it spells no name)."""
+    if token.token_type in (TokenType.VAR, TokenType.IDENTIFIER) or token.text.isidentifier():
+        return token.text
+    return None
+
+
 def shown_query(definition: str, visible: Callable[[str, str], bool]) -> str:
-    """A stored query with the schema left out of each relation name that
-    ``visible(schema, name)`` says the search path finds."""
-    tree = parse_one(definition, read="postgres")
-    for table in _relations(tree):
-        if table.db and visible(table.db, table.name):
-            table.set("db", None)
-    return _text(tree)
+    """A stored query with the schema left out of each two-part name
+    ``schema.relation`` that ``visible(schema, relation)`` says the search
+    path finds (a two-part name that is no relation's is left alone)."""
+    tokens = Postgres().tokenize(definition)
+    cuts: list[tuple[int, int]] = []
+    for index in range(len(tokens) - 2):
+        schema, dot, name = tokens[index:index + 3]
+        qualified = dot.token_type == TokenType.DOT and (
+            index == 0 or tokens[index - 1].token_type != TokenType.DOT) and (
+            index + 3 == len(tokens) or tokens[index + 3].token_type != TokenType.DOT)
+        parts = (_name(schema), _name(name))
+        if qualified and parts[0] is not None and parts[1] is not None and visible(*parts):
+            cuts.append((schema.start, dot.end + 1))
+    for start, end in reversed(cuts):
+        definition = definition[:start] + definition[end:]
+    return definition
 
 
 def view_definition(view: Relation, visible: Callable[[str, str], bool]) -> str | None:

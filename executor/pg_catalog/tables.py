@@ -2,9 +2,10 @@
 every schema change, inside the transaction that made it.
 
 Clients' catalog queries (psql's \\d family, pgjdbc's DatabaseMetaData)
-then run as ordinary SQL against these tables. Two of them depend on the
-session rather than on the schema (pg_database names the database the client
-connected to, pg_settings shows its settings): those are SQLite views over
+then run as ordinary SQL against these tables. Some depend on the session
+rather than on the schema (pg_database names the database the client
+connected to, pg_settings shows its settings, pg_views and pg_matviews
+print definitions for its search path): those are SQLite views over
 functions that read the running statement's context.
 """
 
@@ -48,7 +49,6 @@ from catalog.system import (
     columns_of,
     system_relations,
 )
-from executor.functions.view_text import in_public, view_definition
 from executor.pg_catalog.information_schema import (
     PER_ROLE,
     column_rows,
@@ -74,6 +74,8 @@ _FK_ACTIONS = {None: "a", "NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c",
 _INDOPTION_DESC = 3
 """pg_index.indoption of a DESC key: INDOPTION_DESC | INDOPTION_NULLS_FIRST."""
 
+_VIEWS_OF_KIND = (" FROM pg_class AS c LEFT JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+                  "WHERE c.relkind = '{kind}'")
 _SESSION_VIEWS = {
     "pg_database": "SELECT " + select_list(
         "pg_database", oid=str(DATABASE_OID), datname="sqlext_current_database()",
@@ -85,6 +87,17 @@ _SESSION_VIEWS = {
         context="'user'", vartype="'string'", source="'default'", boot_val="value",
         reset_val="value", pending_restart="0",
     ) + " FROM json_each(sqlext_settings()) ORDER BY key",
+    # as PostgreSQL defines them: the definition as pg_get_viewdef shows it
+    # to the session reading them (its search path)
+    "pg_views": "SELECT " + select_list(
+        "pg_views", schemaname="n.nspname", viewname="c.relname",
+        viewowner="sqlext_get_userbyid(c.relowner)", definition="sqlext_get_viewdef(c.oid)",
+    ) + _VIEWS_OF_KIND.format(kind="v"),
+    "pg_matviews": "SELECT " + select_list(
+        "pg_matviews", schemaname="n.nspname", matviewname="c.relname",
+        matviewowner="sqlext_get_userbyid(c.relowner)", hasindexes="c.relhasindex",
+        ispopulated="c.relispopulated", definition="sqlext_get_viewdef(c.oid)",
+    ) + _VIEWS_OF_KIND.format(kind="m"),
 }
 
 
@@ -322,14 +335,6 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
             hasindexes=any(True for _ in catalog.indexes_of(r)), hasrules=False,
             hastriggers=False, rowsecurity=False)
         for r in relations if r.kind == "r" and r.schema != INFORMATION_SCHEMA]
-    yield "pg_views", [
-        row("pg_views", schemaname=r.schema, viewname=r.name, viewowner=r.owner,
-            definition=view_definition(r, in_public))
-        for r in relations if r.kind == "v"]
-    yield "pg_matviews", [
-        row("pg_matviews", schemaname=r.schema, matviewname=r.name, matviewowner=r.owner,
-            hasindexes=False, ispopulated=True, definition=view_definition(r, in_public))
-        for r in relations if r.kind == "m"]
     yield "pg_indexes", [
         row("pg_indexes", schemaname=r.schema, tablename=r.index_table, indexname=r.name,
             indexdef=r.definition)
