@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml scripts/install.sh
+$(STAMP): pyproject.toml scripts/install.sh tests/clients/node/package-lock.json
 	scripts/install.sh
 	touch $(STAMP)
 

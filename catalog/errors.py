@@ -24,6 +24,10 @@ class SqlError(Exception):
         hint: str | None = None,
         position: int | None = None,
         severity: str = "ERROR",
+        schema: str | None = None,
+        table: str | None = None,
+        column: str | None = None,
+        constraint: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -31,6 +35,12 @@ class SqlError(Exception):
         self.hint = hint
         self.position = position
         self.severity = severity
+        # The object the error is about, as PostgreSQL names it for
+        # constraint violations (clients read e.g. the constraint's name).
+        self.schema = schema
+        self.table = table
+        self.column = column
+        self.constraint = constraint
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -54,6 +64,11 @@ class ProtocolViolation(SqlError):
 # Class 0A: feature not supported
 class FeatureNotSupported(SqlError):
     sqlstate = "0A000"
+
+
+# Class 21: cardinality violation
+class CardinalityViolation(SqlError):
+    sqlstate = "21000"
 
 
 # Class 22: data exception
@@ -247,6 +262,10 @@ class NameTooLong(SqlError):
 
 class ReservedName(SqlError):
     sqlstate = "42939"
+
+
+class GeneratedAlways(SqlError):
+    sqlstate = "428C9"
 
 
 class InvalidGrantOperation(SqlError):

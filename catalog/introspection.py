@@ -6,8 +6,7 @@ type and column. The catalog information functions
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from catalog import types as t
@@ -74,29 +73,39 @@ def name_parts(text: str) -> list[str] | None:
         rest = rest[1:]
 
 
-BOUND_RELATION: Final = re.compile(r"'((?:[^']|'')*)'::regclass")
-"""A relation a stored expression names (``regclass_literal``): its name, quotes doubled."""
+def show_reg_constants(expression: str, name_of: Callable[[int], str | None]) -> str:
+    """A stored expression (a column default) as it is shown: its regclass
+    constants are kept as OIDs (``nextval('16390'::regclass)``), bound to
+    the relation as PostgreSQL binds them, and print as ``name_of`` names
+    the relation (a number where there is none)."""
+    shown: list[str] = []
+    position = 0
+    while (start := expression.find("'", position)) != -1:
+        end = start + 1
+        while (end := expression.find("'", end)) != -1 and expression[end + 1:end + 2] == "'":
+            end += 2
+        if end == -1:
+            break
+        content = expression[start + 1:end]
+        name = name_of(int(content)) if content.isdigit() and expression.startswith(
+            "::regclass", end + 1) else None
+        shown.append(expression[position:start + 1])
+        shown.append(content if name is None else name.replace("'", "''"))
+        position = end
+    shown.append(expression[position:])
+    return "".join(shown)
 
 
-def bound_relations(expression: str) -> list[list[str]]:
-    """The names (as ``name_parts``) of the relations a stored expression binds."""
-    return [parts for found in BOUND_RELATION.finditer(expression)
-            if (parts := name_parts(found.group(1).replace("''", "'"))) is not None]
+def bound_oids(expression: str) -> list[int]:
+    """The OIDs of the relations a stored expression binds (its regclass
+    constants, ``show_reg_constants``)."""
+    found: list[int] = []
 
+    def collect(oid: int) -> None:
+        found.append(oid)
 
-def regclass_literal(schema: str, name: str) -> str:
-    """A relation bound by name in a stored expression, as PostgreSQL's
-    regclass constant reads back: schema-qualified (``pg_get_expr`` leaves
-    the schema out where the search path finds the relation)."""
-    text = f"{quote_identifier(schema)}.{quote_identifier(name)}".replace("'", "''")
-    return f"'{text}'::regclass"
-
-
-def shown_for_public(expression: str | None) -> str | None:
-    """A stored expression as the default search path shows it: relations of
-    schema public named without it (``pg_get_expr`` decides by the session's
-    search path)."""
-    return None if expression is None else expression.replace("'public.", "'")
+    show_reg_constants(expression, collect)
+    return found
 
 
 def index_keys(index: Relation) -> list[tuple[str, bool]]:

@@ -92,11 +92,17 @@ class Column:
     """The default expression as PostgreSQL SQL text (what pg_get_expr shows)."""
     acl: Acl = ()
     """Privileges granted on this column alone (pg_attribute.attacl)."""
+    identity: str = ""
+    """pg_attribute.attidentity: 'a' GENERATED ALWAYS, 'd' BY DEFAULT AS
+    IDENTITY, '' for other columns."""
     comment: str | None = None
     """COMMENT ON COLUMN (pg_description)."""
-    identity: str = ""
-    """pg_attribute.attidentity: 'a' GENERATED ALWAYS AS IDENTITY, 'd' GENERATED
-    BY DEFAULT AS IDENTITY ('' for other columns, serial ones among them)."""
+
+    @property
+    def declared_default(self) -> str | None:
+        """The default PostgreSQL shows: an identity column's values come
+        from its sequence (``default`` says how), it has no default."""
+        return None if self.identity else self.default
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)

@@ -293,6 +293,11 @@ LIVE_TABLES: Final = frozenset({
 
 
 # PostgreSQL's own OIDs for its catalog tables ('pg_class'::regclass = 1259).
+DEFAULT_COLLATION: Final = 100
+C_COLLATION: Final = 950
+COLLATIONS: Final = {DEFAULT_COLLATION: ("default", "d", None), C_COLLATION: ("C", "c", "C")}
+"""pg_collation: OID -> (name, provider, locale); all in pg_catalog."""
+
 KNOWN_OIDS: Final[dict[str, int]] = {
     "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
     "pg_authid": 1260, "pg_auth_members": 1261, "pg_database": 1262, "pg_tablespace": 1213,

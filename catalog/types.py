@@ -258,16 +258,18 @@ def char_length(typmod: int) -> int | None:
     return typmod - VARHDRSZ if typmod >= VARHDRSZ else None
 
 
-def format_type(oid: int, typmod: int = -1) -> str:
-    """PostgreSQL's format_type(): ``numeric(10,2)``, ``character varying(20)``."""
+def format_type(oid: int, typmod: int = -1, typmod_given: bool = False) -> str:
+    """PostgreSQL's format_type(): ``numeric(10,2)``, ``character varying(20)``;
+    ``typmod_given``: a typmod of -1 was given rather than left out, which
+    names blank-padded char ``bpchar`` (its length unknown), not ``character``."""
     pg_type = TYPES.get(oid)
     if pg_type is None:
         return "???"
     if array_element(oid):
-        return format_type(pg_type.element_oid, typmod) + "[]"
+        return format_type(pg_type.element_oid, typmod, typmod_given) + "[]"
     name = pg_type.sql_name
     if typmod < 0:
-        return name
+        return pg_type.name if typmod_given and oid == BPCHAR else name
     if oid == NUMERIC:
         ps = numeric_precision_scale(typmod)
         return f"numeric({ps[0]},{ps[1]})" if ps else name

@@ -27,7 +27,7 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
@@ -443,6 +443,7 @@ class Executor:
             token.pending = None
             self._release()
             raise error_translation.translate(exc, transaction.catalog) from exc
+        self._restart_dropped_sequences(transaction.catalog, transaction.log.moved)
         self.catalog = transaction.catalog
         self.undo.forget()
         created = self.batches.commit()
@@ -690,6 +691,19 @@ class Executor:
         transaction = self._transaction
         if transaction is not None and transaction.owner is self._running:
             transaction.log.moved[key] = None
+
+    def _restart_dropped_sequences(self, catalog: Catalog, moved: Mapping[SequenceKey, Any]
+                                   ) -> None:
+        """A committed DROP forgets the sequence's position, so one made again
+        under the same name starts over, as in PostgreSQL (positions are kept
+        by name; one the transaction itself moved is its new sequence's)."""
+        before = self.catalog.sequences
+        if catalog.sequences is before:
+            return
+        for key in [k for k in self.sequences if k not in moved]:
+            now, then = catalog.sequences.get(key), before.get(key)
+            if now is None or (then is not None and then.oid != now.oid):
+                del self.sequences[key]
 
     def nextval(self, name: str, context: StatementContext) -> int:
         key = self._sequence(name, context)

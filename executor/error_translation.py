@@ -40,7 +40,16 @@ def _unique(catalog: Catalog, detail: str) -> errors.SqlError:
     return errors.UniqueViolation(
         f'duplicate key value violates unique constraint "{name}"',
         detail=f"Key ({', '.join(columns)}) already exists.",
+        **_names(relation, constraint=name),
     )
+
+
+def _names(relation: Relation | None, **names: str) -> dict[str, str]:
+    """The error fields naming the table (and column or constraint) an
+    integrity error is about, as PostgreSQL sends them."""
+    if relation is None:
+        return {}
+    return {"schema": relation.schema, "table": relation.name, **names}
 
 
 def _not_null(catalog: Catalog, detail: str) -> errors.SqlError:
@@ -48,18 +57,18 @@ def _not_null(catalog: Catalog, detail: str) -> errors.SqlError:
     relation = _relation(catalog, table)
     shown = relation.name if relation else table
     return errors.NotNullViolation(
-        f'null value in column "{column}" of relation "{shown}" violates not-null constraint'
+        f'null value in column "{column}" of relation "{shown}" violates not-null constraint',
+        **_names(relation, column=column),
     )
 
 
 def _check(catalog: Catalog, name: str, target: str | None) -> errors.SqlError:
-    relation_name = target or "?"
-    for relation in catalog.relations.values():
-        if any(c.name == name and c.kind == "c" for c in relation.constraints):
-            relation_name = relation.name
-            break
+    owner = next((relation for relation in catalog.relations.values()
+                  if any(c.name == name and c.kind == "c" for c in relation.constraints)), None)
+    relation_name = owner.name if owner else target or "?"
     return errors.CheckViolation(
-        f'new row for relation "{relation_name}" violates check constraint "{name}"'
+        f'new row for relation "{relation_name}" violates check constraint "{name}"',
+        **_names(owner, constraint=name),
     )
 
 
@@ -71,7 +80,8 @@ def _foreign_key(catalog: Catalog, target: str | None, verb: str | None) -> erro
                 if constraint.kind == "f":
                     return errors.ForeignKeyViolation(
                         f'insert or update on table "{relation.name}" violates foreign key '
-                        f'constraint "{constraint.name}"'
+                        f'constraint "{constraint.name}"',
+                        **_names(relation, constraint=constraint.name),
                     )
         if relation is not None:
             for other in catalog.relations.values():
@@ -79,9 +89,11 @@ def _foreign_key(catalog: Catalog, target: str | None, verb: str | None) -> erro
                     if constraint.kind == "f" and constraint.ref_table == (
                         relation.schema, relation.name
                     ):
+                        # PostgreSQL names the referencing table.
                         return errors.ForeignKeyViolation(
                             f'update or delete on table "{relation.name}" violates foreign '
-                            f'key constraint "{constraint.name}" on table "{other.name}"'
+                            f'key constraint "{constraint.name}" on table "{other.name}"',
+                            **_names(other, constraint=constraint.name),
                         )
     return errors.ForeignKeyViolation("foreign key constraint violated")
 

@@ -5,8 +5,11 @@
 #     JDBC driver (libpostgresql-jdbc-java), a JDK for the pgjdbc tests and
 #     openssl (the TLS tests make their own certificate authority),
 #     Graphviz (sqlext graph and the dashboard draw the dataflow with its dot
-#     program) and chromium (the dashboard is tested in a headless browser).
+#     program), chromium (the dashboard is tested in a headless browser) and
+#     Node.js with npm (node-postgres is tested against sqlext).
 #   - A virtual environment in .venv with sqlext and its test dependencies.
+#   - node-postgres in tests/clients/node/node_modules, as its lock file pins
+#     it (again whenever the lock file changed since).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +21,8 @@ command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing Debian packages: ${need[*]}"
     sudo_cmd=()
@@ -33,3 +38,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
+
+node_dir=tests/clients/node
+# npm ci writes node_modules/.package-lock.json: older than the lock file
+# (or missing) means the packages are not the pinned ones.
+if [ "$node_dir/package-lock.json" -nt "$node_dir/node_modules/.package-lock.json" ]; then
+    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -521,6 +521,10 @@ class Notice:
     detail: str | None = None
     hint: str | None = None
     position: int | None = None
+    schema: str | None = None
+    table: str | None = None
+    column: str | None = None
+    constraint: str | None = None
 
 
 def _notice_body(notice: Notice) -> bytes:
@@ -533,6 +537,10 @@ def _notice_body(notice: Notice) -> bytes:
             (b"D", notice.detail),
             (b"H", notice.hint),
             (b"P", str(notice.position) if notice.position else None),
+            (b"s", notice.schema),
+            (b"t", notice.table),
+            (b"c", notice.column),
+            (b"n", notice.constraint),
         )
     )
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from catalog import acl as acls
 from catalog import errors
 from catalog import types as t
-from catalog.introspection import regclass_literal
 from catalog.roles import CURRENT_USER, SESSION_USER
 from catalog.schema import Catalog, Relation, Sequence
 from executor.ddl.relations import ColumnSpec, DdlResult, owned_sequence
@@ -229,7 +228,7 @@ def _add_identity(spec: AddIdentity, catalog: Catalog, role: str) -> DdlResult:
     catalog, oid = catalog.allocate_oids()
     sequence = owned_sequence(oid, table.schema, table.name, ColumnSpec(
         column.name, column.type_oid, start=start, increment=increment), name)
-    default = f"nextval({regclass_literal(sequence.schema, sequence.name)})"
+    default = f"nextval('{sequence.oid}'::regclass)"  # bound by OID, shown by name
     columns = tuple(replace(c, default=default, identity="a" if spec.always else "d")
                     if c.name == column.name else c for c in table.columns)
     catalog = catalog.with_relation(replace(table, columns=columns))

@@ -14,7 +14,6 @@ from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
 from catalog.extension_members import check_changeable
-from catalog.introspection import regclass_literal
 from catalog.matviews import Matview
 from catalog.schema import (
     PUBLIC,
@@ -41,10 +40,10 @@ class ColumnSpec:
     default_sqlite: str | None = None
     """ALTER TABLE ADD COLUMN: the default as SQLite SQL, to fill existing rows."""
     identity: str = ""
-    """'a' GENERATED ALWAYS AS IDENTITY, 'd' BY DEFAULT (``serial`` too)."""
+    """An identity column (serial too): 'a' GENERATED ALWAYS, 'd' BY DEFAULT."""
     start: int = 1
     increment: int = 1
-    """The numbering of a serial or identity column's sequence."""
+    """A serial or identity column's sequence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +298,8 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             sequence = owned_sequence(next_oid, spec.schema, spec.name, column)
             sequences.append(sequence)
             next_oid += 1
-            default = f"nextval({regclass_literal(sequence.schema, sequence.name)})"
+            # bound to the sequence by OID, as PostgreSQL binds it (shown by name)
+            default = f"nextval('{sequence.oid}'::regclass)"
         in_primary = primary is not None and column.name in primary.columns
         columns.append(Column(column.name, column.type_oid, column.typmod,
                               column.not_null or column.serial or in_primary, default,

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from re import Match
 from typing import Any
 
 from catalog import errors
 from catalog import types as t
 from catalog.introspection import (
-    BOUND_RELATION,
     descriptions,
     index_keys,
     name_parts,
     quote_identifier,
+    show_reg_constants,
 )
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, SqlType
@@ -107,6 +106,16 @@ def table_is_visible(context: StatementContext, oid: Any) -> int:
 def _visible_relation(context: StatementContext, schema: str, name: str) -> bool:
     relation = context.catalog.relations.get((schema, name))
     return relation is not None and bool(table_is_visible(context, relation.oid))
+def relation_name(context: StatementContext, oid: int) -> str | None:
+    """A relation's or sequence's name as a regclass prints it: qualified
+    where the search path would not find it, quoted where needed."""
+    entry = class_entry(context.catalog, oid)
+    if entry is None:
+        return None
+    schema, name = entry
+    if table_is_visible(context, oid):
+        return quote_identifier(name)
+    return f"{quote_identifier(schema)}.{quote_identifier(name)}"
 
 
 def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
@@ -146,32 +155,20 @@ def _description(catalog: Catalog, oid: Any, catalog_name: Any, subid: int = 0
 def _format_type(oid: Any, typmod: Any) -> Any:
     if oid is None:
         return None
-    return t.format_type(int(oid), -1 if typmod is None else int(typmod))
+    return t.format_type(int(oid), -1 if typmod is None else int(typmod),
+                         typmod_given=typmod is not None)
 
 
-@FUNCTIONS.runtime("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3,
-                   sqlite="sqlext_pg_get_expr", sqlite_args=-1)
+@FUNCTIONS.runtime("pg_get_expr", TEXT, TEXT, OID, BOOL, min_args=2, max_args=3)
 def _pg_get_expr(runtime: Runtime) -> Function:
-    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin),
-    relations they name schema-qualified; printed, the schema is left out
-    where the search path finds the relation, as regclass prints."""
+    """Expressions are kept as their PostgreSQL text (pg_attrdef.adbin), the
+    relations they name as OIDs, shown by name as the search path finds them."""
     def get_expr(expression: Any, *_: Any) -> Any:
         if expression is None:
             return None
         context = runtime.context()
-        return BOUND_RELATION.sub(lambda found: _shown_relation(context, found),
-                                   str(expression))
+        return show_reg_constants(str(expression), lambda oid: relation_name(context, oid))
     return get_expr
-
-
-def _shown_relation(context: StatementContext, found: Match[str]) -> str:
-    parts = name_parts(found.group(1).replace("''", "'"))
-    if parts is None or len(parts) != 2 or parts[0] not in context.catalog.schemas:
-        return found.group(0)
-    oid = _relation_oid(context.catalog, parts, ())
-    if oid is None or not table_is_visible(context, oid):
-        return found.group(0)
-    return "'" + quote_identifier(parts[1]).replace("'", "''") + "'::regclass"
 
 
 @FUNCTIONS.runtime("pg_table_is_visible", BOOL, OID, min_args=1, max_args=1,

@@ -11,7 +11,7 @@ from typing import Any
 
 from catalog import errors
 from catalog import types as t
-from catalog.sqltypes import TEXT, SqlType
+from catalog.sqltypes import INT4, TEXT, SqlType
 from executor import codecs
 from executor.functions.declare import Declarations
 
@@ -129,3 +129,17 @@ def _json_typeof(document: Any) -> Any:
     if document is None:
         return None
     return _JSON_TYPES.get(type(load(document)), "unknown")
+
+
+@FUNCTIONS.scalar("json_array_length", INT4, SqlType(t.JSON), min_args=1, max_args=1,
+                  sqlite="sqlext_json_array_length")
+@FUNCTIONS.scalar("jsonb_array_length", INT4, SqlType(t.JSONB), min_args=1, max_args=1,
+                  sqlite="sqlext_json_array_length")
+def _json_array_length(document: Any) -> Any:
+    if document is None:
+        return None
+    value = load(document)
+    if isinstance(value, list):
+        return len(value)
+    kind = "non-array" if isinstance(value, dict) else "scalar"
+    raise errors.InvalidParameterValue(f"cannot get array length of a {kind}")

@@ -37,6 +37,7 @@ from executor.functions import (
     numeric_functions,
     ordered_aggregates,
     privilege_info,
+    reflection_info,
     regex_functions,
     rewrites,
     row_packing,
@@ -54,7 +55,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
-    numeric_functions, row_packing, extension_functions))
+    numeric_functions, row_packing, reflection_info, extension_functions))
 
 
 def _gather() -> dict[str, FunctionDef]:

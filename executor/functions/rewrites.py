@@ -13,6 +13,7 @@ from catalog import errors
 from catalog import types as t
 from executor import codecs
 from executor.codecs.zones import session_zone
+from executor.functions.catalog_info import relation_name
 from executor.functions.declare import Declarations, Function, Runtime
 from executor.functions.math_functions import is_nan
 from executor.values import conversions
@@ -63,6 +64,13 @@ def _datetime_arith(runtime: Runtime) -> Function:
     return datetime_arith
 
 
+@FUNCTIONS.internal("sqlext_more_than_one_row", 0)
+def _more_than_one_row() -> Any:
+    """What a scalar subquery that found a second row calls."""
+    raise errors.CardinalityViolation("more than one row returned by a subquery used as an "
+                                      "expression")
+
+
 @FUNCTIONS.internal("sqlext_reg_name", 2, runtime=True)
 def _reg_name(runtime: Runtime) -> Function:
     """A regclass, regtype, regnamespace or regproc value as its name."""
@@ -78,11 +86,7 @@ def _reg_name(runtime: Runtime) -> Function:
             return t.format_type(int(value)) if int(value) in t.TYPES else str(value)
         if oid == t.REGNAMESPACE:
             return next((n for n, s in catalog.schemas.items() if s.oid == value), str(value))
-        relation = catalog.relation_by_oid(int(value))
-        if relation is not None:
-            return relation.name
-        sequence = next((s for s in catalog.sequences.values() if s.oid == value), None)
-        return sequence.name if sequence is not None else str(value)
+        return relation_name(runtime.context(), int(value)) or str(value)
     return reg_name
 
 

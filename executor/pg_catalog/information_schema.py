@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from catalog import acl as acls
 from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, AclItem
-from catalog.introspection import sequence_type, shown_for_public
+from catalog.introspection import quote_identifier, sequence_type, show_reg_constants
 from catalog.schema import Catalog, Relation
+from catalog.system import INFORMATION_SCHEMA_TABLES, columns_of
 from executor.functions.view_text import in_public, view_definition
 from executor.pg_catalog.rows import Row, RowsOfRelation, row
 
@@ -50,8 +51,7 @@ def column_rows(relation: Relation) -> Iterator[Row]:
         yield row(
             "columns", table_catalog=CATALOG_NAME, table_schema=relation.schema,
             table_name=relation.name, column_name=column.name, ordinal_position=position,
-            column_default=None if column.identity else shown_for_public(column.default),
-            is_nullable=_yes(not column.not_null),
+            column_default=column.declared_default, is_nullable=_yes(not column.not_null),
             data_type=_data_type(column.type_oid),
             character_maximum_length=t.char_length(column.typmod) if column.type_oid in (
                 t.VARCHAR, t.BPCHAR) else None,
@@ -77,7 +77,8 @@ def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
             table_type=_TABLE_TYPES[r.kind], is_insertable_into=_yes(r.kind == "r"),
             is_typed="NO")
         for r in relations]
-    yield "columns", [column for r in relations for column in columns.of(r)]
+    yield "columns", [_shown_default(column, catalog) for r in relations
+                      for column in columns.of(r)]
     yield "views", [
         row("views", table_catalog=CATALOG_NAME, table_schema=r.schema, table_name=r.name,
             view_definition=view_definition(r, in_public), is_updatable="NO")
@@ -110,6 +111,30 @@ def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
     yield "column_privileges", [
         row("column_privileges", **_grant(item, letter, r, catalog), column_name=column)
         for r in granted for item, letter, column in _column_grants(r)]
+
+
+_DEFAULT = [name for name, _ in columns_of(INFORMATION_SCHEMA_TABLES["columns"])].index(
+    "column_default")
+
+
+def _shown_default(column: Row, catalog: Catalog) -> Row:
+    """A columns row with the relations its default names (kept as OIDs)
+    shown by name, qualified unless in public (the default search path):
+    these rows do not follow each session's search path."""
+    default = column[_DEFAULT]
+    if default is None or "::regclass" not in default:
+        return column
+
+    def name_of(oid: int) -> str | None:
+        sequence = next((s for s in catalog.sequences.values() if s.oid == oid), None)
+        found = sequence or catalog.relation_by_oid(oid)
+        if found is None:
+            return None
+        name = quote_identifier(found.name)
+        return name if found.schema == "public" else f"{quote_identifier(found.schema)}.{name}"
+
+    shown = show_reg_constants(default, name_of)
+    return (*column[:_DEFAULT], shown, *column[_DEFAULT + 1:])
 
 
 def storage_name(name: str) -> str:

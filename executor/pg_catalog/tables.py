@@ -23,7 +23,7 @@ from catalog.extension import EXTENSION_NAME, EXTENSION_SCHEMA
 from catalog.extension_members import members
 from catalog.introspection import (
     SEQUENCE_MAX,
-    bound_relations,
+    bound_oids,
     descriptions,
     index_keys,
     owner_column,
@@ -43,6 +43,9 @@ from catalog.schema import (
     Sequence,
 )
 from catalog.system import (
+    C_COLLATION,
+    COLLATIONS,
+    DEFAULT_COLLATION,
     INFORMATION_SCHEMA_TABLES,
     KNOWN_OIDS,
     SYSTEM_TABLES,
@@ -61,8 +64,6 @@ from storage.sqlite import Database
 HEAP_AM = 2
 BTREE_AM = 403
 DATABASE_OID = 16384 - 1
-DEFAULT_COLLATION = 100
-C_COLLATION = 950
 DEFAULT_TABLESPACE = 1663
 PYTHON_LANGUAGE_OID = 16383 - 2
 """pg_language has no python row in PostgreSQL; this one sits below user OIDs."""
@@ -178,8 +179,7 @@ def _static_rows() -> Iterator[tuple[str, list[Row]]]:
         row("pg_collation", oid=oid, collname=name, collnamespace=11,
             collowner=BOOTSTRAP_SUPERUSER_OID, collprovider=provider, collisdeterministic=True,
             collencoding=-1, collcollate=locale, collctype=locale)
-        for oid, name, provider, locale in ((DEFAULT_COLLATION, "default", "d", None),
-                                            (C_COLLATION, "C", "c", "C"))]
+        for oid, (name, provider, locale) in COLLATIONS.items()]
     yield "pg_tablespace", [
         row("pg_tablespace", oid=oid, spcname=name, spcowner=BOOTSTRAP_SUPERUSER_OID)
         for oid, name in ((DEFAULT_TABLESPACE, "pg_default"), (1664, "pg_global"))]
@@ -311,9 +311,9 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         attribute for s in sequences for attribute in _sequence_attribute_rows(s)]
     yield "pg_attrdef", [
         row("pg_attrdef", oid=r.oid * 1000 + number, adrelid=r.oid, adnum=number,
-            adbin=column.default)
+            adbin=column.declared_default)
         for r in relations for number, column in enumerate(r.columns, start=1)
-        if column.default is not None and not column.identity]
+        if column.declared_default is not None]
     yield "pg_index", [_index_row(index, catalog) for index in relations
                        if index.kind == "i"]
     yield "pg_constraint", [
@@ -468,8 +468,7 @@ def _sequence_class_row(sequence: Sequence, catalog: Catalog) -> Row:
 
 
 def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typmod: int,
-                   not_null: bool, has_default: bool, acl: Acl = (), identity: str = ""
-                   ) -> Row:
+                   not_null: bool, has_default: bool, acl: Acl = (), identity: str = "") -> Row:
     pg_type = t.TYPES[type_oid]
     return row(
         "pg_attribute", attrelid=relation_oid, attname=name, atttypid=type_oid,
@@ -477,7 +476,7 @@ def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typ
         attndims=int(_is_array(pg_type)), attcacheoff=-1, atttypmod=typmod,
         attbyval=_by_value(pg_type), attalign=_alignment(pg_type),
         attstorage=_storage(pg_type), attnotnull=not_null, atthasdef=has_default,
-        attacl=_acl(acl or None), attidentity=identity, attgenerated="",
+        attidentity=identity, attgenerated="", attacl=_acl(acl or None),
         attislocal=True, attcollation=_collation(type_oid),
     )
 
@@ -494,8 +493,8 @@ def _column_attribute_rows(relation: Relation) -> Iterator[Row]:
     for number, column in enumerate(relation.columns, start=1):
         yield _attribute_row(relation.oid, column.name, number, column.type_oid,
                              column.typmod, column.not_null,
-                             column.default is not None and relation.kind == "r"
-                             and not column.identity, column.acl, column.identity)
+                             column.declared_default is not None and relation.kind == "r",
+                             column.acl, column.identity)
 
 
 def _sequence_attribute_rows(sequence: Sequence) -> Iterator[Row]:
@@ -527,10 +526,10 @@ def _default_rows(table: Relation, catalog: Catalog) -> Iterator[Row]:
                        refobjid=oid, refobjsubid=column, deptype=kind)
 
         yield depends(table.oid, number, "a")
-        for parts in bound_relations(column.default):
-            sequence = catalog.find_sequence(parts[-1], parts[0]) if len(parts) == 2 else None
-            if sequence is not None:
-                yield depends(sequence.oid, 0, "n")
+        sequences = {s.oid for s in catalog.sequences.values()}
+        for oid in bound_oids(column.default):
+            if oid in sequences:
+                yield depends(oid, 0, "n")
 
 
 def _rule_rows(view: Relation, catalog: Catalog) -> Iterator[Row]:

@@ -7,21 +7,20 @@ translated for SQLite, which enforces them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
-from typing import Final
 
 from sqlglot import exp
 
 from catalog import errors
 from catalog import types as t
 from catalog.dependencies import describe, views_using
-from catalog.introspection import SEQUENCE_MAX, regclass_literal
+from catalog.introspection import SEQUENCE_MAX
 from catalog.schema import Catalog, Column, Relation
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
-from executor.functions.catalog_info import class_entry, reg_input
+from executor.functions.catalog_info import reg_input
 from executor.functions.view_text import bound_query
+from sqlext.compile.default_text import default_text
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse_expression
@@ -88,7 +87,19 @@ def _reference(reference: exp.Expression, search_path: tuple[str, ...], catalog:
             raise errors.UndefinedObject(
                 f'there is no primary key for referenced table "{relation.name}"')
         columns = primary.columns
+    keys = [c.columns for c in relation.constraints if c.kind in ("p", "u")]
+    keys += [index.index_columns for index in catalog.indexes_of(relation) if index.unique]
+    _require_unique_key(keys, columns, relation.name)
     return (relation.schema, relation.name), columns
+
+
+def _require_unique_key(keys: list[tuple[str, ...]], columns: tuple[str, ...],
+                        table: str) -> None:
+    """A foreign key must reference columns a primary key or unique
+    constraint (or unique index) covers exactly, in any order."""
+    if not any(len(key) == len(columns) and set(key) == set(columns) for key in keys):
+        raise errors.InvalidForeignKey(
+            f'there is no unique constraint matching given keys for referenced table "{table}"')
 
 
 def _self_references(constraints: list[relations.ConstraintSpec],
@@ -96,13 +107,16 @@ def _self_references(constraints: list[relations.ConstraintSpec],
     """A table's references to itself without named columns take its
     primary key, which may be declared after them."""
     primary = next((c.columns for c in constraints if c.kind == "p"), None)
+    keys = [c.columns for c in constraints if c.kind in ("p", "u")]
     finished = []
     for constraint in constraints:
-        if constraint.ref_table == creating and not constraint.ref_columns:
-            if primary is None:
-                raise errors.UndefinedObject(
-                    f'there is no primary key for referenced table "{creating[1]}"')
-            constraint = replace(constraint, ref_columns=primary)
+        if constraint.ref_table == creating:
+            if not constraint.ref_columns:
+                if primary is None:
+                    raise errors.UndefinedObject(
+                        f'there is no primary key for referenced table "{creating[1]}"')
+                constraint = replace(constraint, ref_columns=primary)
+            _require_unique_key(keys, constraint.ref_columns, creating[1])
         finished.append(constraint)
     return tuple(finished)
 
@@ -220,32 +234,16 @@ class DdlCompiler:
         return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial,
                                     identity=identity, start=start, increment=increment)
 
-    def _default(self, expression: exp.Expression, target: SqlType, column: str) -> str:
-        """Check the default translates, and keep it as PostgreSQL text, the
-        sequences it names bound now (``_bind_relations``)."""
+    def _default(self, expression: exp.Expression, target: SqlType,
+                 column: str) -> str | None:
+        """Check the default translates, and keep it as PostgreSQL prints it."""
         self._translated_default(expression, target, column)
-        return _REGCLASS_CAST.sub(r"\1::regclass", pg_sql(self._bind_relations(expression.copy())))
+        return default_text(expression, target, pg_sql(expression), self._regclass_oid)
 
-    def _bind_relations(self, expression: exp.Expression) -> exp.Expression:
-        """As PostgreSQL binds a stored expression's regclass constants (the
-        sequence of ``nextval('s')``) to the relation the name finds when the
-        expression is defined: the name is stored schema-qualified, so the
-        default finds the same sequence whatever the search path when it runs."""
-        for node in list(expression.find_all(exp.Anonymous, exp.Cast)):
-            if isinstance(node, exp.Cast):
-                literal = node.this if node.to.sql(dialect="postgres").lower() == (
-                    "regclass") else None
-            else:
-                literal = node.expressions[0] if node.name.lower() in _SEQUENCE_FUNCTIONS and (
-                    node.expressions) else None
-            if not (isinstance(literal, exp.Literal) and literal.is_string):
-                continue
-            oid = reg_input(self.catalog, self.search_path, None, literal.name, t.REGCLASS)
-            entry = class_entry(self.catalog, int(oid))
-            if entry is not None:
-                bound = parse_expression(regclass_literal(*entry))
-                (node if isinstance(node, exp.Cast) else literal).replace(bound)
-        return expression
+    def _regclass_oid(self, name: str) -> int:
+        found = reg_input(self.catalog, self.search_path, None, name, t.REGCLASS)
+        assert isinstance(found, int)
+        return found
 
     def _translated_default(self, expression: exp.Expression, target: SqlType,
                             column: str) -> str:
@@ -508,11 +506,6 @@ def _sequence_number(node: exp.Expression) -> int:
     if not (isinstance(number, exp.Literal) and number.is_int):
         raise errors.SqlSyntaxError(f'syntax error at or near "{pg_sql(node).split()[0]}"')
     return -int(number.name) if negative else int(number.name)
-
-
-_SEQUENCE_FUNCTIONS: Final = frozenset({"nextval", "currval", "setval"})
-_REGCLASS_CAST: Final = re.compile(r"CAST\(('(?:[^']|'')*') AS REGCLASS\)")
-"""A bound relation as sqlglot prints it, to be written as PostgreSQL does."""
 
 
 def _identity(spec: exp.GeneratedAsIdentityColumnConstraint) -> tuple[str, int, int]:

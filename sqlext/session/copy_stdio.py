@@ -252,15 +252,18 @@ class CopyFromSink:
         self._add(values)
 
     def _add(self, values: list[str | None]) -> None:
-        if len(values) < len(self.columns):
-            raise errors.BadCopyFileFormat(
-                f"missing data for column \"{self.columns[len(values)]}\"",
-                detail=f"COPY {self.table}, line {self.line}")
+        # PostgreSQL's order: extra fields first, then column by column, so a
+        # bad value before the missing fields is what is reported.
         if len(values) > len(self.columns):
             raise errors.BadCopyFileFormat("extra data after last expected column",
                                            detail=f"COPY {self.table}, line {self.line}")
         row: list[Any] = []
-        for column, decoder, value in zip(self.columns, self.decoders, values, strict=True):
+        for index, (column, decoder) in enumerate(zip(self.columns, self.decoders, strict=True)):
+            if index == len(values):
+                raise errors.BadCopyFileFormat(
+                    f"missing data for column \"{column}\"",
+                    detail=f"COPY {self.table}, line {self.line}")
+            value = values[index]
             if value is None:
                 row.append(None)
                 continue
@@ -411,10 +414,12 @@ def insert_target(session: EngineSession, table: exp.Expression,
         columns = [c.name for c in relation.columns]
     types = [relation.column(name) for name in columns]
     placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
+    # COPY writes identity columns too, as in PostgreSQL
     sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
-           f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
+           f"({', '.join(_quote(c) for c in columns)}) OVERRIDING SYSTEM VALUE "
+           f"VALUES ({placeholders})")
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
-    session.acquire(True)
+    session.acquire(True, command="COPY FROM")
     return InsertTarget(relation, types, prepared)
 
 

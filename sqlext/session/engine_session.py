@@ -171,7 +171,7 @@ class SessionHost(Protocol):
 
 def _notice(error: errors.SqlError) -> Notice:
     return Notice(error.severity, error.sqlstate, error.message, error.detail, error.hint,
-                  error.position)
+                  error.position, error.schema, error.table, error.column, error.constraint)
 
 
 def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -752,10 +752,12 @@ class EngineSession:
         if self.on_terminate is not None:
             self.on_terminate(_notice(error))
 
-    def acquire(self, writes: bool, observes: bool = False, lock: bool = False) -> None:
+    def acquire(self, writes: bool, observes: bool = False,
+                command: str = "this statement", lock: bool = False) -> None:
         """Wait for the executor as this statement needs (raises WouldBlock);
         a statement that ``observes`` (``SqlPlan.observes``) never waits, one
-        that takes a ``lock`` (LOCK TABLE) takes the executor without writing."""
+        that takes a ``lock`` (LOCK TABLE) takes the executor without writing.
+        ``command``: what a read-only transaction says it cannot execute."""
         token = self.token
         if token.cancel_requested:
             self.executor.withdraw(token)
@@ -771,7 +773,7 @@ class EngineSession:
             return
         if block is not None and block.read_only and writes:
             raise errors.ReadOnlySqlTransaction(
-                "cannot execute this statement in a read-only transaction")
+                f"cannot execute {command} in a read-only transaction")
         if self.executor.acquire(token) and block is not None:
             for name, announced in block.savepoints:
                 self.executor.savepoint(token, name, announced)
@@ -827,7 +829,9 @@ class EngineSession:
             return Rows([], _tag(verb, 0)) if plan.columns is not None else Command(
                 _tag(verb, 0))
         if not portal.started:
-            self.acquire(plan.writes, plan.observes)
+            # a SELECT writes only FOR UPDATE (translator)
+            self.acquire(plan.writes, plan.observes,
+                         "SELECT FOR UPDATE" if plan.tag == "SELECT" else plan.tag)
         executor = self.executor
         context = self.statement_context()
         started = time.monotonic()
@@ -1257,7 +1261,7 @@ def _tag(verb: str, count: int) -> str:
 
 def _allowed_when_failed(statement: exp.Expression | None) -> bool:
     return isinstance(statement, x.RollbackTransaction | x.CommitTransaction
-                      | x.RollbackToSavepoint)
+                      | x.RollbackToSavepoint | x.PrepareTransaction)
 
 
 def _in_failed() -> errors.SqlError:

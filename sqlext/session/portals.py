@@ -21,6 +21,7 @@ from executor import codecs
 from executor.core import LiveCursor
 from executor.plans import OutputColumn, ParamType
 from sqlext.compile.compiler import Compiled
+from sqlext.session.cursor_motion import CursorMotion
 from wire.messages import Field, data_row_encoder
 
 RowEncoder = Callable[[Sequence[Any]], Any]
@@ -59,6 +60,8 @@ class Portal:
     started: bool = False
     done: bool = False
     holdable: bool = False
+    motion: CursorMotion | None = None
+    """A SQL cursor's position (DECLARE)."""
     deadline: float = 0.0
     """While its rows are sent: when statement_timeout ends the statement
     (time.monotonic(); 0 for none)."""

@@ -16,6 +16,7 @@ from catalog import types as t
 from executor.notifications import check_channel, notification
 from sqlext.dataflow.explain import explain_dataflow
 from sqlext.session.copy_stdio import copy_stdio
+from sqlext.session.cursor_motion import CursorMotion
 from sqlext.session.locks import lock_privileges, lockable_relation
 from sqlext.session.portals import Portal, Prepared, row_encoder
 from sqlext.sql import nodes as x
@@ -91,6 +92,27 @@ class Utilities:
                   max_rows: int) -> Outcome:
         session.rollback()
         return Command("ROLLBACK")
+
+    def _prepare_transaction(self, session: EngineSession, portal: Portal,
+                             node: x.UtilityStatement, max_rows: int) -> Outcome:
+        """Two-phase commit is off, as with PostgreSQL's default
+        max_prepared_transactions = 0: the transaction rolls back."""
+        active = session.block is not None and not session.failed
+        session.rollback()  # outside a block: PostgreSQL's 25P01 warning
+        if active:
+            raise errors.ObjectNotInPrerequisiteState(
+                "prepared transactions are disabled",
+                hint="Set max_prepared_transactions to a nonzero value.")
+        return Command("ROLLBACK")
+
+    def _finish_prepared(self, session: EngineSession, portal: Portal,
+                         node: x.UtilityStatement, max_rows: int) -> Outcome:
+        if session.block is not None:
+            verb = "COMMIT" if node.args["commit"] else "ROLLBACK"
+            raise errors.ActiveSqlTransaction(
+                f"{verb} PREPARED cannot run inside a transaction block")
+        raise errors.UndefinedObject(
+            f'prepared transaction with identifier "{node.name}" does not exist')
 
     def _savepoint(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                    max_rows: int) -> Outcome:
@@ -234,7 +256,7 @@ class Utilities:
         cursor_portal = Portal(
             prepared, compiled, portal.params, formats,
             row_encoder(columns, formats, session.codec_settings) if columns else None,
-            columns, holdable=hold)
+            columns, holdable=hold, motion=CursorMotion(bool(node.args.get("scroll"))))
         session.portals[name] = cursor_portal
         return Command("DECLARE CURSOR")
 
@@ -244,28 +266,26 @@ class Utilities:
         cursor = session.portals.get(name)
         if cursor is None:
             raise errors.InvalidCursorName(f'cursor "{name}" does not exist')
-        direction = node.args.get("direction") or "forward"
-        count = node.args.get("count")
-        if direction not in ("forward", "next") or (count is not None and count < 0):
-            raise errors.ObjectNotInPrerequisiteState(
-                "cursor can only scan forward",
-                hint="Declare it with SCROLL option to enable backward scan.")
-        verb = "MOVE" if node.args.get("move") else "FETCH"
-        if count == 0:
-            return self._cursor_rows(portal, cursor, [], verb)
-        outcome = session.run_portal(cursor, count or 0, "SELECT")
-        rows = list(outcome.rows) if isinstance(outcome, Rows) else []
-        return self._cursor_rows(portal, cursor, rows, verb)
+        assert cursor.motion is not None
 
-    @staticmethod
-    def _cursor_rows(portal: Portal, cursor: Portal, rows: list[bytes],
-                     verb: str) -> Outcome:
+        def read(count: int | None) -> list[bytes]:
+            outcome = session.run_portal(cursor, count or 0, "SELECT")
+            if not isinstance(outcome, Rows):
+                return []
+            rows = list(outcome.rows)
+            if outcome.finish is not None:
+                outcome.finish()
+            return rows
+
+        move = bool(node.args.get("move"))
+        rows, count = cursor.motion.fetch(node.args.get("direction") or "forward",
+                                          node.args.get("count"), read, move)
         # The FETCH statement's own portal describes the cursor's columns.
         portal.columns = cursor.columns
         portal.formats = cursor.formats
-        if verb == "MOVE":
-            return Command(f"MOVE {len(rows)}")
-        return Rows(rows, f"FETCH {len(rows)}")
+        if move:
+            return Command(f"MOVE {count}")
+        return Rows(rows, f"FETCH {count}")
 
     def _close(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                max_rows: int) -> Outcome:
@@ -347,6 +367,8 @@ _HANDLERS: dict[type, Handler] = {
     x.Begin: Utilities._begin,
     x.CommitTransaction: Utilities._commit,
     x.RollbackTransaction: Utilities._rollback,
+    x.PrepareTransaction: Utilities._prepare_transaction,
+    x.FinishPrepared: Utilities._finish_prepared,
     x.Savepoint: Utilities._savepoint,
     x.ReleaseSavepoint: Utilities._release,
     x.RollbackToSavepoint: Utilities._rollback_to,

@@ -136,6 +136,16 @@ def _explain_dataflow_sql(generator: PostgresGenerator, node: exp.Expression) ->
                   name + "()" if node.args.get("procedure") else name)
 
 
+def _fetch_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
+    direction = node.args.get("direction") or "forward"
+    count = node.args.get("count")
+    return _words(
+        "MOVE" if node.args.get("move") else "FETCH", direction.upper(),
+        None if direction in ("next", "prior", "first", "last")
+        else "ALL" if count is None else str(count),
+        "FROM", quote_name(node.name))
+
+
 class SqlExtGenerator(PostgresGenerator):
     TRANSFORMS = {
         **PostgresGenerator.TRANSFORMS,
@@ -150,17 +160,19 @@ class SqlExtGenerator(PostgresGenerator):
                                                  "AND CHAIN" if e.args.get("chain") else None),
         x.RollbackTransaction: lambda _, e: _words("ROLLBACK",
                                                    "AND CHAIN" if e.args.get("chain") else None),
+        x.PrepareTransaction: lambda _, e: "PREPARE TRANSACTION " + exp.Literal.string(
+            e.name).sql(dialect="postgres"),
+        x.FinishPrepared: lambda _, e: _words(
+            "COMMIT" if e.args["commit"] else "ROLLBACK", "PREPARED",
+            exp.Literal.string(e.name).sql(dialect="postgres")),
         x.Savepoint: lambda _, e: f"SAVEPOINT {quote_name(e.name)}",
         x.ReleaseSavepoint: lambda _, e: f"RELEASE SAVEPOINT {quote_name(e.name)}",
         x.RollbackToSavepoint: lambda _, e: f"ROLLBACK TO SAVEPOINT {quote_name(e.name)}",
         x.DeclareCursor: lambda g, e: _words(
             "DECLARE", quote_name(e.name), "BINARY" if e.args.get("binary") else None,
-            "CURSOR", "WITH HOLD" if e.args.get("hold") else None, "FOR",
-            g.sql(e, "expression")),
-        x.Fetch: lambda _, e: _words(
-            "MOVE" if e.args.get("move") else "FETCH", e.args.get("direction", "").upper(),
-            "ALL" if e.args.get("count") is None else e.args.get("count"), "FROM",
-            quote_name(e.name)),
+            "SCROLL" if e.args.get("scroll") else None, "CURSOR",
+            "WITH HOLD" if e.args.get("hold") else None, "FOR", g.sql(e, "expression")),
+        x.Fetch: _fetch_sql,
         x.CloseCursor: lambda _, e: f"CLOSE {quote_name(e.name) if e.this else 'ALL'}",
         x.Discard: lambda _, e: f"DISCARD {e.name.upper()}",
         x.Prepare: lambda g, e: f"PREPARE {quote_name(e.name)} AS {g.sql(e, 'expression')}",

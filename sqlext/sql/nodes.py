@@ -46,6 +46,18 @@ class RollbackTransaction(UtilityStatement):
     arg_types = {"chain": False}
 
 
+class PrepareTransaction(UtilityStatement):
+    """PREPARE TRANSACTION 'gid' (two-phase commit; ``this`` is the gid)."""
+
+    arg_types = {"this": True}
+
+
+class FinishPrepared(UtilityStatement):
+    """COMMIT PREPARED 'gid' / ROLLBACK PREPARED 'gid'."""
+
+    arg_types = {"this": True, "commit": True}
+
+
 class Savepoint(UtilityStatement):
     arg_types = {"this": True}
 

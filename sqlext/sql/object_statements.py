@@ -1,7 +1,7 @@
 """Parsing the statements pg_dump writes and reads besides CREATE TABLE and
 COPY: LOCK TABLE, COMMENT ON, ALTER ... OWNER TO, ALTER SEQUENCE ... OWNED
-BY, ALTER TABLE ... ADD GENERATED AS IDENTITY, CREATE EXTENSION, and the
-WITH [NO] DATA of CREATE MATERIALIZED VIEW.
+BY, ALTER TABLE ... ADD GENERATED AS IDENTITY, CREATE EXTENSION, the WITH
+[NO] DATA of CREATE MATERIALIZED VIEW and INSERT's OVERRIDING SYSTEM VALUE.
 
 ``ObjectStatementParser`` sits between sqlglot's PostgreSQL parser and the
 dialect's (``sqlext.sql.parser``), which registers these methods in its
@@ -24,6 +24,9 @@ LOCK_MODES: Final = ("ACCESS SHARE", "ROW SHARE", "ROW EXCLUSIVE", "SHARE UPDATE
                      "SHARE ROW EXCLUSIVE", "SHARE", "EXCLUSIVE", "ACCESS EXCLUSIVE")
 """PostgreSQL's table lock modes, longest spellings first where one starts another."""
 
+OVERRIDING: Final = "overriding_system_value"
+"""The ``meta`` key of an INSERT target followed by OVERRIDING SYSTEM VALUE:
+values for GENERATED ALWAYS identity columns are taken."""
 _COMMENT_KINDS: Final = ("TABLE", "VIEW", "INDEX", "SEQUENCE", "COLUMN", "SCHEMA", "EXTENSION")
 _OWNED_KINDS: Final = ("TABLE", "VIEW", "SEQUENCE", "INDEX", "SCHEMA")
 
@@ -60,6 +63,21 @@ class ObjectStatementParser(PostgresParser):
                     TokenType.SEMICOLON, TokenType.SENTINEL)):
                 self._retreat(index)
         return query
+
+    def _parse_insert_table(self) -> exp.Expr | None:
+        """INSERT's target, and the OVERRIDING SYSTEM VALUE that may follow
+        its column list (kept in the target's ``meta``: ``OVERRIDING``)."""
+        target = super()._parse_insert_table()
+        token = self._curr
+        if target is not None and self._match_text_seq("OVERRIDING"):
+            if self._match_text_seq("USER", "VALUE"):
+                raise errors.FeatureNotSupported(
+                    "OVERRIDING USER VALUE is not supported",
+                    position=token.start + 1 if token is not None else None)
+            if not self._match_text_seq("SYSTEM", "VALUE"):
+                self.raise_error("Expected SYSTEM VALUE")
+            target.meta[OVERRIDING] = True
+        return target
 
     def _parse_lock_statement(self) -> exp.Expr:
         self._match(TokenType.TABLE)

@@ -93,6 +93,13 @@ class SqlExtParser(ObjectStatementParser):
         TokenType.DASH: lambda self: self._parse_negative(),
     }
 
+    # PostgreSQL has no lambdas: in f(doc -> 'key') the arrow is json's ->
+    # operator, not "x -> body". => stays (named arguments).
+    LAMBDAS: ClassVar[dict[TokenType, Callable[..., exp.Expr]]] = {
+        token: parse for token, parse in PostgresParser.LAMBDAS.items()
+        if token != TokenType.ARROW
+    }
+
     error_token: Token | None = None
     """The token a syntax error was found at (for the error position)."""
 
@@ -352,10 +359,14 @@ class SqlExtParser(ObjectStatementParser):
         return bool(self._match_text_seq("AND", "CHAIN"))
 
     def _parse_commit_statement(self) -> exp.Expr:
+        if self._match_text_seq("PREPARED"):
+            return x.FinishPrepared(this=self._string(), commit=True)
         self._match_text_seq("WORK") or self._match_text_seq("TRANSACTION")
         return x.CommitTransaction(chain=self._chain())
 
     def _parse_rollback_statement(self) -> exp.Expr:
+        if self._match_text_seq("PREPARED"):
+            return x.FinishPrepared(this=self._string(), commit=False)
         self._match_text_seq("WORK") or self._match_text_seq("TRANSACTION")
         if self._match_text_seq("TO"):
             self._match_text_seq("SAVEPOINT")
@@ -446,6 +457,10 @@ class SqlExtParser(ObjectStatementParser):
         return x.Discard(this=self._name())
 
     def _parse_prepare_statement(self) -> exp.Expr:
+        if self._peek_word() == "TRANSACTION" and self._next and (
+                self._next.token_type == TokenType.STRING):
+            self._advance()
+            return x.PrepareTransaction(this=self._string())
         name = self._name()
         types: list[exp.Expr] = []
         if self._match(TokenType.L_PAREN):

@@ -11,6 +11,7 @@ from catalog import errors
 from catalog.extension_members import check_changeable
 from catalog.schema import Column, Relation
 from catalog.sqltypes import SqlType
+from sqlext.sql.object_statements import OVERRIDING
 from sqlext.sql.parse import parse_expression
 from sqlext.translate.scope import ColumnInfo, Scope, Source, stored_column
 from sqlext.translate.sources import system_columns
@@ -60,6 +61,21 @@ def default_expression(translator: Translator, column: Column) -> exp.Expression
     return translator.assign(holder.this, sql_type, target, column.name)
 
 
+def _generated_always(column: Column, message: str) -> errors.GeneratedAlways:
+    return errors.GeneratedAlways(message, detail=f'Column "{column.name}" is an identity '
+                                  "column defined as GENERATED ALWAYS.")
+
+
+def _check_not_always(column: Column, overriding: bool) -> None:
+    """A value for a GENERATED ALWAYS identity column: only with OVERRIDING
+    SYSTEM VALUE (as COPY inserts)."""
+    if column.identity == "a" and not overriding:
+        error = _generated_always(
+            column, f'cannot insert a non-DEFAULT value into column "{column.name}"')
+        error.hint = "Use OVERRIDING SYSTEM VALUE to override."
+        raise error
+
+
 def _returning(translator: Translator, node: exp.Expression, scope: Scope) -> list[
         ColumnInfo] | None:
     returning = node.args.get("returning")
@@ -100,6 +116,7 @@ def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
         list[ColumnInfo] | None, str]:
     translator.writes = True
     target = node.this
+    overriding = bool(target.meta.get(OVERRIDING))
     listed: list[str] | None = None
     if isinstance(target, exp.Schema):
         listed = [identifier.name for identifier in target.expressions]
@@ -122,9 +139,9 @@ def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
     translator.target_columns = tuple(listed)
     defaulted = [c for c in relation.columns if c.name not in listed and c.default is not None]
     if isinstance(source, exp.Values):
-        _insert_values(translator, source, columns, defaulted)
+        _insert_values(translator, source, columns, defaulted, overriding)
     elif source is not None:
-        _insert_query(translator, node, source, columns, defaulted)
+        _insert_query(translator, node, source, columns, defaulted, overriding)
     elif defaulted:
         values = exp.Values(expressions=[exp.Tuple(expressions=[
             default_expression(translator, c) for c in defaulted])])
@@ -162,7 +179,7 @@ def _source_width(source: exp.Expression | None) -> int | None:
 
 
 def _insert_values(translator: Translator, values: exp.Values, columns: list[Column],
-                   defaulted: list[Column]) -> None:
+                   defaulted: list[Column], overriding: bool) -> None:
     scope = Scope()
     for row in list(values.expressions):
         items = row.expressions if isinstance(row, exp.Tuple) else [row]
@@ -175,6 +192,7 @@ def _insert_values(translator: Translator, values: exp.Values, columns: list[Col
             if _is_default(item):
                 converted.append(default_expression(translator, column))
                 continue
+            _check_not_always(column, overriding)
             translated, sql_type = translator.expr(item, scope)
             converted.append(translator.assign(
                 translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
@@ -183,7 +201,7 @@ def _insert_values(translator: Translator, values: exp.Values, columns: list[Col
 
 
 def _insert_query(translator: Translator, node: exp.Insert, query: exp.Expression,
-                  columns: list[Column], defaulted: list[Column]) -> None:
+                  columns: list[Column], defaulted: list[Column], overriding: bool) -> None:
     produced = translator.query(query)
     if len(produced) > len(columns):
         raise errors.SqlSyntaxError("INSERT has more expressions than target columns")
@@ -191,6 +209,7 @@ def _insert_query(translator: Translator, node: exp.Insert, query: exp.Expressio
         raise errors.SqlSyntaxError("INSERT has more target columns than expressions")
     projections: list[exp.Expression] = []
     for index, (info, column) in enumerate(zip(produced, columns, strict=True)):
+        _check_not_always(column, overriding)
         reference = exp.column(f"_c{index}", quoted=True)
         projections.append(translator.assign(
             reference, info.type, SqlType(column.type_oid, column.typmod), column.name))
@@ -278,6 +297,9 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
         if _is_default(value):
             assignment.set("expression", default_expression(translator, column))
             continue
+        if column.identity == "a":
+            raise _generated_always(column, f'column "{column.name}" can only be updated to '
+                                    "DEFAULT")
         translated, sql_type = translator.expr(value, scope)
         assignment.set("expression", translator.assign(
             translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))

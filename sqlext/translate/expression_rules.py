@@ -42,7 +42,7 @@ from catalog.sqltypes import (
 from executor import codecs
 from executor.codecs.numeric import parse_decimal
 from executor.functions.catalog_info import reg_input
-from executor.values.conversions import INT_RANGES
+from executor.values.conversions import INT_RANGES, integer_result
 from sqlext.sql.sqlite_dialect import ScaledNumeric, StatementOnly, StorageLiteral
 from sqlext.translate import numeric_rules
 from sqlext.translate.composite import record_field
@@ -249,8 +249,11 @@ class ExpressionTranslator:
         number = _number_literal(node)
         if number is not None and (is_numeric(target) or is_string(target)):
             # Constants are converted now, as PostgreSQL folds them while
-            # planning: an out-of-range value fails before anything runs.
-            value = codecs.text_decoder(target.oid, target.typmod, self.settings)(number)
+            # planning: an out-of-range value fails before anything runs (an
+            # integer one with the message of its cast, "integer out of range").
+            value = integer_result(int(number), target.oid) if (
+                target.oid in _INT_TYPES and number.lstrip("-").isdigit()) else (
+                codecs.text_decoder(target.oid, target.typmod, self.settings)(number))
             replacement = StorageLiteral(this=value)
             node.replace(replacement)
             return replacement
@@ -953,11 +956,50 @@ class ExpressionTranslator:
         node.replace(call)
         return call, target
 
+    def is_set_returning(self, node: exp.Expression) -> bool:
+        """Whether ``node`` calls a set-returning function (the set-returning
+        rules know them)."""
+        return False
+
+    def _at_most_one_row(self, query: exp.Expression) -> bool:
+        """Whether a query can return no second row, so a scalar subquery of
+        it needs no check: LIMIT 0 or 1, no FROM and no set-returning function,
+        or an aggregate without GROUP BY."""
+        if not isinstance(query, exp.Select):
+            return False
+        limit = query.args.get("limit")
+        if limit is not None:
+            count = limit.expression
+            if isinstance(count, exp.Literal) and not count.is_string and count.this in ("0", "1"):
+                return True
+        if query.args.get("from_") is None:
+            return not any(isinstance(found, exp.Unnest | exp.Explode)
+                           or self.is_set_returning(found) for found in query.find_all(exp.Func))
+        return query.args.get("group") is None and any(
+            found.find_ancestor(exp.Window, exp.Select) is query
+            for projection in query.expressions for found in projection.find_all(exp.AggFunc))
+
     def _subquery(self, node: exp.Subquery, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        single = self._at_most_one_row(node.this)
         columns = self.query(node.this, scope)
         if len(columns) != 1:
             raise errors.SqlSyntaxError("subquery must return only one column")
-        return node, columns[0].type
+        if single:
+            return node, columns[0].type
+        # SQLite would take the first row; PostgreSQL fails on a second one.
+        # Natively: count at most two rows, and min() of one row is that row.
+        value = exp.column(columns[0].name, quoted=True)
+        first_two = exp.select("*").from_(exp.Subquery(
+            this=node.this.copy(), alias=exp.TableAlias(this=exp.to_identifier("_rows")))
+        ).limit(2)
+        replacement = exp.Subquery(this=exp.select(exp.Case(
+            ifs=[exp.If(this=exp.GT(this=exp.Count(this=exp.Star()),
+                                    expression=exp.Literal.number(1)),
+                        true=exp.Anonymous(this="sqlext_more_than_one_row"))],
+            default=exp.Min(this=value))).from_(exp.Subquery(
+                this=first_two, alias=exp.TableAlias(this=exp.to_identifier("_first_two")))))
+        node.replace(replacement)
+        return replacement, columns[0].type
 
     def _query_value(self, node: exp.Query, scope: Scope) -> tuple[exp.Expression, SqlType]:
         """A query used as a value (e.g. the operand of IN or a scalar subquery)."""

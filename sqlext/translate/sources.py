@@ -14,6 +14,7 @@ from catalog import types as t
 from catalog.dataflow import BATCH_ID
 from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, SEQUENCE_COLUMNS, Relation, Sequence
 from catalog.sqltypes import (
+    BOOL,
     INT4,
     INT8,
     INTERVAL,
@@ -543,6 +544,42 @@ class SourceTranslator(AggregateRules):
             value.set("this", self.convert(value.this, TEXT, element))
         return rows, element
 
+    def _generate_subscripts(self, call: exp.Anonymous,
+                             scope: Scope) -> tuple[exp.Select, SqlType]:
+        """generate_subscripts(array, dim[, reverse]): the subscripts of the
+        array's dimension ``dim``, in reverse order if asked; arrays have one
+        dimension, so any other ``dim`` yields no rows. int2vector and
+        oidvector subscripts start at 0 (pg_index.indkey[0] is the first key)."""
+        args = list(call.expressions)
+        types = [self.expr(arg, scope)[1] for arg in args]
+        if len(args) not in (2, 3) or not (t.array_element(types[0].oid) or types[0].oid in (
+                t.INT2VECTOR, t.OIDVECTOR)) or any(
+                not (x.is_unknown or x.oid in wanted) for x, wanted in zip(
+                    types[1:], ((t.INT2, t.INT4), (t.BOOL,)), strict=False)):
+            shown = ", ".join(t.format_type(x.oid) for x in types)
+            raise errors.no_function(f"generate_subscripts({shown})")
+        for arg, target in zip(args[1:], (INT4, BOOL), strict=False):
+            self.coerce(arg, target, scope)
+        array, dimension = call.expressions[0].copy(), call.expressions[1].copy()
+        lower = 1
+        if types[0].oid in (t.INT2VECTOR, t.OIDVECTOR):
+            array, lower = vector_as_array(array), 0
+        position = exp.Add(this=exp.column("key"), expression=exp.Literal.number(1))
+        subscript: exp.Expression = exp.Add(this=exp.column("key"),
+                                            expression=exp.Literal.number(lower))
+        present: exp.Expression = exp.EQ(this=dimension, expression=exp.Literal.number(1))
+        if len(args) == 3:
+            reverse = call.expressions[2]
+            from_end = exp.Sub(this=exp.Anonymous(this="json_array_length", expressions=[
+                array.copy()]), expression=exp.Paren(this=exp.Sub(
+                    this=exp.column("key"), expression=exp.Literal.number(lower - 1))))
+            subscript = exp.If(this=reverse.copy(), true=from_end, false=subscript)
+            present = exp.and_(present, reverse.copy().is_(exp.null()).not_())
+        query = exp.select(exp.alias_(subscript, "v"), exp.alias_(position.copy(), "n")).from_(
+            exp.Table(this=exp.Anonymous(this="json_each", expressions=[array]))).where(
+            present).order_by(exp.column("key"))
+        return query, INT4
+
     def _expand_array(self, call: exp.Anonymous, scope: Scope) -> tuple[exp.Select, SqlType]:
         """information_schema._pg_expandarray(): each element with its index,
         as a record (x, n)."""
@@ -579,6 +616,7 @@ class SourceTranslator(AggregateRules):
         [SourceTranslator, exp.Anonymous, Scope], tuple[exp.Select, SqlType]]]] = {
         "generate_series": _generate_series,
         "unnest": _unnest,
+        "generate_subscripts": _generate_subscripts,
         "_pg_expandarray": _expand_array,
         "pg_listening_channels": _listening_channels_rows,
         **dict.fromkeys(JSON_ROWS, AggregateRules.json_rows),

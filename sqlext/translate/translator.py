@@ -34,6 +34,11 @@ from sqlext.translate.sources import flatten_join_groups, physical_table
 
 __all__ = ["Translator", "output_name", "physical_table", "readable_outputs"]
 
+_SET_OPERAND = "sqlext_set_operand"
+"""Marks (in ``meta``) a SELECT that is an operand of UNION, INTERSECT or
+EXCEPT: its untyped literals and NULLs take the type of the other operand's
+column, as in PostgreSQL (``SELECT NULL::date UNION SELECT '2024-01-01'``)."""
+
 
 class Translator(SetReturningRules):
     """Translates one statement. Not reusable: create one per statement."""
@@ -85,6 +90,8 @@ class Translator(SetReturningRules):
             raise errors.SqlSyntaxError(f'syntax error at or near "{operator}"')
         scope = Scope(parent)
         self._with(node, scope)
+        for operand in (node.this, node.expression):
+            operand.meta[_SET_OPERAND] = True
         left = self.query(node.this, scope)
         right = self.query(node.expression, scope)
         if len(left) != len(right):
@@ -97,6 +104,12 @@ class Translator(SetReturningRules):
             ColumnInfo(a.name, common_type([a.type, b.type]))
             for a, b in zip(left, right, strict=True)
         ]
+        for operand in (node.this, node.expression):
+            if isinstance(operand, exp.Select):
+                # the untyped literals left for the operands' common type
+                for projection, column in zip(operand.expressions, columns, strict=True):
+                    if is_unknown_literal(unalias(projection)):
+                        self.coerce(unalias(projection), column.type)
         order = node.args.get("order")
         for ordered in order.expressions if order is not None else []:
             item = ordered.this
@@ -162,11 +175,13 @@ class Translator(SetReturningRules):
         for projection in list(node.expressions):
             name = output_name(projection)
             translated, sql_type = self.expr(projection, scope)
-            if sql_type.is_unknown:
-                if is_unknown_literal(unalias(translated)):
-                    self.coerce(unalias(translated), TEXT)
+            value = unalias(translated)
+            if sql_type.is_unknown and not (node.meta.get(_SET_OPERAND) and (
+                    is_unknown_literal(value) or isinstance(value, exp.Null))):
+                if is_unknown_literal(value):
+                    self.coerce(value, TEXT)
                 sql_type = TEXT
-            info = self._column_info(unalias(translated), name, sql_type, scope)
+            info = self._column_info(value, name, sql_type, scope)
             columns.append(info)
             scope.outputs.setdefault(name, sql_type)
             if not isinstance(translated, exp.Alias):

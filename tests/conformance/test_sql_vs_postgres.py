@@ -104,6 +104,13 @@ QUERIES = [
     "SELECT '{\"a\": 1, \"b\": [1, 2]}'::jsonb @> '{\"b\": [2]}', "
     "'{\"a\": 1}'::jsonb ? 'a', '[\"x\"]'::jsonb ? 'y', jsonb_typeof('[1]'), "
     "json_typeof('{\"k\": true}'), jsonb_typeof('null')",
+    # the arrow of doc -> 'key' in a call's arguments is json's, not a lambda's
+    "SELECT jsonb_array_length(doc -> 'tags'), json_array_length(doc::json -> 'tags'), "
+    "jsonb_typeof(doc -> 'n'), coalesce(doc -> 'none', '0'), pg_typeof(doc -> 'n') "
+    "FROM (VALUES ('{\"tags\": [1, [2]], \"n\": 1}'::jsonb)) AS v (doc)",
+    "SELECT jsonb_array_length('[]'), json_array_length('[1, 2 ]'), jsonb_array_length(NULL)",
+    "SELECT jsonb_array_length('{\"a\": 1}')",
+    "SELECT json_array_length('\"scalar\"')",
     "SELECT encode('\\x00ff41'::bytea, 'hex'), encode('hello'::bytea, 'base64'), "
     "decode('aGVsbG8=', 'base64'), decode('00ff', 'hex')",
     "SELECT * FROM emp ORDER BY id",
@@ -143,6 +150,13 @@ QUERIES = [
     "SELECT id, sum(salary) OVER (ORDER BY id) FROM emp ORDER BY id",
     "SELECT dept FROM emp UNION SELECT code FROM dept ORDER BY 1",
     "SELECT dept FROM emp UNION ALL SELECT code FROM dept ORDER BY 1",
+    # untyped literals and NULLs in an operand take the other operand's type
+    "SELECT NULL::date AS d, 'x' AS t UNION ALL SELECT '2024-01-01', NULL ORDER BY 1",
+    "SELECT 1 UNION SELECT '2' UNION SELECT NULL ORDER BY 1",
+    "SELECT hired FROM emp WHERE id < 3 UNION SELECT '2000-02-29' EXCEPT SELECT NULL ORDER BY 1",
+    "SELECT '1' UNION SELECT '2' UNION SELECT 3",
+    "SELECT 1 UNION SELECT 'x'",
+    "SELECT pg_typeof(x), x FROM (SELECT 'a' AS x UNION SELECT NULL) AS s ORDER BY 2",
     "SELECT code FROM dept EXCEPT SELECT dept FROM emp",
     "SELECT code FROM dept INTERSECT SELECT dept FROM emp ORDER BY 1",
     "WITH rich AS (SELECT * FROM emp WHERE salary > 60000) SELECT count(*) FROM rich",
@@ -200,6 +214,15 @@ QUERIES = [
     "SELECT to_regclass('\"unterminated')",
     "SELECT to_regtype('int4'), to_regtype('integer[]'), to_regtype('character varying'), "
     "to_regtype('nosuch'), to_regtype('pg_catalog.text'), to_regtype('int4')::oid",
+    "SELECT (SELECT name FROM emp WHERE id = 1), (SELECT name FROM emp WHERE id = 99)",
+    "SELECT (SELECT name FROM emp WHERE dept = 'eng')",
+    "SELECT (SELECT name FROM emp WHERE dept = 'eng' ORDER BY name LIMIT 1)",
+    "SELECT code, (SELECT max(name) FROM emp WHERE emp.dept = dept.code) FROM dept ORDER BY 1",
+    "SELECT code, (SELECT name FROM emp WHERE emp.dept = dept.code) FROM dept ORDER BY 1",
+    "SELECT (SELECT sum(id) OVER () FROM emp)",
+    "SELECT (SELECT generate_series(1, 2))",
+    "SELECT (SELECT 1 UNION SELECT 2)",
+    "SELECT id FROM emp WHERE salary > (SELECT salary FROM emp WHERE name = 'cid') ORDER BY 1",
     "SELECT to_regnamespace('pg_catalog'), to_regnamespace('nosuch'), to_regnamespace(NULL), "
     "to_regnamespace('pg_catalog')::oid",
 ]

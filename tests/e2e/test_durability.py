@@ -114,12 +114,17 @@ def _second_part(conn: psycopg.Connection) -> None:
     conn.execute("ROLLBACK")
     conn.execute("RESET search_path")
     conn.execute("RESET TIME ZONE")
+    conn.execute("CREATE SEQUENCE again")
+    conn.execute("SELECT nextval('again'), nextval('again')")
+    conn.execute("DROP SEQUENCE again")
+    conn.execute("CREATE SEQUENCE again")  # starts over, after recovery too
 
 
 def _more_work(conn: psycopg.Connection) -> None:
     """After the restart: hidden state (sequences, window staging, batch
     counters, a stopped procedure) shows in what happens next."""
     conn.execute("INSERT INTO accounts (owner, balance) VALUES ('hal', nextval('tickets'))")
+    conn.execute("INSERT INTO accounts (owner, balance) VALUES ('ivy', nextval('again'))")
     for n in range(3):
         conn.execute("INSERT INTO readings VALUES (9, %s)", (n * 10.0,))
     conn.execute("INSERT INTO jobs VALUES (4, 2)")

@@ -126,3 +126,6 @@ def test_backend_encodings() -> None:
     assert description.endswith(b"a\0" + struct.pack("!IhIhih", 0, 0, 23, 4, -1, 0))
     error = m.error_response(m.Notice("ERROR", "42601", "bad", position=3))
     assert b"C42601\0" in error and b"P3\0" in error and error.endswith(b"\0\0")
+    violation = m.error_response(m.Notice("ERROR", "23505", "dup", schema="s", table="t",
+                                          constraint="t_pkey"))
+    assert violation.endswith(b"ss\0tt\0nt_pkey\0\0")  # no column field: none given
