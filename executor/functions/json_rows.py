@@ -1,5 +1,6 @@
 """The rows of jsonb's set-returning functions (jsonb_array_elements,
-jsonb_each, jsonb_object_keys and their _text forms).
+jsonb_each, jsonb_object_keys and their _text forms), and of
+pg_options_to_table (an options array is stored as a JSON array too).
 
 SQLite's table-valued ``json_each`` makes the rows: the translator reads
 ``json_each(sqlext_jsonb_rows(function, document))``, and this function
@@ -49,6 +50,12 @@ def _keys(function: str, document: Any, text: Callable[[Any], Any]) -> list[Any]
     return list(document)
 
 
+def _options(function: str, options: Any, text: Callable[[Any], Any]) -> list[Any]:
+    """pg_options_to_table: each ``name=value`` of an options array as a pair."""
+    return [list(option.partition("=")[::2]) if "=" in option else [option, None]
+            for option in options]
+
+
 ROWS: Final[dict[str, tuple[Callable[[str, Any, Callable[[Any], Any]], list[Any]],
                             Callable[[Any], Any]]]] = {
     "jsonb_array_elements": (_elements, jsonb_text),
@@ -56,6 +63,7 @@ ROWS: Final[dict[str, tuple[Callable[[str, Any, Callable[[Any], Any]], list[Any]
     "jsonb_each": (_members, jsonb_text),
     "jsonb_each_text": (_members, _as_text),
     "jsonb_object_keys": (_keys, jsonb_text),
+    "pg_options_to_table": (_options, _as_text),
 }
 """Function -> (the rows of a document, how each value is written)."""
 

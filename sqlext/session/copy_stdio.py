@@ -288,8 +288,8 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
     executor = session.executor
     compiled = session.compiled(prepared)
     assert compiled is not None and compiled.plan is not None
-    executor.begin_statement(session.token, session.statement_context(),
-                             session.statement_timeout_ms)
+    context = session.statement_context()
+    executor.begin_statement(session.token, context, session.statement_timeout_ms)
     try:
         stored = executor.run_plan_many(compiled.plan, rows).rowcount
         # a stream's windows and EE triggers see COPY like an INSERT
@@ -301,6 +301,8 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
                                        "INSERT") from exc
     finally:
         executor.end_statement()
+    if context.definitions:  # rows for sqlext.dataflow
+        session.run_definitions(context.definitions)
 
 
 # --- COPY TO STDOUT ------------------------------------------------------------------
@@ -412,8 +414,10 @@ def insert_target(session: EngineSession, table: exp.Expression,
         columns = [c.name for c in relation.columns]
     types = [relation.column(name) for name in columns]
     placeholders = ", ".join(f"${i + 1}" for i in range(len(columns)))
+    # COPY writes identity columns too, as in PostgreSQL
     sql = (f"INSERT INTO {table.sql(dialect='postgres')} "
-           f"({', '.join(_quote(c) for c in columns)}) VALUES ({placeholders})")
+           f"({', '.join(_quote(c) for c in columns)}) OVERRIDING SYSTEM VALUE "
+           f"VALUES ({placeholders})")
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
     session.acquire(True, command="COPY FROM")
     return InsertTarget(relation, types, prepared)
