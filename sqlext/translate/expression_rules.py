@@ -1351,9 +1351,9 @@ _NAMED_OPERATORS: Final[dict[str, type[exp.Binary]]] = {
     ">=": exp.GTE, "+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div, "%": exp.Mod,
     "||": exp.DPipe, "~~": exp.Like, "~~*": exp.ILike}
 """Operators OPERATOR(schema.op) may name besides the regular expression ones."""
-_CHEAP_TWICE: Final = 40
 NAMEDATALEN: Final = 64
 """The bytes of a name value (PostgreSQL's NAMEDATALEN)."""
+_CHEAP_TWICE: Final = 40
 """Nodes an integer result may have and still be computed twice (once to
 check its range, once for its value) rather than once in Python."""
 
