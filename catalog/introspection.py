@@ -7,11 +7,12 @@ type and column. The catalog information functions
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from catalog import types as t
 from catalog.keywords import RESERVED
 from catalog.schema import Catalog, Relation, Sequence
+from catalog.system import KNOWN_OIDS
 
 _INDEX_KEYS = " USING btree ("
 
@@ -25,11 +26,6 @@ def quote_identifier(name: str) -> str:
     if _PLAIN_IDENTIFIER.fullmatch(name) and name not in RESERVED:
         return name
     return '"' + name.replace('"', '""') + '"'
-
-
-def view_definition(view: Relation) -> str | None:
-    """A view's query as pg_get_viewdef and pg_views show it."""
-    return f" {view.definition};" if view.kind in ("v", "m") and view.definition else None
 
 
 def index_definition(index: Relation) -> str | None:
@@ -74,7 +70,10 @@ def owner_column(sequence: Sequence, catalog: Catalog) -> tuple[Relation, int] |
 
 
 def sequence_type(sequence: Sequence, catalog: Catalog) -> int:
-    """A serial column's sequence has the column's type; others are bigint."""
+    """The sequence's type (as declared; in snapshots that did not record
+    it, a serial column's sequence has the column's type, others bigint)."""
+    if sequence.type_oid:
+        return sequence.type_oid
     owner = owner_column(sequence, catalog)
     if owner is None or not owner[1]:
         return t.INT8
@@ -114,13 +113,46 @@ QUOTED = re.compile(r"'((?:[^']|'')*)'(::regclass)?|\"(?:[^\"]|\"\")*\"")
 """A string constant (and whether it is a regclass) or a quoted name."""
 
 
+def _regclass_name(found: re.Match[str]) -> list[str] | None:
+    """[schema, name] of a regclass constant ``QUOTED`` found (None for
+    other constants and quoted names)."""
+    parts = name_parts(found.group(1).replace("''", "'")) if found.group(2) else None
+    return parts if parts is not None and len(parts) == 2 else None
+
+
 def shown_expression(text: str, visible: Callable[[str, str], bool]) -> str:
     """A kept expression (defaults, index predicates: PostgreSQL's text with
     relations named in full in their regclass constants) as pg_get_expr
     shows it: a relation unqualified where ``visible(schema, name)``."""
     def shown(found: re.Match[str]) -> str:
-        parts = name_parts(found.group(1).replace("''", "'")) if found.group(2) else None
-        if parts is None or len(parts) != 2 or not visible(*parts):
+        parts = _regclass_name(found)
+        if parts is None or not visible(*parts):
             return found.group(0)
         return "'" + quote_identifier(parts[1]).replace("'", "''") + "'::regclass"
     return QUOTED.sub(shown, text)
+
+
+def bound_names(text: str) -> Iterator[tuple[str, str]]:
+    """(schema, name) of each relation a kept expression binds (names in
+    full in a regclass constant): pg_depend records them."""
+    for found in QUOTED.finditer(text):
+        parts = _regclass_name(found)
+        if parts is not None:
+            yield parts[0], parts[1]
+
+def descriptions(catalog: Catalog) -> Iterator[tuple[tuple[int, int, int], str]]:
+    """The comments of the catalog's objects, as pg_description keys them:
+    (object OID, OID of its catalog, column number or 0) -> comment."""
+    namespace, relation_class = KNOWN_OIDS["pg_namespace"], KNOWN_OIDS["pg_class"]
+    for schema in catalog.schemas.values():
+        if schema.comment is not None:
+            yield (schema.oid, namespace, 0), schema.comment
+    for relation in catalog.relations.values():
+        if relation.comment is not None:
+            yield (relation.oid, relation_class, 0), relation.comment
+        for number, column in enumerate(relation.columns, start=1):
+            if column.comment is not None:
+                yield (relation.oid, relation_class, number), column.comment
+    for sequence in catalog.sequences.values():
+        if sequence.comment is not None:
+            yield (sequence.oid, relation_class, 0), sequence.comment

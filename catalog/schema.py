@@ -16,8 +16,10 @@ from typing import Final
 
 from catalog import acl as acls
 from catalog import errors
+from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, Acl, AclItem
 from catalog.dataflow import Procedure, StreamOptions, Trigger, WindowSpec
+from catalog.extension import Extension
 from catalog.matviews import Matview
 from catalog.pickling import restore_fields
 from catalog.roles import (
@@ -30,6 +32,7 @@ from catalog.roles import (
     must_own,
     permission_denied,
 )
+from catalog.sqltypes import SqlType
 
 PG_CATALOG: Final = "pg_catalog"
 PUBLIC: Final = "public"
@@ -53,19 +56,22 @@ class Schema:
     owner: str = BOOTSTRAP_SUPERUSER
     acl: Acl | None = None
     """USAGE and CREATE granted (None: only the owner's, see ``catalog.acl``)."""
+    comment: str | None = None
+    """COMMENT ON SCHEMA (pg_description)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
 
 
-def _system_schema(oid: int, owner: str) -> Schema:
+def _system_schema(oid: int, owner: str, comment: str | None = None) -> Schema:
     """As initdb makes them: the owner may do everything, anyone may look in."""
-    return Schema(oid, owner, (AclItem(owner, owner, "UC"), AclItem(PUBLIC_GRANTEE, owner, "U")))
+    return Schema(oid, owner, (AclItem(owner, owner, "UC"), AclItem(PUBLIC_GRANTEE, owner, "U")),
+                  comment)
 
 
 SYSTEM_SCHEMAS: Final = {
     PG_CATALOG: _system_schema(NAMESPACE_OIDS[PG_CATALOG], BOOTSTRAP_SUPERUSER),
-    PUBLIC: _system_schema(NAMESPACE_OIDS[PUBLIC], DATABASE_OWNER),
+    PUBLIC: _system_schema(NAMESPACE_OIDS[PUBLIC], DATABASE_OWNER, "standard public schema"),
     INFORMATION_SCHEMA: _system_schema(NAMESPACE_OIDS[INFORMATION_SCHEMA], BOOTSTRAP_SUPERUSER),
 }
 """The schemas of a fresh PostgreSQL 15 database: public belongs to
@@ -89,6 +95,8 @@ class Column:
     identity: str = ""
     """pg_attribute.attidentity: 'a' GENERATED ALWAYS, 'd' BY DEFAULT AS
     IDENTITY, '' for other columns."""
+    comment: str | None = None
+    """COMMENT ON COLUMN (pg_description)."""
 
     @property
     def declared_default(self) -> str | None:
@@ -180,6 +188,8 @@ class Relation:
     """Tables, views, materialized views: the OID of their row type in
     pg_type (its array type's is one less); 0 for those made before row
     types were recorded."""
+    comment: str | None = None
+    """COMMENT ON TABLE, VIEW, INDEX... (pg_description)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)
@@ -216,6 +226,11 @@ class Relation:
         return None
 
 
+SEQUENCE_COLUMNS: Final = (("last_value", SqlType(t.INT8)), ("log_cnt", SqlType(t.INT8)),
+                           ("is_called", SqlType(t.BOOL)))
+"""The one row a sequence shows when read as a relation."""
+
+
 @dataclass(frozen=True, slots=True)
 class Sequence:
     oid: int
@@ -225,6 +240,15 @@ class Sequence:
     increment: int = 1
     owned_by: tuple[str, str] | None = None
     """(table, column) for serial columns: dropped with the table."""
+    owner: str = BOOTSTRAP_SUPERUSER
+    comment: str | None = None
+    """COMMENT ON SEQUENCE (pg_description)."""
+    type_oid: int = 0
+    """smallint, integer or bigint (0, in older snapshots: see
+    ``catalog.introspection.sequence_type``)."""
+
+    def __setstate__(self, state: tuple[object, ...]) -> None:
+        restore_fields(self, state)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +279,8 @@ class Catalog:
     )
     """(role, member) -> who made ``member`` a member of ``role``."""
     next_oid: int = FIRST_USER_OID
+    extension: Extension | None = None
+    """The extension sqlext, once the database has a dataflow (``catalog.extension``)."""
     _by_oid: dict[int, Relation] = field(init=False, repr=False, compare=False)
     _roles_by_oid: dict[int, Role] = field(init=False, repr=False, compare=False)
     _member_of: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
@@ -595,6 +621,9 @@ class Catalog:
     def without_membership(self, role: str, member: str) -> Catalog:
         return self._changed("memberships", remove=[(role, member)])
 
+    def with_extension(self, extension: Extension | None) -> Catalog:
+        return replace(self, extension=extension, version=next(_VERSIONS))
+
     def with_schema(self, name: str, schema: Schema) -> Catalog:
         return self._changed("schemas", {name: schema})
 
@@ -615,6 +644,7 @@ class Catalog:
             "roles": list(self.roles.values()),
             "memberships": list(self.memberships.values()),
             "next_oid": self.next_oid,
+            "extension": self.extension,
         }
 
     def with_user_objects(self, objects: Mapping[str, object]) -> Catalog:
@@ -641,7 +671,8 @@ class Catalog:
                        triggers=keyed("triggers"),  # type: ignore[arg-type]
                        roles=MappingProxyType({r.name: r for r in roles}),
                        memberships=MappingProxyType({(m.role, m.member): m for m in memberships}),
-                       next_oid=next_oid)
+                       next_oid=next_oid,
+                       extension=objects.get("extension"))  # type: ignore[arg-type]
 
 
 def _schema(name: str, kept: object) -> Schema:

@@ -61,6 +61,9 @@ DATETIME_TYPES: Final = frozenset({t.DATE, t.TIME, t.TIMESTAMP, t.TIMESTAMPTZ})
 
 
 _DATETIMES = frozenset({t.DATE, t.TIMESTAMP, t.TIMESTAMPTZ})
+_OID_ALIASES = frozenset({t.OID, t.REGPROC, t.REGCLASS, t.REGTYPE, t.REGNAMESPACE})
+"""oid and the reg types: each converts to the others implicitly, so a mixture
+takes the first one's type (PostgreSQL's select_common_type)."""
 
 
 def check_matchable(types: list[SqlType], construct: str) -> None:
@@ -73,7 +76,8 @@ def check_matchable(types: list[SqlType], construct: str) -> None:
     for found in known[1:]:
         if not (found.oid == first.oid or (is_numeric(found) and is_numeric(first))
                 or (is_string(found) and is_string(first))
-                or (found.oid in _DATETIMES and first.oid in _DATETIMES)):
+                or (found.oid in _DATETIMES and first.oid in _DATETIMES)
+                or (found.oid in _OID_ALIASES and first.oid in _OID_ALIASES)):
             raise errors.DatatypeMismatch(
                 f"{construct} types {t.format_type(first.oid)} and "
                 f"{t.format_type(found.oid)} cannot be matched")
@@ -98,6 +102,8 @@ def common_type(types: list[SqlType]) -> SqlType:
     if all(candidate == first for candidate in known):
         return first
     if all(candidate.oid == first.oid for candidate in known):
+        return SqlType(first.oid)
+    if all(candidate.oid in _OID_ALIASES for candidate in known):
         return SqlType(first.oid)
     if all(is_numeric(candidate) for candidate in known):
         return SqlType(max((c.oid for c in known), key=NUMERIC_RANK.__getitem__))

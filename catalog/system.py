@@ -15,9 +15,7 @@ from catalog.acl import PUBLIC_GRANTEE, AclItem
 from catalog.roles import BOOTSTRAP_SUPERUSER
 from catalog.schema import (
     INFORMATION_SCHEMA,
-    NAMESPACE_OIDS,
     PG_CATALOG,
-    PUBLIC,
     Column,
     Relation,
 )
@@ -41,7 +39,7 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "attalign char, attstorage char, attcompression char, attnotnull bool, "
         "atthasdef bool, atthasmissing bool, attidentity char, attgenerated char, "
         "attisdropped bool, attislocal bool, attinhcount int4, attcollation oid, "
-        "attacl _aclitem, attoptions _text, attfdwoptions _text"
+        "attacl _aclitem, attoptions _text, attfdwoptions _text, attmissingval _text"
     ),
     "pg_type": (
         "oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, "
@@ -74,7 +72,7 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "proleakproof bool, proisstrict bool, proretset bool, provolatile char, "
         "proparallel char, pronargs int2, pronargdefaults int2, prorettype oid, "
         "proargtypes oidvector, proallargtypes _oid, proargmodes _char, proargnames _text, "
-        "prosrc text, probin text, proconfig _text, proacl _aclitem"
+        "prosrc text, probin text, proconfig _text, proacl _aclitem, protrftypes _oid"
     ),
     "pg_database": (
         "oid oid, datname name, datdba oid, encoding int4, datlocprovider char, "
@@ -138,7 +136,7 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
     ),
     "pg_extension": (
         "oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, "
-        "extversion text"
+        "extversion text, extconfig _oid, extcondition _text"
     ),
     "pg_enum": "oid oid, enumtypid oid, enumsortorder float4, enumlabel name",
     "pg_language": (
@@ -201,6 +199,60 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
         "state_change timestamptz, wait_event_type text, wait_event text, state text, "
         "backend_xid xid, backend_xmin xid, query_id int8, query text, backend_type text"
     ),
+    # What pg_dump reads besides the above: the objects of kinds sqlext has none of
+    # (operators, casts, text search, foreign tables, subscriptions...) and the
+    # privileges initdb gave the system objects (pg_init_privs).
+    "pg_init_privs": "objoid oid, classoid oid, objsubid int4, privtype char, initprivs _aclitem",
+    "pg_operator": (
+        "oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind char, "
+        "oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid, "
+        "oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc"
+    ),
+    "pg_amop": (
+        "oid oid, amopfamily oid, amoplefttype oid, amoprighttype oid, amopstrategy int2, "
+        "amoppurpose char, amopopr oid, amopmethod oid, amopsortfamily oid"
+    ),
+    "pg_amproc": (
+        "oid oid, amprocfamily oid, amproclefttype oid, amprocrighttype oid, "
+        "amprocnum int2, amproc regproc"
+    ),
+    "pg_cast": (
+        "oid oid, castsource oid, casttarget oid, castfunc oid, castcontext char, "
+        "castmethod char"
+    ),
+    "pg_transform": "oid oid, trftype oid, trflang oid, trffromsql regproc, trftosql regproc",
+    "pg_ts_parser": (
+        "oid oid, prsname name, prsnamespace oid, prsstart regproc, prstoken regproc, "
+        "prsend regproc, prsheadline regproc, prslextype regproc"
+    ),
+    "pg_ts_template": (
+        "oid oid, tmplname name, tmplnamespace oid, tmplinit regproc, tmpllexize regproc"
+    ),
+    "pg_ts_dict": (
+        "oid oid, dictname name, dictnamespace oid, dictowner oid, dicttemplate oid, "
+        "dictinitoption text"
+    ),
+    "pg_ts_config": "oid oid, cfgname name, cfgnamespace oid, cfgowner oid, cfgparser oid",
+    "pg_default_acl": (
+        "oid oid, defaclrole oid, defaclnamespace oid, defaclobjtype char, defaclacl _aclitem"
+    ),
+    "pg_partitioned_table": (
+        "partrelid oid, partstrat char, partnatts int2, partdefid oid, partattrs int2vector, "
+        "partclass oidvector, partcollation oidvector, partexprs pg_node_tree"
+    ),
+    "pg_foreign_table": "ftrelid oid, ftserver oid, ftoptions _text",
+    "pg_subscription": (
+        "oid oid, subdbid oid, subname name, subowner oid, "
+        "subenabled bool, subbinary bool, substream bool, subtwophasestate char, "
+        "subdisableonerr bool, subconninfo text, subslotname name, subsynccommit text, "
+        "subpublications _text"
+    ),
+    "pg_seclabel": "objoid oid, classoid oid, objsubid int4, provider text, label text",
+    "pg_shseclabel": "objoid oid, classoid oid, provider text, label text",
+    "pg_seclabels": (
+        "objoid oid, classoid oid, objsubid int4, objtype text, objnamespace oid, "
+        "objname text, provider text, label text"
+    ),
     "sqlext_procedures": (
         "schema name, name name, language text, state text, waiting_batches int8, "
         "batches_run int8, batches_failed int8, stopped_at_batch int8, stopped_on_stream name, "
@@ -260,15 +312,13 @@ KNOWN_OIDS: Final[dict[str, int]] = {
     "pg_language": 2612, "pg_event_trigger": 3466, "pg_conversion": 2607,
     "pg_largeobject_metadata": 2995, "pg_foreign_data_wrapper": 2328,
     "pg_foreign_server": 1417, "pg_db_role_setting": 2964, "pg_rewrite": 2618,
-    "pg_opclass": 2616, "pg_opfamily": 2753,
+    "pg_opclass": 2616, "pg_opfamily": 2753, "pg_init_privs": 3394, "pg_operator": 2617,
+    "pg_amop": 2602, "pg_amproc": 2603, "pg_cast": 2605, "pg_transform": 3576,
+    "pg_ts_parser": 3601, "pg_ts_template": 3764, "pg_ts_dict": 3600, "pg_ts_config": 3602,
+    "pg_default_acl": 826, "pg_partitioned_table": 3350, "pg_foreign_table": 3118,
+    "pg_subscription": 6100, "pg_seclabel": 3596, "pg_shseclabel": 3592,
 }
 _FIRST_VIEW_OID: Final = 12000
-
-DESCRIPTIONS: Final[dict[tuple[int, int, int], str]] = {
-    (NAMESPACE_OIDS[PUBLIC], KNOWN_OIDS["pg_namespace"], 0): "standard public schema",
-}
-"""pg_description: (objoid, classoid, objsubid) -> comment."""
-
 
 def columns_of(spec: str) -> list[tuple[str, str]]:
     """(column name, type name) of each column a table's spec declares, in order."""
@@ -326,7 +376,8 @@ _FIRST_INFORMATION_SCHEMA_OID: Final = 13100
 
 
 SYSTEM_VIEWS: Final = frozenset({"pg_roles", "pg_user", "pg_settings", "pg_tables",
-                                 "pg_views", "pg_matviews", "pg_indexes", *LIVE_TABLES})
+                                 "pg_views", "pg_matviews", "pg_indexes", "pg_seclabels",
+                                 *LIVE_TABLES})
 """The pg_catalog relations PostgreSQL defines as views (relkind 'v'), like
 every relation of information_schema."""
 

@@ -40,6 +40,9 @@ class StatementContext:
     """What set_config(name, value, is_local) does: sets the parameter as SET
     (RESET for a NULL value) would and returns its new value; None where no
     session runs the statement."""
+    definitions: list[tuple[int, str]] = field(default_factory=list)
+    """Rows the statement inserted into ``sqlext.dataflow``: (position,
+    statement), each to be run once the statement is done."""
 
     def setting(self, name: str) -> str | None:
         return self.settings.get(name.lower())

@@ -756,7 +756,11 @@ class Executor:
         key = self._sequence(name, context)
         sequence = context.catalog.sequences[key]
         self._moving(key)
-        self.sequences[key] = value if called else value - sequence.increment
+        if not called and value == sequence.start:
+            # as new: last_value its start, is_called false (what pg_dump restores)
+            self.sequences.pop(key, None)
+        else:
+            self.sequences[key] = value if called else value - sequence.increment
         return value
 
     def transaction_id(self) -> int:

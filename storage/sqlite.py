@@ -53,6 +53,29 @@ class Database:
         self.executemany: Callable[[str, Iterable[Sequence[Any]]], sqlite3.Cursor] = (
             self.connection.executemany)
 
+    def add_table_constraint(self, table: str, clause: str) -> None:
+        """Add a CHECK or FOREIGN KEY clause to a table's definition, inside
+        the running transaction. SQLite has no ALTER TABLE ADD CONSTRAINT;
+        its documented way to change a constraint that does not change how
+        rows are stored is to edit the table's SQL in the schema table and
+        bump the schema version (https://sqlite.org/lang_altertable.html,
+        "Making Other Kinds Of Table Schema Changes"). SQLite does not check
+        the existing rows against the new clause: the caller has."""
+        row = self.connection.execute(
+            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        definition = str(row[0]).rstrip()
+        if not definition.endswith(")"):
+            raise ValueError(f"unexpected definition of table {table}: {definition}")
+        version = self.connection.execute("PRAGMA schema_version").fetchone()[0]
+        self.connection.execute("PRAGMA writable_schema = ON")
+        try:
+            self.connection.execute(
+                "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
+                (f"{definition[:-1]}, {clause})", table))
+            self.connection.execute(f"PRAGMA schema_version = {int(version) + 1}")
+        finally:
+            self.connection.execute("PRAGMA writable_schema = OFF")
+
     def executescript(self, script: str) -> None:
         self.connection.executescript(script)
 

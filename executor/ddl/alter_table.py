@@ -1,7 +1,8 @@
 """ALTER TABLE: ADD COLUMN, DROP COLUMN (with what depends on the column,
 ``executor.ddl.drops``), RENAME and RENAME COLUMN (whatever names the table
 or column elsewhere follows, ``catalog.renames``; views keep working, bound
-to the table as in PostgreSQL)."""
+to the table as in PostgreSQL), ALTER COLUMN SET / DROP DEFAULT and ADD
+CONSTRAINT (``executor.ddl.table_constraints``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import replace
 
 from catalog import errors, renames
 from catalog import types as t
+from catalog.extension import EXTENSION_NAME
 from catalog.schema import Catalog, Column, Relation
 from executor import matview_maintenance
 from executor.ddl.drops import drop_dependents
@@ -19,6 +21,7 @@ from executor.ddl.relations import (
     referencing_tables,
     storage_name,
 )
+from executor.ddl.table_constraints import add_constraint, set_default
 from storage.sqlite import Database, quoted
 
 
@@ -31,6 +34,9 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
         raise errors.UndefinedTable(f'relation "{spec.name}" does not exist')
     if relation.kind != "r":
         raise errors.WrongObjectType(f'"{spec.name}" is not a table')
+    if catalog.extension is not None and relation.oid == catalog.extension.table_oid:
+        raise errors.FeatureNotSupported(
+            f'cannot alter table "{spec.name}": it belongs to extension {EXTENSION_NAME}')
     if relation.stream is not None or relation.window is not None:
         raise errors.FeatureNotSupported(
             f'cannot alter {relation.kind_name} "{spec.name}"',
@@ -57,7 +63,12 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
                              f"{column.default_sqlite}")
         relation = replace(relation, columns=(*relation.columns, Column(
             column.name, column.type_oid, column.typmod, column.not_null, column.default)))
+    for column, default in spec.set_defaults:
+        relation = set_default(relation, column, default)
     catalog = catalog.with_relation(relation)
+    for constraint in spec.add_constraints:
+        catalog = add_constraint(relation, constraint, catalog, database)
+        relation = catalog.relation(relation.name, relation.schema)
     cascaded: list[str] = []
     for name, cascade in spec.drop_columns:
         catalog, relation = _drop_column(relation, name, catalog, database, cascade, cascaded)

@@ -20,7 +20,7 @@ from catalog import errors
 from catalog.dataflow import Parameter, Procedure, Trigger, WindowSpec
 from catalog.schema import Catalog, Relation
 from executor.ddl.drops import drop_relations
-from executor.ddl.relations import DdlResult, storage_name
+from executor.ddl.relations import CreateTable, DdlResult, storage_name
 from executor.streaming import windows
 from storage.sqlite import Database
 
@@ -195,3 +195,10 @@ def drop_procedure(procedure: Procedure, catalog: Catalog, cascade: bool,
         cascaded.append(f"trigger {trigger.name} on {trigger.target[1]}")
         catalog = catalog.without_trigger(trigger.schema, trigger.name)
     return catalog.without_procedure(procedure.schema, name)
+
+
+def makes_dataflow(spec: object) -> bool:
+    """Whether a change creates a stream, window, procedure or trigger (the
+    database then has the extension, ``ensure_extension``)."""
+    return isinstance(spec, CreateProcedure | CreateWindow | CreateTrigger) or (
+        isinstance(spec, CreateTable) and spec.stream is not None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from catalog import errors
 from catalog.schema import PUBLIC, Catalog
+from executor.ddl.create_extension import check_droppable
 from executor.ddl.dataflow_objects import drop_procedure
 from executor.ddl.drops import drop_relations
 from executor.ddl.relations import DdlResult, Drop
@@ -33,6 +34,7 @@ def _drop_schema(name: str, spec: Drop, catalog: Catalog, database: Database,
     if name in SYSTEM_SCHEMAS:
         raise errors.DependentObjectsStillExist(
             f"cannot drop schema {name} because it is required by the database system")
+    check_droppable(catalog, name)
     held = contents(catalog, name)
     if held and not spec.cascade:
         raise errors.DependentObjectsStillExist(

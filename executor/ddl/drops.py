@@ -14,6 +14,7 @@ from catalog import errors
 from catalog.dependencies import Dependent, Target, dependents, still_needed
 from catalog.schema import RELKIND_NAMES, Catalog, Relation
 from executor import matview_maintenance
+from executor.ddl.create_extension import check_droppable
 from executor.ddl.relations import DdlResult, Drop, rebuild_table
 from executor.streaming import windows
 from storage.sqlite import Database, quoted
@@ -66,6 +67,8 @@ def drop_relations(targets: Sequence[Relation], catalog: Catalog, database: Data
                    cascade: bool, cascaded: list[str]) -> Catalog:
     """Drop ``targets``, after what depends on them (with ``cascade``,
     which adds their descriptions to ``cascaded``; 2BP01 without)."""
+    for relation in targets:
+        check_droppable(catalog, relation.schema, relation)
     catalog = drop_dependents([(relation, None) for relation in targets], catalog, database,
                               cascade, cascaded)
     for oid in sorted((relation.oid for relation in targets), reverse=True):

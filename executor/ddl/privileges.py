@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from catalog import errors
 from catalog.dataflow import Procedure
-from catalog.schema import Catalog, Relation, Schema
+from catalog.schema import Catalog, Relation, Schema, Sequence
 from executor.ddl import dataflow_objects, relations
 
 Spec = relations.DdlSpec | dataflow_objects.DataflowSpec
@@ -57,11 +57,13 @@ def check(spec: Spec, catalog: Catalog, role: str) -> None:
     created = _created_in(spec)
     if created is not None:
         catalog.require_schema(role, created, "C")
+    added = spec.add_constraints if isinstance(spec, relations.AlterTable) else ()
     if isinstance(spec, relations.CreateTable) and catalog.find_relation(
             spec.name, spec.schema) is None:  # else it is 42P07 first
-        for constraint in spec.constraints:
-            if constraint.ref_table is not None:
-                _require_references(catalog, role, constraint)
+        added = spec.constraints
+    for constraint in added:
+        if constraint.ref_table is not None:
+            _require_references(catalog, role, constraint)
     for procedure in _procedures_used(spec, catalog):
         catalog.require_schema(role, procedure.schema)
         if isinstance(spec, dataflow_objects.CreateTrigger):
@@ -144,15 +146,31 @@ def _found(named: Named, catalog: Catalog) -> list[tuple[Relation, str]]:
     return found
 
 
+def _sequence_owner(before: Catalog, after: Catalog, sequence: Sequence, role: str) -> str:
+    """A new sequence belongs to its creator, or (an identity column added
+    to an existing table) to the owner of the table it belongs to."""
+    if sequence.owned_by is not None:
+        table = after.find_relation(sequence.owned_by[0], sequence.schema)
+        if table is not None and before.relation_by_oid(table.oid) is not None:
+            return table.owner
+    return role
+
+
 def owned_by_creator(before: Catalog, after: Catalog, role: str) -> Catalog:
-    """``after`` with the schemas, relations and procedures a change created
-    owned by ``role`` (the apply functions make them with the default owner)."""
+    """``after`` with the schemas, relations, sequences and procedures a change
+    created owned by ``role`` (the apply functions make them with the default
+    owner)."""
     owned = [replace(r, owner=role) for r in after.relations.values()
              if before.relation_by_oid(r.oid) is None and r.owner != role]
     procedures = [replace(p, owner=role) for key, p in after.procedures.items()
                   if key not in before.procedures and p.owner != role]
     schemas: dict[str, Schema] = {name: replace(s, owner=role) for name, s in after.schemas.items()
                                   if name not in before.schemas and s.owner != role}
+    for key, sequence in after.sequences.items():
+        if key not in before.sequences and sequence.owner != _sequence_owner(
+                before, after, sequence, role):
+            after = after.with_sequence(replace(
+                sequence, owner=_sequence_owner(before, after, sequence, role)))
     if owned:
         after = after.with_relations(owned)
     for procedure in procedures:

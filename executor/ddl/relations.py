@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID, StreamOptions
+from catalog.extension_members import check_changeable
 from catalog.introspection import quote_identifier
 from catalog.matviews import Matview
 from catalog.schema import (
@@ -145,6 +146,7 @@ class CreateSequence:
     start: int = 1
     increment: int = 1
     if_not_exists: bool = False
+    type_oid: int = t.INT8
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +177,9 @@ class AlterTable:
     rename_to: str | None = None
     rename_column: tuple[str, str] | None = None
     if_exists: bool = False
+    set_defaults: tuple[tuple[str, str | None], ...] = ()
+    """ALTER COLUMN ... SET DEFAULT (PostgreSQL text) | DROP DEFAULT (None)."""
+    add_constraints: tuple[ConstraintSpec, ...] = ()
 
 
 CreateSpec = (CreateTable | CreateIndex | CreateView | CreateMatview | RefreshMatview
@@ -223,7 +228,7 @@ def _sqlite_column(spec: ColumnSpec, primary: bool) -> str:
     return " ".join(parts)
 
 
-def _constraint_name(table: str, spec: ConstraintSpec) -> str:
+def constraint_name(table: str, spec: ConstraintSpec) -> str:
     if spec.name:
         return spec.name
     suffix = {"p": "pkey", "u": "key", "c": "check", "f": "fkey"}[spec.kind]
@@ -233,7 +238,7 @@ def _constraint_name(table: str, spec: ConstraintSpec) -> str:
     return f"{table}_{columns}_{suffix}" if columns else f"{table}_{suffix}"
 
 
-def _sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog,
+def sqlite_constraint(spec: ConstraintSpec, name: str, catalog: Catalog,
                        creating: tuple[str, str, str]) -> str:
     """``creating``: (schema, name, storage name) of the table the constraint
     is for, which a foreign key may reference."""
@@ -317,14 +322,10 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     for column in spec.columns:
         default = column.default
         if column.serial:
-            sequence_name = f"{spec.name}_{column.name}_seq"
-            sequences.append(Sequence(next_oid, spec.schema, sequence_name, column.start,
-                                      column.increment, owned_by=(spec.name, column.name)))
+            sequence = owned_sequence(next_oid, spec.schema, spec.name, column)
+            sequences.append(sequence)
             next_oid += 1
-            # the sequence named in full, as PostgreSQL binds it (pg_get_expr
-            # leaves the schema out where the reader's search path finds it)
-            qualified = f"{quote_identifier(spec.schema)}.{quote_identifier(sequence_name)}"
-            default = "nextval(" + _string_constant(qualified) + "::regclass)"
+            default = nextval_default(sequence)
         in_primary = primary is not None and column.name in primary.columns
         columns.append(Column(column.name, column.type_oid, column.typmod,
                               column.not_null or column.serial or in_primary, default,
@@ -334,7 +335,7 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
                for c in spec.columns]
     indexes: list[Relation] = []
     for constraint in spec.constraints:
-        name = _constraint_name(spec.name, constraint)
+        name = constraint_name(spec.name, constraint)
         if any(existing.name == name for existing in constraints):
             raise errors.DuplicateObject(f'constraint "{name}" for relation "{spec.name}" '
                                          "already exists")
@@ -348,13 +349,13 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             indexes.append(Relation(
                 next_oid, spec.schema, index_name, "i",
                 storage_name(spec.schema, index_name, catalog),
-                definition=_index_definition(spec.schema, spec.name, index_name,
+                definition=index_statement(spec.schema, spec.name, index_name,
                                              [(c, False) for c in constraint.columns],
                                              unique=True),
                 index_table=spec.name, index_columns=constraint.columns, unique=True,
                 primary=constraint.kind == "p"))
             next_oid += 1
-        clauses.append(_sqlite_constraint(constraint, name, catalog,
+        clauses.append(sqlite_constraint(constraint, name, catalog,
                                           (spec.schema, spec.name, physical)))
     if spec.stream is not None:
         clauses.insert(len(spec.columns), _batch_id_column(oid, spec.stream))
@@ -367,6 +368,15 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
     for sequence in sequences:
         catalog = catalog.with_sequence(sequence)
     return DdlResult(catalog, "CREATE STREAM" if spec.stream else "CREATE TABLE")
+
+
+def owned_sequence(oid: int, schema: str, table: str, column: ColumnSpec,
+                   name: str | None = None) -> Sequence:
+    """The sequence of a serial or identity column (named ``table_column_seq``
+    unless ``name`` says otherwise), of the column's type."""
+    type_oid = column.type_oid if column.type_oid in (t.INT2, t.INT4) else t.INT8
+    return Sequence(oid, schema, name or f"{table}_{column.name}_seq", column.start,
+                    column.increment, owned_by=(table, column.name), type_oid=type_oid)
 
 
 def _check_stream_columns(spec: CreateTable) -> None:
@@ -410,12 +420,16 @@ def _create_stream_storage(physical: str, oid: int, options: StreamOptions,
             f"NEW.{quoted(options.batch_column)}) = 0 BEGIN SELECT RAISE(IGNORE); END")
 
 
-def _string_constant(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+def nextval_default(sequence: Sequence) -> str:
+    """The default of a serial or identity column: the sequence named in
+    full, as PostgreSQL binds it (pg_get_expr leaves the schema out where
+    the reader's search path finds it)."""
+    qualified = f"{quote_identifier(sequence.schema)}.{quote_identifier(sequence.name)}"
+    return "nextval('" + qualified.replace("'", "''") + "'::regclass)"
 
 
-def _index_definition(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
-                      unique: bool) -> str:
+def index_statement(schema: str, table: str, name: str, columns: list[tuple[str, bool]],
+                    unique: bool) -> str:
     shown = ", ".join(quote_identifier(c) + (" DESC" if desc else "") for c, desc in columns)
     qualified = f"{quote_identifier(schema)}.{quote_identifier(table)}"
     return (f"CREATE {'UNIQUE ' if unique else ''}INDEX {quote_identifier(name)} ON {qualified} "
@@ -448,7 +462,7 @@ def _create_index(spec: CreateIndex, catalog: Catalog, database: Database) -> Dd
         # non-unique index finds the same rows with all of them in it
         database.execute(create)
     index = Relation(oid, table.schema, name, "i", physical,
-                     definition=_index_definition(table.schema, table.name, name,
+                     definition=index_statement(table.schema, table.name, name,
                                                   list(spec.columns), spec.unique),
                      index_table=table.name,
                      index_columns=tuple(c for c, _ in spec.columns), unique=spec.unique,
@@ -535,7 +549,8 @@ def _create_sequence(spec: CreateSequence, catalog: Catalog) -> DdlResult:
                              [_exists_notice("relation", spec.name)])
         raise errors.DuplicateTable(f'relation "{spec.name}" already exists')
     catalog, oid = catalog.allocate_oids()
-    sequence = Sequence(oid, spec.schema, spec.name, spec.start, spec.increment)
+    sequence = Sequence(oid, spec.schema, spec.name, spec.start, spec.increment,
+                        type_oid=spec.type_oid)
     return DdlResult(catalog.with_sequence(sequence), "CREATE SEQUENCE")
 
 
@@ -568,7 +583,7 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
                               constraint.check, None, constraint.ref_table,
                               constraint.ref_columns, constraint.on_delete,
                               constraint.on_update)
-        clauses.append(_sqlite_constraint(spec, constraint.name, catalog,
+        clauses.append(sqlite_constraint(spec, constraint.name, catalog,
                                           (new.schema, new.name, new.physical)))
     shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
     column_list = ", ".join(quoted(c) for c in shared)
@@ -627,6 +642,7 @@ def _truncate(spec: Truncate, catalog: Catalog, database: Database) -> DdlResult
     for relation in relations:
         if relation.kind != "r":
             raise errors.WrongObjectType(f'"{relation.name}" is not a table')
+        check_changeable(catalog, relation, "truncate")
         for other in referencing_tables(catalog, relation):
             if other not in relations:
                 raise errors.FeatureNotSupported(

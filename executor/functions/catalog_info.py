@@ -11,6 +11,7 @@ catalog (index keys, sequence types, view text) comes from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,18 +19,19 @@ from catalog import errors
 from catalog import types as t
 from catalog.introspection import (
     QUOTED,
+    descriptions,
     index_definition,
     index_keys,
     name_parts,
     quote_identifier,
     shown_expression,
-    view_definition,
 )
 from catalog.schema import PG_CATALOG, Catalog, Constraint, Relation
 from catalog.sqltypes import BOOL, INT4, INT8, NAME, OID, TEXT, TIMESTAMPTZ, SqlType
-from catalog.system import DESCRIPTIONS, KNOWN_OIDS
+from catalog.system import KNOWN_OIDS
 from executor.context import StatementContext
 from executor.functions.declare import Declarations, Function, Runtime
+from executor.functions.view_text import view_definition
 
 FUNCTIONS = Declarations()
 
@@ -54,9 +56,10 @@ def _constraint(catalog: Catalog, oid: int) -> tuple[Relation, Constraint] | Non
     return None
 
 
-def _constraint_definition(context: StatementContext, relation: Relation,
-                           constraint: Constraint, pretty: bool) -> str:
-    """What pg_get_constraintdef prints for a constraint."""
+def constraint_definition(catalog: Catalog, constraint: Constraint, pretty: bool,
+                          search_path: tuple[str, ...] | None = None) -> str:
+    """What pg_get_constraintdef prints for a constraint (a referenced table
+    is named as ``relation_name`` names it)."""
     columns = ", ".join(quote_identifier(c) for c in constraint.columns)
     if constraint.kind == "p":
         return f"PRIMARY KEY ({columns})"
@@ -67,13 +70,14 @@ def _constraint_definition(context: StatementContext, relation: Relation,
         return f"CHECK ({constraint.check})" if pretty else f"CHECK (({constraint.check}))"
     assert constraint.ref_table is not None
     schema, name = constraint.ref_table
-    referenced_table = context.catalog.find_relation(name, schema)
-    target = (relation_name(context.catalog, referenced_table.oid, context.search_path)
+    referenced_table = catalog.find_relation(name, schema)
+    target = (relation_name(catalog, referenced_table.oid, search_path)
               if referenced_table is not None else None
               ) or f"{quote_identifier(schema)}.{quote_identifier(name)}"
     referenced = ", ".join(quote_identifier(c) for c in constraint.ref_columns)
     actions = "".join(f" ON {event} {action}" for event, action in (
-        ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete)) if action)
+        ("UPDATE", constraint.on_update), ("DELETE", constraint.on_delete))
+        if action and action != "NO ACTION")
     return f"FOREIGN KEY ({columns}) REFERENCES {target}({referenced}){actions}"
 
 
@@ -95,6 +99,11 @@ def _visible(catalog: Catalog, search_path: tuple[str, ...], schema: str, name: 
         if (candidate, name) in catalog.relations or (candidate, name) in catalog.sequences:
             return candidate == schema
     return False
+
+
+def _visible_to(context: StatementContext) -> Callable[[str, str], bool]:
+    """Whether the statement's search path finds (schema, name) unqualified."""
+    return lambda schema, name: _visible(context.catalog, context.search_path, schema, name)
 
 
 def _table_is_visible(context: StatementContext, oid: Any) -> int:
@@ -133,13 +142,18 @@ def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
     return definition
 
 
-def _description(oid: Any, catalog_name: Any, subid: int = 0) -> str | None:
-    """obj_description / col_description / shobj_description."""
+def _description(catalog: Catalog, oid: Any, catalog_name: Any, subid: int = 0
+                 ) -> str | None:
+    """obj_description / col_description / shobj_description (without a
+    catalog's name, the deprecated obj_description(oid): of any catalog)."""
     object_oid = _oid(oid)
-    class_oid = KNOWN_OIDS.get(str(catalog_name).removeprefix("pg_catalog."))
-    if object_oid is None or class_oid is None:
+    class_oid = None if catalog_name is None else KNOWN_OIDS.get(
+        str(catalog_name).removeprefix("pg_catalog."))
+    if object_oid is None or (class_oid is None and catalog_name is not None):
         return None
-    return DESCRIPTIONS.get((object_oid, class_oid, subid))
+    return next((text for (objoid, classoid, objsubid), text in descriptions(catalog)
+                 if (objoid, objsubid) == (object_oid, subid)
+                 and class_oid in (None, classoid)), None)
 
 
 # --- the functions ----------------------------------------------------------------------
@@ -159,12 +173,7 @@ def _pg_get_expr(runtime: Runtime) -> Function:
     def get_expr(expression: Any, _relation: Any = None, pretty: Any = 0) -> Any:
         if expression is None:
             return None
-        context = runtime.context()
-        catalog = context.catalog
-
-        def visible(schema: str, name: str) -> bool:
-            return _visible(catalog, context.search_path, schema, name)
-        text = shown_expression(str(expression), visible)
+        text = shown_expression(str(expression), _visible_to(runtime.context()))
         return text[1:-1] if pretty and _parenthesised(text) else text
     return get_expr
 
@@ -219,7 +228,10 @@ def _get_constraintdef(runtime: Runtime) -> Function:
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
         context = runtime.context()
         found = _constraint(context.catalog, _oid(oid) or 0)
-        return _constraint_definition(context, *found, bool(pretty)) if found else None
+        if found is None:
+            return None
+        return constraint_definition(context.catalog, found[1], bool(pretty),
+                                     context.search_path)
     return get_constraintdef
 
 
@@ -231,7 +243,9 @@ def _get_viewdef(runtime: Runtime) -> Function:
         oid = _oid(view)
         relation = (context.catalog.relation_by_oid(oid) if oid is not None
                     else context.catalog.find_relation(str(view), None, context.search_path))
-        return view_definition(relation) if relation is not None else None
+        if relation is None:
+            return None
+        return view_definition(relation, _visible_to(context))
     return get_viewdef
 
 
@@ -255,33 +269,42 @@ def _get_serial_sequence(runtime: Runtime) -> Function:
     return get_serial_sequence
 
 
+def _arguments(catalog: Catalog, oid: Any, defaults: bool) -> str | None:
+    """Of procedures: "name type [DEFAULT value][, ...]"."""
+    procedure = next((p for p in catalog.procedures.values() if p.oid == _oid(oid)), None)
+    if procedure is None:
+        return None
+    return ", ".join(" ".join(part for part in (
+        p.name, t.format_type(p.type_oid, p.typmod),
+        f"DEFAULT {p.default}" if p.default and defaults else "") if part)
+        for p in procedure.params)
+
+
 @FUNCTIONS.runtime("pg_get_function_arguments", TEXT, OID, min_args=1, max_args=1,
-                   names=("pg_get_function_identity_arguments",),
                    sqlite="sqlext_function_arguments", sqlite_args=-1)
 def _function_arguments(runtime: Runtime) -> Function:
-    def function_arguments(oid: Any, *_: Any) -> Any:
-        """Of procedures: "name type[, ...]"."""
-        procedure = next((p for p in runtime.context().catalog.procedures.values()
-                          if p.oid == _oid(oid)), None)
-        if procedure is None:
-            return None
-        return ", ".join(" ".join(part for part in (
-            p.name, t.format_type(p.type_oid, p.typmod),
-            f"DEFAULT {p.default}" if p.default else "") if part)
-            for p in procedure.params)
-    return function_arguments
+    return lambda oid, *_: _arguments(runtime.context().catalog, oid, defaults=True)
 
 
-@FUNCTIONS.scalar("obj_description", TEXT, OID, NAME, min_args=2, max_args=2,
-                  names=("shobj_description",), sqlite="sqlext_obj_description",
-                  sqlite_args=-1)
-def _obj_description(oid: Any, catalog_name: Any) -> Any:
-    return _description(oid, catalog_name)
+@FUNCTIONS.runtime("pg_get_function_identity_arguments", TEXT, OID, min_args=1, max_args=1,
+                   sqlite="sqlext_function_identity_arguments")
+def _function_identity_arguments(runtime: Runtime) -> Function:
+    """What names a procedure (GRANT ... ON PROCEDURE p(...)): no defaults."""
+    return lambda oid: _arguments(runtime.context().catalog, oid, defaults=False)
 
 
-@FUNCTIONS.scalar("col_description", TEXT, OID, INT4, min_args=2, max_args=2)
-def _col_description(table: Any, column: Any) -> Any:
-    return _description(table, "pg_class", _oid(column) or 0)
+@FUNCTIONS.runtime("obj_description", TEXT, OID, NAME, min_args=1, max_args=2,
+                   names=("shobj_description",), sqlite="sqlext_obj_description",
+                   sqlite_args=-1)
+def _obj_description(runtime: Runtime) -> Function:
+    return lambda oid, catalog_name=None: _description(runtime.context().catalog, oid,
+                                                       catalog_name)
+
+
+@FUNCTIONS.runtime("col_description", TEXT, OID, INT4, min_args=2, max_args=2)
+def _col_description(runtime: Runtime) -> Function:
+    return lambda table, column: _description(runtime.context().catalog, table, "pg_class",
+                                              _oid(column) or 0)
 
 
 @FUNCTIONS.scalar("pg_size_pretty", TEXT, INT8, min_args=1, max_args=1,
@@ -320,7 +343,7 @@ def _no(*_: Any) -> int:
 @FUNCTIONS.scalar("pg_get_function_result", TEXT, OID, TEXT, min_args=1, max_args=3,
                   sqlite="sqlext_nothing",
                   names=("pg_get_statisticsobjdef_columns", "pg_get_partkeydef",
-                         "pg_get_triggerdef", "pg_get_ruledef", "pg_get_function_sqlbody"))
+                         "pg_get_ruledef", "pg_get_function_sqlbody"))
 def _nothing(*_: Any) -> None:
     return None
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from catalog import types as t
+from catalog.dataflow import Trigger
+from catalog.schema import Catalog
 from catalog.sqltypes import TEXT, SqlType, common_type
 from executor import codecs
 from executor.context import StatementContext
@@ -56,6 +58,19 @@ class SessionSignals(Protocol):
         ...
 
 
+class DataflowText(Protocol):
+    """The dataflow's objects as the statements that make them, written by
+    the layer that knows the SQL dialect (``sqlext.dataflow.rebuild``)."""
+
+    def definitions(self, catalog: Catalog) -> list[tuple[int, str]]:
+        """The rows of ``sqlext.dataflow``: (position, statement)."""
+        ...
+
+    def trigger(self, catalog: Catalog, trigger: Trigger) -> str:
+        """CREATE TRIGGER (pg_get_triggerdef)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Runtime:
     """What implementations that look at the running engine are made from."""
@@ -69,6 +84,7 @@ class Runtime:
     sessions: SessionSignals
     listening: Callable[[int], list[str]]
     """The channels a session (by process id) listens on."""
+    dataflow_text: DataflowText
 
     def context(self) -> StatementContext:
         """The running statement's (read at call time)."""

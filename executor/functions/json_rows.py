@@ -1,5 +1,6 @@
 """The rows of json's and jsonb's set-returning functions (json_array_elements,
-json_each, json_object_keys, their jsonb forms and their _text forms).
+json_each, json_object_keys, their jsonb forms and their _text forms), and of
+pg_options_to_table (an options array is stored as a JSON array too).
 
 SQLite's table-valued ``json_each`` makes the rows: the translator reads
 ``json_each(sqlext_jsonb_rows(function, document))``, and this function
@@ -98,6 +99,12 @@ def _as_written(value: str) -> str:
     return value
 
 
+def _options(function: str, document: str) -> list[Any]:
+    """pg_options_to_table: each ``name=value`` of an options array as a pair."""
+    return [list(option.partition("=")[::2]) if "=" in option else [option, None]
+            for option in json.loads(document)]
+
+
 ROWS: Final[dict[str, Rows]] = {
     "jsonb_array_elements": _jsonb(_elements, jsonb_text),
     "jsonb_array_elements_text": _jsonb(_elements, _as_text),
@@ -109,6 +116,7 @@ ROWS: Final[dict[str, Rows]] = {
     "json_each": _json_members(_as_written),
     "json_each_text": _json_members(json_spans.as_text),
     "json_object_keys": _json_keys,
+    "pg_options_to_table": _options,
 }
 """Function -> the rows of a document."""
 

@@ -6,11 +6,14 @@ role unless a role is named, exactly as the privilege checks decide.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from catalog import errors
+from catalog import types as t
+from catalog.acl import PUBLIC_GRANTEE, AclItem
 from catalog.schema import Catalog
-from catalog.sqltypes import BOOL, TEXT
+from catalog.sqltypes import BOOL, OID, TEXT, SqlType
 from executor.functions.declare import Declarations, Function, Runtime
 
 FUNCTIONS = Declarations()
@@ -57,3 +60,28 @@ def _pg_has_role(runtime: Runtime) -> Function:
                   "admin": catalog.is_admin_of}
         return int(any(checks[mode](role, target) for mode in _modes(str(privilege))))
     return pg_has_role
+
+
+_DEFAULT_PRIVILEGES = {"c": ("", ""), "r": ("", "arwdDxt"), "s": ("", "rwU"),
+                       "d": ("Tc", "CTc"), "f": ("X", "X"), "l": ("U", "U"), "L": ("", "rw"),
+                       "n": ("", "UC"), "t": ("", "C"), "F": ("", "U"), "S": ("", "U"),
+                       "T": ("U", "U")}
+"""acldefault(): by object type, the privileges of PUBLIC and of the owner."""
+
+
+@FUNCTIONS.runtime("acldefault", SqlType(t.TYPES[t.ACLITEM].array_oid), SqlType(t.CHAR), OID,
+                   min_args=2, max_args=2)
+def _acldefault(runtime: Runtime) -> Function:
+    """The privileges an object of a kind has before any GRANT or REVOKE."""
+    def acldefault(kind: Any, owner: Any) -> str | None:
+        if kind is None or owner is None:
+            return None
+        privileges = _DEFAULT_PRIVILEGES.get(str(kind))
+        if privileges is None:
+            raise errors.InternalError(f"unrecognized objtype abbreviation: {kind}")
+        name = runtime.context().catalog.role_name(int(owner)) or str(owner)
+        public, owned = privileges
+        items = [AclItem(PUBLIC_GRANTEE, name, public)] if public else []
+        items += [AclItem(name, name, owned)] if owned else []
+        return json.dumps([item.text() for item in items])
+    return acldefault

@@ -26,6 +26,7 @@ from executor.functions import (
     catalog_info,
     conditionals,
     datetime_functions,
+    extension_functions,
     formatting_functions,
     json_aggregates,
     json_constructors,
@@ -61,7 +62,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     array_functions, json_functions, json_constructors, json_aggregates, jsonb_edits, json_rows,
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
-    numeric_functions, row_packing, reflection_info, keyword_list,
+    numeric_functions, row_packing, reflection_info, keyword_list, extension_functions,
     array_edits, json_paths, record_text, jsonb_path_queries, text_format, advisory_locks))
 
 

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from catalog import acl as acls
 from catalog import types as t
 from catalog.acl import PUBLIC_GRANTEE, AclItem
-from catalog.introspection import sequence_type, shown_expression, view_definition
+from catalog.introspection import sequence_type, shown_expression
 from catalog.schema import Catalog, Relation
+from executor.functions.view_text import in_public, view_definition
 from executor.pg_catalog.rows import Row, RowsOfRelation, row
 
 CATALOG_NAME = "postgres"
@@ -34,12 +35,6 @@ def _data_type(oid: int) -> str:
     return pg_type.sql_name
 
 
-def _default_path(schema: str, _name: str) -> bool:
-    """What the rows show as visible: the default search path's (the rows
-    are kept, not computed for each reader as PostgreSQL's view does)."""
-    return schema == "public"
-
-
 def column_rows(relation: Relation) -> Iterator[Row]:
     for position, column in enumerate(relation.columns, start=1):
         precision_scale = t.numeric_precision_scale(column.typmod) if (
@@ -56,7 +51,7 @@ def column_rows(relation: Relation) -> Iterator[Row]:
             "columns", table_catalog=CATALOG_NAME, table_schema=relation.schema,
             table_name=relation.name, column_name=column.name, ordinal_position=position,
             column_default=None if column.declared_default is None else
-            shown_expression(column.declared_default, _default_path),
+            shown_expression(column.declared_default, in_public),
             is_nullable=_yes(not column.not_null),
             data_type=_data_type(column.type_oid),
             character_maximum_length=t.char_length(column.typmod) if column.type_oid in (
@@ -86,7 +81,7 @@ def information_schema_rows(catalog: Catalog, columns: RowsOfRelation
     yield "columns", [column for r in relations for column in columns.of(r)]
     yield "views", [
         row("views", table_catalog=CATALOG_NAME, table_schema=r.schema, table_name=r.name,
-            view_definition=view_definition(r), is_updatable="NO")
+            view_definition=view_definition(r, in_public), is_updatable="NO")
         for r in relations if r.kind == "v"]
     yield "table_constraints", [
         _table_constraint(r, c.name, _CONSTRAINT_TYPES[c.kind])

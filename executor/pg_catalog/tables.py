@@ -2,9 +2,10 @@
 every schema change, inside the transaction that made it.
 
 Clients' catalog queries (psql's \\d family, pgjdbc's DatabaseMetaData)
-then run as ordinary SQL against these tables. Two of them depend on the
-session rather than on the schema (pg_database names the database the client
-connected to, pg_settings shows its settings): those are SQLite views over
+then run as ordinary SQL against these tables. Some depend on the session
+rather than on the schema (pg_database names the database the client
+connected to, pg_settings shows its settings, pg_views and pg_matviews
+print definitions for its search path): those are SQLite views over
 functions that read the running statement's context.
 """
 
@@ -18,19 +19,24 @@ from typing import Any
 
 from catalog import types as t
 from catalog.acl import Acl
-from catalog.dataflow import Procedure
+from catalog.dataflow import Procedure, Trigger
+from catalog.extension import EXTENSION_NAME, EXTENSION_SCHEMA
+from catalog.extension_members import members
 from catalog.introspection import (
     SEQUENCE_MAX,
+    bound_names,
+    descriptions,
     index_definition,
     index_keys,
     owner_column,
     sequence_type,
-    view_definition,
 )
 from catalog.roles import BOOTSTRAP_SUPERUSER_OID
 from catalog.schema import (
     INFORMATION_SCHEMA,
     PG_CATALOG,
+    SEQUENCE_COLUMNS,
+    SYSTEM_SCHEMAS,
     Catalog,
     Column,
     Constraint,
@@ -42,11 +48,11 @@ from catalog.system import (
     C_COLLATION,
     COLLATIONS,
     DEFAULT_COLLATION,
-    DESCRIPTIONS,
     INFORMATION_SCHEMA_TABLES,
     KNOWN_OIDS,
     SYSTEM_TABLES,
     columns_of,
+    system_relations,
 )
 from executor.pg_catalog.information_schema import (
     PER_ROLE,
@@ -70,8 +76,9 @@ _FK_ACTIONS = {None: "a", "NO ACTION": "a", "RESTRICT": "r", "CASCADE": "c",
                "SET NULL": "n", "SET DEFAULT": "d"}
 _INDOPTION_DESC = 3
 """pg_index.indoption of a DESC key: INDOPTION_DESC | INDOPTION_NULLS_FIRST."""
-_SEQUENCE_COLUMNS = (("last_value", t.INT8), ("log_cnt", t.INT8), ("is_called", t.BOOL))
 
+_VIEWS_OF_KIND = (" FROM pg_class AS c LEFT JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+                  "WHERE c.relkind = '{kind}'")
 _SESSION_VIEWS = {
     "pg_database": "SELECT " + select_list(
         "pg_database", oid=str(DATABASE_OID), datname="sqlext_current_database()",
@@ -83,6 +90,17 @@ _SESSION_VIEWS = {
         context="'user'", vartype="'string'", source="'default'", boot_val="value",
         reset_val="value", pending_restart="0",
     ) + " FROM json_each(sqlext_settings()) ORDER BY key",
+    # as PostgreSQL defines them: the definition as pg_get_viewdef shows it
+    # to the session reading them (its search path)
+    "pg_views": "SELECT " + select_list(
+        "pg_views", schemaname="n.nspname", viewname="c.relname",
+        viewowner="sqlext_get_userbyid(c.relowner)", definition="sqlext_get_viewdef(c.oid)",
+    ) + _VIEWS_OF_KIND.format(kind="v"),
+    "pg_matviews": "SELECT " + select_list(
+        "pg_matviews", schemaname="n.nspname", matviewname="c.relname",
+        matviewowner="sqlext_get_userbyid(c.relowner)", hasindexes="c.relhasindex",
+        ispopulated="c.relispopulated", definition="sqlext_get_viewdef(c.oid)",
+    ) + _VIEWS_OF_KIND.format(kind="m"),
 }
 
 
@@ -172,10 +190,12 @@ def _static_rows() -> Iterator[tuple[str, list[Row]]]:
         for oid, name, procedural, trusted, validator in (
             (12, "internal", False, False, 2246), (13, "c", False, False, 2247),
             (14, "sql", False, True, 2248), (PYTHON_LANGUAGE_OID, "python", True, False, 0))]
-    yield "pg_description", [
-        row("pg_description", objoid=objoid, classoid=classoid, objsubid=objsubid,
-            description=text)
-        for (objoid, classoid, objsubid), text in DESCRIPTIONS.items()]
+    yield "pg_init_privs", [
+        row("pg_init_privs", objoid=oid, classoid=KNOWN_OIDS[table], objsubid=0,
+            privtype="i", initprivs=_acl(acl))
+        for table, oid, acl in [
+            ("pg_class", r.oid, r.acl) for r in system_relations() if r.acl is not None] + [
+            ("pg_namespace", s.oid, s.acl) for s in SYSTEM_SCHEMAS.values()]]
 
 
 _UNDERSCORE_IO = frozenset({"date", "time", "timestamp", "timestamptz", "interval", "numeric",
@@ -327,7 +347,12 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
     yield "pg_constraint", [
         _constraint_row(r, c, catalog) for r in relations for c in r.constraints]
     yield "pg_depend", [dependency for s in sequences for dependency in _sequence_owner(s, catalog)
-                        ] + [dependency for r in relations for dependency in _rule_rows(r, catalog)]
+                        ] + [dependency for r in relations for dependency in _rule_rows(r, catalog)
+                             ] + [dependency for r in relations
+                                  for dependency in _default_rows(r, catalog)
+                                  ] + list(_extension_dependencies(catalog))
+    yield "pg_extension", list(_extension_rows(catalog))
+    yield "pg_trigger", [_trigger_row(trigger, catalog) for trigger in catalog.triggers.values()]
     yield "pg_rewrite", [
         row("pg_rewrite", oid=r.rule.oid, rulename="_RETURN", ev_class=r.oid, ev_type="1",
             ev_enabled="O", is_instead=True, ev_qual="<>")
@@ -338,22 +363,63 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
             hasindexes=any(True for _ in catalog.indexes_of(r)), hasrules=False,
             hastriggers=False, rowsecurity=False)
         for r in relations if r.kind == "r" and r.schema != INFORMATION_SCHEMA]
-    yield "pg_views", [
-        row("pg_views", schemaname=r.schema, viewname=r.name, viewowner=r.owner,
-            definition=view_definition(r))
-        for r in relations if r.kind == "v"]
-    yield "pg_matviews", [
-        row("pg_matviews", schemaname=r.schema, matviewname=r.name, matviewowner=r.owner,
-            hasindexes=False, ispopulated=True, definition=view_definition(r))
-        for r in relations if r.kind == "m"]
     yield "pg_indexes", [
         row("pg_indexes", schemaname=r.schema, tablename=r.index_table, indexname=r.name,
             indexdef=index_definition(r))
         for r in relations if r.kind == "i"]
+    yield "pg_description", [
+        row("pg_description", objoid=objoid, classoid=classoid, objsubid=objsubid,
+            description=text)
+        for (objoid, classoid, objsubid), text in descriptions(catalog)]
     yield "pg_sequence", [
         row("pg_sequence", seqrelid=s.oid, seqtypid=type_oid, seqstart=s.start,
-            seqincrement=s.increment, seqmax=SEQUENCE_MAX[type_oid], seqmin=1, seqcache=1)
+            seqincrement=s.increment,
+            seqmax=SEQUENCE_MAX[type_oid] if s.increment > 0 else -1,
+            seqmin=1 if s.increment > 0 else -SEQUENCE_MAX[type_oid] - 1, seqcache=1,
+            seqcycle=False)
         for s in sequences for type_oid in (sequence_type(s, catalog),)]
+
+
+def _extension_rows(catalog: Catalog) -> Iterator[Row]:
+    extension = catalog.extension
+    if extension is not None:
+        yield row("pg_extension", oid=extension.oid, extname=EXTENSION_NAME,
+                  extowner=BOOTSTRAP_SUPERUSER_OID,
+                  extnamespace=catalog.schemas[EXTENSION_SCHEMA].oid, extrelocatable=False,
+                  extversion=extension.version, extconfig=_json([extension.table_oid]),
+                  extcondition=_json([""]))
+
+
+def _extension_dependencies(catalog: Catalog) -> Iterator[Row]:
+    """The extension needs its schema ('n'), unless the schema is its own;
+    its members belong to it ('e')."""
+    extension = catalog.extension
+    if extension is None:
+        return
+    pg_extension = KNOWN_OIDS["pg_extension"]
+    if not extension.owns_schema:
+        yield row("pg_depend", classid=pg_extension, objid=extension.oid, objsubid=0,
+                  refclassid=KNOWN_OIDS["pg_namespace"],
+                  refobjid=catalog.schemas[EXTENSION_SCHEMA].oid, refobjsubid=0, deptype="n")
+    for table, oid in members(catalog):
+        yield row("pg_depend", classid=KNOWN_OIDS[table], objid=oid, objsubid=0,
+                  refclassid=pg_extension, refobjid=extension.oid, refobjsubid=0,
+                  deptype="e")
+
+
+_TRIGGER_TYPES = {"insert": 4, "slide": 0}
+"""pg_trigger.tgtype: AFTER INSERT FOR EACH STATEMENT (TRIGGER_TYPE_INSERT);
+AFTER SLIDE has no PostgreSQL event."""
+
+
+def _trigger_row(trigger: Trigger, catalog: Catalog) -> Row:
+    target = catalog.relations.get(trigger.target)
+    procedure = catalog.procedures.get(trigger.procedure) if trigger.procedure else None
+    return row("pg_trigger", oid=trigger.oid, tgrelid=target.oid if target else 0,
+               tgparentid=0, tgname=trigger.name, tgfoid=procedure.oid if procedure else 0,
+               tgtype=_TRIGGER_TYPES[trigger.event], tgenabled="O", tgisinternal=False,
+               tgconstrrelid=0, tgconstrindid=0, tgconstraint=0, tgdeferrable=False,
+               tginitdeferred=False, tgnargs=0)
 
 
 def _procedure_row(procedure: Procedure, catalog: Catalog) -> Row:
@@ -401,7 +467,8 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
     index = relation.kind == "i"
     # PostgreSQL enforces foreign keys with triggers; psql shows them only then.
     key = (relation.schema, relation.name)
-    has_triggers = any(c.kind == "f" for c in relation.constraints) or any(
+    has_triggers = bool(catalog.triggers_on(relation)) or any(
+        c.kind == "f" for c in relation.constraints) or any(
         c.kind == "f" and c.ref_table == key
         for other in catalog.relations.values() for c in other.constraints)
     return row(
@@ -422,9 +489,10 @@ def _class_row(relation: Relation, catalog: Catalog) -> Row:
 def _sequence_class_row(sequence: Sequence, catalog: Catalog) -> Row:
     return row(
         "pg_class", oid=sequence.oid, relname=sequence.name,
-        relnamespace=catalog.schemas[sequence.schema].oid, relowner=BOOTSTRAP_SUPERUSER_OID,
+        relnamespace=catalog.schemas[sequence.schema].oid,
+        relowner=catalog.role_oid(sequence.owner),
         relfilenode=sequence.oid, relpages=1, reltuples=1.0, relpersistence="p", relkind="S",
-        relnatts=len(_SEQUENCE_COLUMNS), relispopulated=True, relreplident="n",
+        relnatts=len(SEQUENCE_COLUMNS), relispopulated=True, relreplident="n",
     )
 
 
@@ -437,7 +505,7 @@ def _attribute_row(relation_oid: int, name: str, number: int, type_oid: int, typ
         attndims=int(_is_array(pg_type)), attcacheoff=-1, atttypmod=typmod,
         attbyval=_by_value(pg_type), attalign=_alignment(pg_type),
         attstorage=_storage(pg_type), attnotnull=not_null, atthasdef=has_default,
-        attidentity=identity, attacl=_acl(acl or None),
+        attidentity=identity, attgenerated="", attacl=_acl(acl or None),
         attislocal=True, attcollation=_collation(type_oid),
     )
 
@@ -459,19 +527,38 @@ def _column_attribute_rows(relation: Relation) -> Iterator[Row]:
 
 
 def _sequence_attribute_rows(sequence: Sequence) -> Iterator[Row]:
-    for number, (name, type_oid) in enumerate(_SEQUENCE_COLUMNS, start=1):
-        yield _attribute_row(sequence.oid, name, number, type_oid, -1, True, False)
+    for number, (name, column_type) in enumerate(SEQUENCE_COLUMNS, start=1):
+        yield _attribute_row(sequence.oid, name, number, column_type.oid, -1, True, False)
 
 
 def _sequence_owner(sequence: Sequence, catalog: Catalog) -> Iterator[Row]:
     owner = owner_column(sequence, catalog)
-    if owner is not None:
-        pg_class = KNOWN_OIDS["pg_class"]
+    if owner is not None and owner[1]:
         table, number = owner
-        # an identity column's sequence is part of it ('i'); a serial's, owned by it
-        identity = number and table.columns[number - 1].identity
+        pg_class = KNOWN_OIDS["pg_class"]
+        identity = bool(table.columns[number - 1].identity)
         yield row("pg_depend", classid=pg_class, objid=sequence.oid, refclassid=pg_class,
                   refobjid=table.oid, refobjsubid=number, deptype="i" if identity else "a")
+
+
+def _default_rows(table: Relation, catalog: Catalog) -> Iterator[Row]:
+    """A column default's pg_depend rows, as PostgreSQL records them: it
+    goes with its column ('a') and needs the sequences it names ('n')."""
+    pg_class = KNOWN_OIDS["pg_class"]
+    for number, column in enumerate(table.columns, start=1):
+        if column.default is None or column.identity:
+            continue
+
+        def depends(oid: int, column: int, kind: str, default: int = number) -> Row:
+            return row("pg_depend", classid=KNOWN_OIDS["pg_attrdef"],
+                       objid=table.oid * 1000 + default, objsubid=0, refclassid=pg_class,
+                       refobjid=oid, refobjsubid=column, deptype=kind)
+
+        yield depends(table.oid, number, "a")
+        for name in bound_names(column.default):
+            sequence = catalog.sequences.get(name)
+            if sequence is not None:
+                yield depends(sequence.oid, 0, "n")
 
 
 def _rule_rows(view: Relation, catalog: Catalog) -> Iterator[Row]:

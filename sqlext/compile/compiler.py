@@ -18,7 +18,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import Parameter, Procedure
-from catalog.schema import PG_CATALOG, Catalog, Relation
+from catalog.schema import PG_CATALOG, PUBLIC, Catalog, Relation
 from executor import codecs
 from executor.ddl.dispatch import DdlSpec
 from executor.functions.registry import FUNCTIONS
@@ -32,6 +32,7 @@ from executor.plans import (
     SqlPlan,
 )
 from sqlext.compile.dataflow_ddl import DataflowCompiler
+from sqlext.compile.object_ddl import compile_object_statement
 from sqlext.compile.role_ddl import compile_role_statement
 from sqlext.compile.table_ddl import DdlCompiler
 from sqlext.sql import nodes as x
@@ -150,6 +151,9 @@ def _compile(statement: exp.Expression, context: CompileContext,
     if isinstance(statement, x.RoleDdl):
         spec = compile_role_statement(statement, translator)
         return Compiled(statement, (), None, ddl=spec)
+    if isinstance(statement, x.ObjectDdl):
+        return Compiled(statement, (), None,
+                        ddl=compile_object_statement(statement, translator))
     if isinstance(statement, x.DataflowDdl):
         compiler = DataflowCompiler(DdlCompiler(translator), _body_check(context))
         return Compiled(statement, (), None, ddl=compiler.compile(statement))
@@ -307,12 +311,16 @@ def _after_insert(translator: Translator, verb: str) -> AfterInsert | None:
     return AfterInsert((relation.schema, relation.name), windows, ee, consumed)
 
 
-def _body_check(context: CompileContext) -> Callable[[exp.Expression, tuple[Parameter, ...]],
-                                                      None]:
-    """Compiles a procedure or trigger body statement to find its errors now."""
+def _body_check(context: CompileContext
+                ) -> Callable[[exp.Expression, tuple[Parameter, ...], str], None]:
+    """Compiles a procedure or trigger body statement to find its errors now:
+    its names are looked up on the search path, then in the object's schema
+    and public, where a triggered procedure finds them (a restore of
+    pg_dump's output runs with an empty search path)."""
 
-    def check(statement: exp.Expression, params: tuple[Parameter, ...]) -> None:
-        _compile(statement, procedure_context(context, params),
+    def check(statement: exp.Expression, params: tuple[Parameter, ...], schema: str) -> None:
+        path = tuple(dict.fromkeys((*context.search_path, schema, PUBLIC)))
+        _compile(statement, procedure_context(replace(context, search_path=path), params),
                  tuple(p.type_oid for p in params))
 
     return check

@@ -28,8 +28,9 @@ from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
 from sqlext.translate.type_names import resolve_type
 
-BodyCheck = Callable[[exp.Expression, tuple[Parameter, ...]], None]
-"""Compiles one body statement against the catalog (raises on errors)."""
+BodyCheck = Callable[[exp.Expression, tuple[Parameter, ...], str], None]
+"""Compiles one body statement of an object of a schema against the
+catalog (raises on errors)."""
 
 BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call, x.Notify)
 _STREAM_OPTIONS = frozenset({"batch_column", "notify", "keep_batches"})
@@ -169,7 +170,7 @@ class DataflowCompiler:
                                            target.name)
         elif language == "sql":
             for statement in body_statements(body, "a procedure"):
-                self.check_body(statement, params)
+                self.check_body(statement, params, schema)
         else:
             raise errors.UndefinedObject(f'language "{language}" does not exist',
                                          hint="Procedures are written in sql or python.")
@@ -219,7 +220,7 @@ class DataflowCompiler:
             procedure_key = (procedure.schema, procedure.name)
         else:
             for statement in body_statements(str(body), "a trigger"):
-                self.check_body(statement, ())
+                self.check_body(statement, (), target.schema)
         schema = target.schema
         return dataflow_objects.CreateTrigger(schema, str(node.name), event,
                                    (target.schema, target.name), procedure_key,

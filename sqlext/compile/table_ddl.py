@@ -8,15 +8,17 @@ translated for SQLite, which enforces them.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from sqlglot import exp
 
 from catalog import errors
+from catalog import types as t
 from catalog.dependencies import describe, views_using
-from catalog.schema import Catalog, Column
+from catalog.introspection import SEQUENCE_MAX
+from catalog.schema import Catalog, Column, Relation
 from catalog.sqltypes import SqlType
 from executor.ddl import relations
+from executor.functions.view_text import bound_query
 from sqlext.compile.expression_text import TypedExpression
 from sqlext.matview.create import ViewQuery, compile_matview
 from sqlext.sql import nodes as x
@@ -200,7 +202,7 @@ class DdlCompiler:
         serial = isinstance(kind, exp.DataType) and kind.this in SERIAL_TYPES
         not_null = False
         default: str | None = None
-        identity: dict[str, Any] = {}
+        identity, start, increment = "", 1, 1
         for constraint in item.args.get("constraints") or []:
             spec = constraint.args.get("kind")
             constraint_name = constraint.name or None
@@ -224,12 +226,12 @@ class DdlCompiler:
                     on_delete=on_delete, on_update=on_update))
             elif isinstance(spec, exp.GeneratedAsIdentityColumnConstraint):
                 serial = True
-                identity = _identity(spec)
+                identity, start, increment = _identity(spec)
             else:
                 raise errors.FeatureNotSupported(
                     f"column constraint {pg_sql(constraint)} is not supported")
         return relations.ColumnSpec(name, sql_type.oid, sql_type.typmod, not_null, default, serial,
-                                    **identity)
+                                    identity=identity, start=start, increment=increment)
 
     def _default(self, expression: exp.Expression, target: SqlType, column: str
                  ) -> str | None:
@@ -345,7 +347,7 @@ class DdlCompiler:
         query = node.expression
         if not isinstance(query, exp.Query):
             raise errors.SqlSyntaxError("syntax error at end of input")
-        definition = pg_sql(query)
+        definition = bound_query(query, self.catalog, self.search_path)
         translated = query.copy()
         produced = self.translator.query(translated)
         if self.translator.writes:
@@ -371,18 +373,28 @@ class DdlCompiler:
                      for oid, relation in self.translator.read_relations.items())
 
     def _create_sequence(self, node: exp.Create) -> relations.CreateSequence:
-        start, increment = 1, 1
+        start: int | None = None
+        increment = 1
+        declared = node.args.get("expression")
+        type_oid = resolve_type(declared).oid if isinstance(declared, exp.DataType) else t.INT8
+        if type_oid not in SEQUENCE_MAX:
+            raise errors.InvalidParameterValue(
+                "sequence type must be smallint, integer, or bigint")
         properties = node.args.get("properties")
         for prop in properties.expressions if properties is not None else []:
-            if isinstance(prop, exp.SequenceProperties):
-                if prop.args.get("start") is not None:
-                    start = _sequence_number(prop.args["start"])
-                if prop.args.get("increment") is not None:
-                    increment = _sequence_number(prop.args["increment"])
+            if not isinstance(prop, exp.SequenceProperties):
+                raise errors.FeatureNotSupported(f"{pg_sql(prop)} is not supported")
+            if prop.args.get("start") is not None:
+                start = _sequence_number(prop.args["start"])
+            if prop.args.get("increment") is not None:
+                increment = _sequence_number(prop.args["increment"])
+            _check_sequence_options(prop, type_oid, increment)
+        if start is None:  # a descending sequence starts at its maximum, -1
+            start = 1 if increment > 0 else -1
         table = node.this
         schema = creation_schema(table, self.catalog, self.search_path)
         return relations.CreateSequence(schema, table.name, start,
-                                  increment, bool(node.args.get("exists")))
+                                  increment, bool(node.args.get("exists")), type_oid)
 
     # --- DROP / ALTER ----------------------------------------------------------
 
@@ -433,6 +445,8 @@ class DdlCompiler:
         drop: list[tuple[str, bool]] = []
         rename_to: str | None = None
         rename_column: tuple[str, str] | None = None
+        defaults: list[tuple[str, str | None]] = []
+        constraints: list[relations.ConstraintSpec] = []
         for action in node.args.get("actions") or []:
             if isinstance(action, exp.ColumnDef):
                 spec = self._column(action, table.name, [])
@@ -450,6 +464,13 @@ class DdlCompiler:
                 rename_to = action.this.name
             elif isinstance(action, exp.RenameColumn):
                 rename_column = (action.this.name, action.args["to"].name)
+            elif isinstance(action, exp.AlterColumn) and {
+                    key for key, value in action.args.items() if value} - {"this"} in (
+                    {"default"}, {"drop"}):
+                defaults.append(self._column_default(table, action))
+            elif isinstance(action, exp.AddConstraint):
+                constraints.extend(self._added_constraint(table, item)
+                                   for item in action.expressions)
             else:
                 if isinstance(action, exp.AlterColumn) and action.args.get("dtype"):
                     self._check_type_change(table, action.name)
@@ -457,7 +478,35 @@ class DdlCompiler:
                     f"ALTER TABLE {pg_sql(action)} is not supported")
         schema, name = self._resolved(table)
         return relations.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
-                              rename_column, bool(node.args.get("exists")))
+                              rename_column, bool(node.args.get("exists")), tuple(defaults),
+                              tuple(constraints))
+
+    def _altered(self, table: exp.Table) -> Relation:
+        schema, name = self._resolved(table)
+        return self.catalog.relation(name, schema, self.search_path)
+
+    def _column_default(self, table: exp.Table, action: exp.AlterColumn
+                        ) -> tuple[str, str | None]:
+        """ALTER COLUMN ... SET DEFAULT expression | DROP DEFAULT."""
+        expression = action.args.get("default")
+        if expression is None:
+            return action.name, None
+        column = self._altered(table).column(action.name)
+        return action.name, self._default(expression, SqlType(column.type_oid, column.typmod),
+                                          column.name)
+
+    def _added_constraint(self, table: exp.Table, item: exp.Expression
+                          ) -> relations.ConstraintSpec:
+        """ADD [CONSTRAINT name] ...: as in CREATE TABLE, a CHECK translated
+        for the table's columns."""
+        spec = self._table_constraint(item, table.name)
+        if spec.kind != "c":
+            return spec
+        relation = self._altered(table)
+        columns = [relations.ColumnSpec(c.name, c.type_oid, c.typmod) for c in relation.columns]
+        checked = self._finish_checks(relations.CreateTable(relation.schema, relation.name,
+                                                            tuple(columns), (spec,)))
+        return checked.constraints[0]
 
 
 def _sequence_number(node: exp.Expression) -> int:
@@ -469,21 +518,45 @@ def _sequence_number(node: exp.Expression) -> int:
     return -int(number.name) if negative else int(number.name)
 
 
-def _identity(spec: exp.GeneratedAsIdentityColumnConstraint) -> dict[str, Any]:
-    """GENERATED ... AS IDENTITY [(START WITH n INCREMENT BY m)]: the column's
-    kind and its sequence's options (the others are not supported)."""
-    options = {key for key, value in spec.args.items() if value is not None} - {
-        "this", "on_null", "start", "increment"}
-    if options or spec.args.get("on_null"):
-        raise errors.FeatureNotSupported(f"identity option {pg_sql(spec)} is not supported")
-    found: dict[str, Any] = {"identity": "a" if spec.this else "d"}
-    for option in ("start", "increment"):
-        if spec.args.get(option) is not None:
-            found[option] = _sequence_number(spec.args[option])
-    return found
+def _identity(spec: exp.GeneratedAsIdentityColumnConstraint) -> tuple[str, int, int]:
+    """GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(START WITH s INCREMENT BY
+    i)]: the kind of identity and how its sequence counts."""
+    unsupported = [key for key, value in spec.args.items()
+                   if value and key not in ("this", "start", "increment")]
+    if unsupported:
+        raise errors.FeatureNotSupported(
+            f"identity option {unsupported[0].upper()} is not supported")
+    increment = _sequence_number(spec.args["increment"]) if spec.args.get(
+        "increment") is not None else 1
+    start = _sequence_number(spec.args["start"]) if spec.args.get("start") is not None else (
+        1 if increment > 0 else -1)
+    return ("a" if spec.this else "d"), start, increment
+
+
+def _check_sequence_options(prop: exp.SequenceProperties, type_oid: int, increment: int
+                            ) -> None:
+    """CREATE SEQUENCE options other than START and INCREMENT: those that
+    state PostgreSQL's defaults (as pg_dump writes them) are accepted; sqlext
+    sequences have no other bounds, caches or cycles (0A000)."""
+    low, high = (1, SEQUENCE_MAX[type_oid]) if increment > 0 else (
+        -SEQUENCE_MAX[type_oid] - 1, -1)
+    for key, default in (("minvalue", low), ("maxvalue", high), ("cache", 1)):
+        if prop.args.get(key) is not None and _sequence_number(prop.args[key]) != default:
+            raise errors.FeatureNotSupported(f"sequence option {key.upper()} is not supported",
+                                             hint="sqlext sequences have no bounds but "
+                                                  "their type's and cache nothing.")
+    for option in prop.args.get("options") or []:
+        if str(option.this).upper() not in ("NO MINVALUE", "NO MAXVALUE", "NO CYCLE"):
+            raise errors.FeatureNotSupported(
+                f"sequence option {str(option.this).upper()} is not supported")
+    if prop.args.get("owned") is not None:
+        raise errors.FeatureNotSupported("OWNED BY in CREATE SEQUENCE is not supported",
+                                         hint="Use ALTER SEQUENCE ... OWNED BY.")
 
 
 def _check(condition: exp.Expression, name: str | None) -> relations.ConstraintSpec:
     """A CHECK constraint, translated for SQLite once the table is complete."""
+    while isinstance(condition, exp.Paren):  # as PostgreSQL keeps it: CHECK ((a > 0))
+        condition = condition.this
     return relations.ConstraintSpec("c", (), name, check_sql=pg_sql(condition))
 

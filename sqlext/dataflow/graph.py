@@ -38,6 +38,7 @@ from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.pg_catalog.rows import Row, row
 from sqlext.compile.compiler import CompileContext, compile_statement, procedure_context
 from sqlext.compile.dataflow_ddl import body_statements
+from sqlext.sql.generator import quote_name
 
 FLOW_EDGES: Final = ("fills", "fires", "triggers", "calls", "writes", "maintains")
 """Edges along which work or rows move on, in the order a batch meets them
@@ -193,7 +194,7 @@ class _Builder:
         return self.nodes.setdefault((node.kind, node.schema, node.name), node)
 
     def _relation(self, relation: Relation) -> Node:
-        definition = _window_definition(relation.window) if relation.window else ""
+        definition = window_definition(relation.window) if relation.window else ""
         return self._add(Node(relation.kind_name, relation.schema, relation.name, definition))
 
     def _procedure(self, schema: str, name: str) -> Node:
@@ -292,18 +293,21 @@ def _by_name(items: Iterable[N]) -> list[N]:
     return sorted(items, key=lambda item: (item.schema, item.name))
 
 
-def _window_definition(spec: WindowSpec) -> str:
-    """The window's extent as CREATE WINDOW wrote it (timestamp RANGE
-    extents in seconds)."""
+def window_definition(spec: WindowSpec) -> str:
+    """The window's extent as CREATE WINDOW writes it (timestamp RANGE
+    extents in seconds, or microseconds where a second does not divide them)."""
     timed = spec.column_type in (t.TIMESTAMP, t.TIMESTAMPTZ)
 
     def extent(value: int) -> str:
-        return f"INTERVAL '{value / 1_000_000:g} seconds'" if timed else str(value)
+        if not timed:
+            return str(value)
+        seconds, micros = divmod(value, 1_000_000)
+        return f"INTERVAL '{value} microseconds'" if micros else f"INTERVAL '{seconds} seconds'"
 
     words = [f"{'ROWS' if spec.rows else 'RANGE'} {extent(spec.size)}",
              f"SLIDE {extent(spec.slide)}"]
     if spec.partition:
-        words.append(f"PARTITION BY {spec.partition}")
+        words.append(f"PARTITION BY {quote_name(spec.partition)}")
     if spec.column:
-        words.append(f"ON {spec.column}")
+        words.append(f"ON {quote_name(spec.column)}")
     return " ".join(words)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Final, NamedTuple
 
 from sqlglot import exp
@@ -125,7 +126,9 @@ class DataflowRuntime:
     def _run_triggers(self, triggers: Sequence[Trigger], context: CompileContext,
                       token: Token) -> None:
         """EE triggers (they have a body), in order, with the privileges of
-        the owner of the relation they fire on."""
+        the owner of the relation they fire on; their names are looked up on
+        the search path, then in the trigger's schema and public (as when it
+        was made)."""
         statement = self.executor.context
         for trigger in triggers:
             assert trigger.body is not None
@@ -133,8 +136,11 @@ class DataflowRuntime:
             self.fired[trigger.oid] += 1
             caller, statement.user = statement.user, context.catalog.relations[
                 trigger.target].owner
+            path = tuple(dict.fromkeys((*context.search_path, trigger.schema, PUBLIC)))
+            body_context = replace(context, search_path=path)
             try:
-                self._run_steps(self._steps(trigger.body, (), context), (), context, token)
+                self._run_steps(self._steps(trigger.body, (), body_context), (), body_context,
+                                token)
             finally:
                 statement.user = caller
                 self._depth -= 1

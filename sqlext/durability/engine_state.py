@@ -10,22 +10,33 @@ from __future__ import annotations
 
 import io
 import pickle
+import re
+from dataclasses import replace
 from typing import Any, Final
 
+from catalog.introspection import quote_identifier
+from catalog.schema import Relation
 from executor.batches import StreamCounters
 from executor.core import Executor
 from executor.streaming.scheduler import Scheduler
 
-STATE_VERSION: Final = 3
+STATE_VERSION: Final = 5
 """2: the windows' counters are part of the state (1 kept them in a table).
 3: ACL items name their grantors and grant options, schemas have owners and
 ACLs, columns ACLs, roles memberships, views and materialized views their
 rules (what they depend on). Older catalog values are upgraded as they load
 (``catalog.acl.upgraded``, ``Catalog.with_user_objects``); views of older
 snapshots have no rule (``catalog.dependencies`` falls back to a
-materialized view's sources)."""
+materialized view's sources). Later version 3 snapshots also hold partial
+indexes' conditions and relations' row types.
+4: the extension sqlext (``catalog.extension``), comments, identity columns,
+sequences' owners and types (older values load with their defaults); a
+relation's comment is where version 5 keeps a partial index's condition.
+5: both: a relation's condition and row type, then its comment; defaults
+name the sequences they bind in full (older ones, by OID, are rewritten
+as they load)."""
 _ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews",
-                            "catalog.roles", "catalog.acl")
+                            "catalog.roles", "catalog.acl", "catalog.extension")
 
 
 class StateError(Exception):
@@ -55,16 +66,46 @@ def capture(executor: Executor, scheduler: Scheduler, lsn: int) -> bytes:
     return pickle.dumps(state, protocol=5)
 
 
+def _comment_moved(relation: Relation) -> Relation:
+    """A relation of a version 4 snapshot: its comment was kept where a
+    partial index's condition is now."""
+    return replace(relation, predicate=None, comment=relation.predicate)
+
+
+_BOUND_BY_OID = re.compile(r"'(\d+)'::regclass")
+"""How defaults before version 5 named a sequence (``nextval('16390'::regclass)``)."""
+
+
+def _named_defaults(objects: dict[str, Any]) -> list[Relation]:
+    """The relations of an older snapshot with their defaults naming the
+    sequences (and relations) they bind in full, as they are kept now."""
+    names = {o.oid: f"{quote_identifier(o.schema)}.{quote_identifier(o.name)}"
+             for o in (*objects["sequences"], *objects["relations"])}
+
+    def named(found: re.Match[str]) -> str:
+        name = names.get(int(found.group(1)))
+        return found.group(0) if name is None else "'" + name.replace("'", "''") + "'::regclass"
+
+    return [replace(r, columns=tuple(
+        replace(c, default=_BOUND_BY_OID.sub(named, c.default)) if c.default else c
+        for c in r.columns)) for r in objects["relations"]]
+
+
 def restore(executor: Executor, scheduler: Scheduler, data: bytes) -> int:
     """Put the state back; returns the LSN it covers."""
     try:
         state = _CatalogOnly(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, AttributeError, ValueError) as exc:
         raise StateError(f"engine state unreadable: {exc}") from exc
-    if not isinstance(state, dict) or state.get("version") not in (1, 2, STATE_VERSION):
+    if not isinstance(state, dict) or state.get("version") not in range(1, STATE_VERSION + 1):
         raise StateError(f"engine state version {state.get('version')!r}; this server "
                          f"reads version {STATE_VERSION}")
-    executor.catalog = executor.catalog.with_user_objects(state["catalog"])
+    objects = state["catalog"]
+    if state["version"] == 4:
+        objects = {**objects, "relations": [_comment_moved(r) for r in objects["relations"]]}
+    if state["version"] < STATE_VERSION:
+        objects = {**objects, "relations": _named_defaults(objects)}
+    executor.catalog = executor.catalog.with_user_objects(objects)
     executor.batches.streams = {
         oid: StreamCounters(last, skipped, [list(r) for r in accepted])
         for oid, (last, skipped, accepted) in state["batches"].items()}

@@ -26,6 +26,7 @@ from executor.streaming.notify_streams import StreamNotifier
 from executor.streaming.scheduler import Scheduler
 from executor.streaming.windows import Windows
 from sqlext.dataflow.graph import dataflow_graph, edge_rows
+from sqlext.dataflow.rebuild import DataflowText
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.durability import storage_views
 from sqlext.durability.checkpoint import Checkpointer
@@ -89,7 +90,7 @@ class Engine:
         self.sessions = Sessions(self.executor, loop)
         register_functions(self.database, Runtime(self.executor, self.scheduler, VERSION,
                                                   self.reload_config, self.sessions,
-                                                  self.notify_hub.channels))
+                                                  self.notify_hub.channels, DataflowText()))
         self.utilities = Utilities()
         self.durability: Durability | None = None
         self.hba = load_rules(config.hba_path)

@@ -326,20 +326,23 @@ def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]
     executor = session.executor
     compiled = session.compiled(prepared)
     assert compiled is not None and compiled.plan is not None
-    executor.begin_statement(session.token, session.statement_context(),
-                             session.statement_timeout_ms)
+    context = session.statement_context()
+    executor.begin_statement(session.token, context, session.statement_timeout_ms)
     try:
         stored = executor.run_plan_many(compiled.plan, rows).rowcount
         # a stream's windows and EE triggers see COPY like an INSERT
         session.host.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
                                              session.token)
         session.note(prepared, rows, many=True)
-        return stored
     except sqlite.Error as exc:
         raise executor.translate_error(exc, session.token, compiled.plan.target,
                                        "INSERT") from exc
     finally:
         executor.end_statement()
+    if context.definitions:  # rows for sqlext.dataflow, which SQLite does not count
+        session.run_definitions(context.definitions)
+        return len(context.definitions)
+    return stored
 
 
 # --- COPY TO STDOUT ------------------------------------------------------------------
@@ -464,7 +467,9 @@ def insert_target(session: EngineSession, table: exp.Expression, columns: list[s
         values = ", ".join(f"${i + 1} AS {_quote(c)}" for i, c in enumerate(columns))
         rows = (f"SELECT * FROM (SELECT {values}) AS {_quote(table.name)} "
                 f"{where.sql(dialect='sqlext')}")
-    sql = f"INSERT INTO {table.sql(dialect='postgres')} ({listed}) {rows}"
+    # COPY writes identity columns too, as in PostgreSQL
+    sql = (f"INSERT INTO {table.sql(dialect='postgres')} ({listed}) OVERRIDING SYSTEM VALUE "
+           f"{rows}")
     prepared = Prepared(sql, 0, session_parse(sql), tuple(c.type_oid for c in types))
     session.acquire(True, command="COPY FROM")
     return InsertTarget(relation, types, prepared)

@@ -34,11 +34,13 @@ from sqlglot import exp
 
 from catalog import errors
 from catalog.dependencies import cascade_notice
-from catalog.schema import PUBLIC, Catalog
+from catalog.schema import Catalog
 from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor, LiveCursor, SequenceKey, Token, WouldBlock
 from executor.ddl.access_control import ROLE_SPECS, with_roles_resolved
+from executor.ddl.create_extension import ensure_extension
+from executor.ddl.dataflow_objects import makes_dataflow
 from executor.ddl.dispatch import DdlSpec, apply_as
 from executor.notifications import PendingMark
 from executor.pg_catalog.tables import CatalogTables
@@ -47,6 +49,7 @@ from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
 from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.session.activity import Activity
+from sqlext.session.dataflow_rows import run_definitions
 from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,
@@ -61,6 +64,7 @@ from sqlext.session.portals import (
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
 from sqlext.sql.parse import parse
+from sqlext.version import __version__
 from storage import sqlite
 from wire.backend import (
     BackendError,
@@ -357,7 +361,7 @@ class EngineSession:
                 name = self.user
             if name:
                 path.append(name)
-        self._path_setting = tuple(path) or (PUBLIC,)
+        self._path_setting = tuple(path)
         self._catalog_seen = -1  # the search path is to be found anew
         self.statement_timeout_ms = int(self.settings["statement_timeout"])
         self.idle_timeout_ms = int(self.settings["idle_in_transaction_session_timeout"])
@@ -755,9 +759,10 @@ class EngineSession:
             self.on_terminate(_notice(error))
 
     def acquire(self, writes: bool, observes: bool = False,
-                command: str = "this statement") -> None:
+                command: str = "this statement", lock: bool = False) -> None:
         """Wait for the executor as this statement needs (raises WouldBlock);
-        a statement that ``observes`` (``SqlPlan.observes``) never waits.
+        a statement that ``observes`` (``SqlPlan.observes``) never waits, one
+        that takes a ``lock`` (LOCK TABLE) takes the executor without writing.
         ``command``: what a read-only transaction says it cannot execute."""
         token = self.token
         if token.cancel_requested:
@@ -767,7 +772,7 @@ class EngineSession:
         if observes and not self.executor.owns(token):
             return
         block = self.block
-        exclusive = writes or self.executor.owns(token) or (
+        exclusive = writes or lock or self.executor.owns(token) or (
             block is not None and block.isolation in ("serializable", "repeatable read"))
         if not exclusive:
             self.executor.check_readable(token)
@@ -867,6 +872,9 @@ class EngineSession:
         finally:
             executor.end_statement()
             self._take_notices(context)
+        if context.definitions:  # SQLite counts no row a view's trigger takes
+            count = len(context.definitions)
+            self.run_definitions(context.definitions)
         if rows is None:
             portal.done = True
             self._statement_done()
@@ -977,15 +985,25 @@ class EngineSession:
             if statement is not None:
                 logged = Prepared(statement, 0, None, ()), []
         self.acquire(True)
+        tag = self._apply_ddl(spec, lambda: self.note(*logged))
+        self._statement_done()
+        return Command(tag)
+
+    def _apply_ddl(self, spec: DdlSpec, done: Callable[[], None] = lambda: None) -> str:
+        """Apply a schema change in the running transaction (the executor is
+        this session's); ``done`` runs once it is applied. Returns its tag."""
         executor = self.executor
         executor.begin_statement(self.token, self.statement_context(), self.statement_timeout_ms)
         try:
             catalog = executor.working_catalog(self.token)
-            result = apply_as(self.user, spec, catalog, executor.database, self.session_user)
+            # the first stream, window, procedure or trigger brings the extension sqlext
+            changed = ensure_extension(catalog, executor.database, __version__) if (
+                makes_dataflow(spec)) else catalog
+            result = apply_as(self.user, spec, changed, executor.database, self.session_user)
             executor.set_working_catalog(self.token, result.catalog)
             if result.catalog is not catalog:  # not for TRUNCATE or REFRESH
                 self.host.catalog_tables.refresh(executor.database, result.catalog)
-            self.note(*logged)
+            done()
         except sqlite.Error as exc:
             raise executor.translate_error(exc, self.token) from exc
         finally:
@@ -997,8 +1015,13 @@ class EngineSession:
             self.notice(message, detail=detail)
         for code, message in result.warnings:
             self.notice(message, code, "WARNING")
-        self._statement_done()
-        return Command(result.tag)
+        return result.tag
+
+    def run_definitions(self, rows: list[tuple[int, str]]) -> None:
+        """Rows the statement inserted into ``sqlext.dataflow``: their
+        statements, run now in this transaction (the command log has the
+        INSERT or COPY, whose replay runs them again)."""
+        run_definitions(rows, self.compile_context, self._apply_ddl)
 
     # --- transaction control (used by utilities) ------------------------------------
 

@@ -17,6 +17,7 @@ from executor.notifications import check_channel, notification
 from sqlext.dataflow.explain import explain_dataflow
 from sqlext.session.copy_stdio import copy_stdio
 from sqlext.session.cursor_motion import CursorMotion
+from sqlext.session.locks import lock_privileges, lockable_relation
 from sqlext.session.portals import Portal, Prepared, row_encoder
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
@@ -55,6 +56,28 @@ class Utilities:
         if not session.host.scheduler.resume((procedure.schema, procedure.name)):
             session.notice(f"procedure {procedure.name} is not stopped")
         return Command("ALTER PROCEDURE")
+
+    def _lock(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
+              max_rows: int) -> Outcome:
+        """LOCK TABLE: the transaction takes the executor until it ends, which
+        holds off every other transaction as the strongest lock would."""
+        if session.block is None and not session.implicit:
+            raise errors.NoActiveSqlTransaction(
+                "LOCK TABLE can only be used in transaction blocks")
+        catalog = session.executor.working_catalog(session.token)
+        for table in node.expressions:
+            relation = lockable_relation(catalog, table, session.search_path)
+            if not any(catalog.holds(session.user, relation.owner, relation.acl, "relation",
+                                     letter) for letter in lock_privileges(node.args["mode"])):
+                raise errors.InsufficientPrivilege(
+                    f"permission denied for {relation.kind_name} {relation.name}")
+            executor = session.executor
+            if node.args.get("nowait") and executor.owner is not None and not executor.owns(
+                    session.token):
+                raise errors.LockNotAvailable(
+                    f'could not obtain lock on relation "{relation.name}"')
+        session.acquire(False, lock=True)
+        return Command("LOCK TABLE")
 
     def _begin(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                max_rows: int) -> Outcome:
@@ -342,6 +365,7 @@ class Utilities:
 
 _HANDLERS: dict[type, Handler] = {
     x.Call: Utilities._call,
+    x.LockTable: Utilities._lock,
     x.ResumeProcedure: Utilities._resume,
     x.Begin: Utilities._begin,
     x.CommitTransaction: Utilities._commit,

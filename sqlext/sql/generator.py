@@ -8,6 +8,7 @@ import re
 from sqlglot import exp
 from sqlglot.generators.postgres import PostgresGenerator
 
+from catalog.introspection import quote_identifier
 from sqlext.sql import nodes as x
 from sqlext.sql.tokenizer import SqlExtTokenizer
 
@@ -22,12 +23,13 @@ _PLAIN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 def quote_name(name: str) -> str:
     """``name`` as SQL that reads back as ``name``: unquoted only when it is a
     lower-case word and no keyword (unquoted names fold to lower case)."""
-    quoted = not _PLAIN_NAME.fullmatch(name) or name.upper() in SqlExtTokenizer.KEYWORDS
+    quoted = not _PLAIN_NAME.fullmatch(name) or name.upper() in SqlExtTokenizer.KEYWORDS or (
+        quote_identifier(name) != name)  # PostgreSQL's own keywords too
     return exp.to_identifier(name, quoted=quoted).sql(dialect="postgres")
 
 
 
-def _dollar_quote(body: str) -> str:
+def dollar_quote(body: str) -> str:
     """``body`` as a dollar-quoted string, with a tag that cannot end it early."""
     tag = "$$"
     number = 0
@@ -111,7 +113,7 @@ def _create_procedure_sql(generator: PostgresGenerator, node: exp.Expression) ->
         "LANGUAGE", quote_name(node.args["language"]),
         gap.join(part for part in ("BEGIN ATOMIC", body, "END") if part)
         if node.args.get("atomic")
-        else f"AS {_dollar_quote(body)}")
+        else f"AS {dollar_quote(body)}")
 
 
 def _create_trigger_sql(generator: PostgresGenerator, node: exp.Expression) -> str:
@@ -120,7 +122,7 @@ def _create_trigger_sql(generator: PostgresGenerator, node: exp.Expression) -> s
         "CREATE TRIGGER", quote_name(node.name), "AFTER", node.args["event"].upper(), "ON",
         generator.sql(node, "target"),
         f"EXECUTE PROCEDURE {generator.sql(procedure)}()" if procedure
-        else f"AS {_dollar_quote(node.args['body'])}")
+        else f"AS {dollar_quote(node.args['body'])}")
 
 
 def _drop_dataflow_sql(generator: PostgresGenerator, node: exp.Expression) -> str:

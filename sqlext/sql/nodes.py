@@ -295,3 +295,63 @@ class GrantRoles(RoleDdl):
 
     arg_types = {"expressions": True, "grantees": True, "revoke": False, "admin": False,
                  "granted_by": False}
+
+
+# --- what pg_dump writes besides tables: locks, owners, comments, identity columns,
+# sequence ownership, the sqlext extension --------------------------------------------
+
+
+class LockTable(UtilityStatement):
+    """LOCK [TABLE] [ONLY] name [, ...] [IN mode MODE] [NOWAIT]; ``expressions``
+    the tables (``exp.Table``), ``mode`` the lock mode as PostgreSQL names it
+    (``ACCESS EXCLUSIVE`` without IN ... MODE)."""
+
+    arg_types = {"expressions": True, "mode": True, "nowait": False}
+
+
+class ObjectDdl(exp.Expression):
+    """Base of the schema statements about existing objects of any kind
+    (compiled like DDL, logged like one)."""
+
+
+class CommentOn(ObjectDdl):
+    """COMMENT ON kind name IS 'text' | NULL. ``kind`` is the lower-case
+    object kind ("table", "column", "schema", ...); ``this`` the object (an
+    ``exp.Table``; for a column the table, ``column`` the column's name;
+    for a schema or an extension ``exp.Table`` with only a name); ``text``
+    None for NULL (the comment goes)."""
+
+    arg_types = {"kind": True, "this": True, "column": False, "text": False}
+
+
+class AlterOwner(ObjectDdl):
+    """ALTER kind name OWNER TO role; ``kind`` lower case ("table",
+    "sequence", "view", "materialized view", "index", "schema"), ``owner`` a
+    role specification (``catalog.roles.role_spec``)."""
+
+    arg_types = {"kind": True, "this": True, "owner": True}
+
+
+class AlterSequenceOwner(ObjectDdl):
+    """ALTER SEQUENCE name OWNED BY table.column | NONE; ``column`` an
+    ``exp.Column`` (its table possibly schema-qualified), None for NONE."""
+
+    arg_types = {"this": True, "column": False}
+
+
+class AddIdentity(ObjectDdl):
+    """ALTER TABLE name ALTER [COLUMN] column ADD GENERATED {ALWAYS | BY
+    DEFAULT} AS IDENTITY [(sequence options)]; ``always`` says which,
+    ``sequence`` the SEQUENCE NAME given (an ``exp.Table``) or None,
+    ``start`` and ``increment`` the numbers given or None."""
+
+    arg_types = {"this": True, "column": True, "always": True, "sequence": False,
+                 "start": False, "increment": False}
+
+
+class CreateExtension(ObjectDdl):
+    """CREATE EXTENSION [IF NOT EXISTS] name [WITH] [SCHEMA schema] [VERSION
+    version] [CASCADE]; names folded unless quoted."""
+
+    arg_types = {"this": True, "exists": False, "schema": False, "version": False,
+                 "cascade": False}

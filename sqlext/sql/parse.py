@@ -34,6 +34,7 @@ CACHE_SIZE: Final = 2048
 STATEMENT_TYPES: Final = (
     exp.Query, exp.Values, exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alter,
     exp.TruncateTable, x.UtilityStatement, x.DataflowDdl, x.RefreshMatview, x.RoleDdl,
+    x.ObjectDdl,
 )
 
 _CREATE_PROCEDURE: Final = (

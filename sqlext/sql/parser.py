@@ -24,6 +24,7 @@ from catalog import errors
 from catalog.acl import PRIVILEGE_LETTERS, PUBLIC_GRANTEE
 from catalog.roles import CURRENT_USER, SESSION_USER
 from sqlext.sql import nodes as x
+from sqlext.sql.object_statements import ObjectStatementParser
 from sqlext.sql.tokenizer import atomic_body_end
 
 _ISOLATION_LEVELS = {
@@ -40,7 +41,7 @@ _COPY_VALUE_OPTIONS = {"DELIMITER": "delimiter", "NULL": "null", "QUOTE": "quote
 
 
 _UNSUPPORTED_STATEMENTS = frozenset({
-    "DO", "LOCK", "COMMENT",
+    "DO",
     "REINDEX", "CLUSTER", "LOAD", "SECURITY", "REASSIGN", "IMPORT", "MERGE",
 })
 
@@ -70,7 +71,7 @@ E = TypeVar("E", bound=exp.Expr)
 
 
 
-class SqlExtParser(PostgresParser):
+class SqlExtParser(ObjectStatementParser):
     UTILITY_PARSERS: ClassVar[dict[str, Callable[[SqlExtParser], exp.Expr]]] = {}
     DATAFLOW_PARSERS: ClassVar[
         dict[tuple[str, str], Callable[[SqlExtParser], exp.Expr | None]]
@@ -1109,6 +1110,8 @@ SqlExtParser.UTILITY_PARSERS = {
     "EXPLAIN": SqlExtParser._parse_explain_statement,
     "GRANT": SqlExtParser._parse_grant_statement,
     "REVOKE": SqlExtParser._parse_revoke_statement,
+    "LOCK": SqlExtParser._parse_lock_statement,
+    "COMMENT": SqlExtParser._parse_comment_statement,
 }
 
 SqlExtParser.DATAFLOW_PARSERS = {
@@ -1122,4 +1125,7 @@ SqlExtParser.DATAFLOW_PARSERS = {
     **{("CREATE", kind): SqlExtParser._parse_create_role for kind in ("ROLE", "USER")},
     **{("ALTER", kind): SqlExtParser._parse_alter_role for kind in ("ROLE", "USER")},
     **{("DROP", kind): SqlExtParser._parse_drop_role for kind in ("ROLE", "USER")},
+    **{("ALTER", kind): SqlExtParser._parse_alter_object
+       for kind in ("TABLE", "VIEW", "SEQUENCE", "INDEX", "SCHEMA", "MATERIALIZED")},
+    ("CREATE", "EXTENSION"): SqlExtParser._parse_create_extension,
 }

@@ -179,6 +179,7 @@ PARAMETERS: Final[dict[str, Parameter]] = {
     "check_function_bodies": Parameter("on", _boolean),
     "xmloption": Parameter("content", _any),
     "enable_seqscan": Parameter("on", _boolean),
+    "synchronize_seqscans": Parameter("on", _boolean),
 }
 
 DISPLAY_NAMES: Final = {"datestyle": "DateStyle", "intervalstyle": "IntervalStyle",

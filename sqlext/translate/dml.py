@@ -8,8 +8,10 @@ from __future__ import annotations
 from sqlglot import exp
 
 from catalog import errors
+from catalog.extension_members import check_changeable
 from catalog.schema import Column, Relation
 from catalog.sqltypes import SqlType
+from sqlext.sql.object_statements import OVERRIDING
 from sqlext.sql.parse import parse_expression
 from sqlext.translate.scope import ColumnInfo, Scope, Source, stored_column
 from sqlext.translate.sources import system_columns
@@ -64,12 +66,14 @@ def _generated_always(column: Column, message: str) -> errors.GeneratedAlways:
                                   "column defined as GENERATED ALWAYS.")
 
 
-def _check_not_always(column: Column) -> None:
-    """A value for a GENERATED ALWAYS identity column (sqlext has no
-    OVERRIDING SYSTEM VALUE)."""
-    if column.identity == "a":
-        raise _generated_always(
+def _check_not_always(column: Column, overriding: bool) -> None:
+    """A value for a GENERATED ALWAYS identity column: only with OVERRIDING
+    SYSTEM VALUE (as COPY inserts)."""
+    if column.identity == "a" and not overriding:
+        error = _generated_always(
             column, f'cannot insert a non-DEFAULT value into column "{column.name}"')
+        error.hint = "Use OVERRIDING SYSTEM VALUE to override."
+        raise error
 
 
 def _returning(translator: Translator, node: exp.Expression, scope: Scope) -> list[
@@ -112,6 +116,7 @@ def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
         list[ColumnInfo] | None, str]:
     translator.writes = True
     target = node.this
+    overriding = bool(target.meta.get(OVERRIDING))
     listed: list[str] | None = None
     if isinstance(target, exp.Schema):
         listed = [identifier.name for identifier in target.expressions]
@@ -134,9 +139,9 @@ def translate_insert(translator: Translator, node: exp.Insert) -> tuple[
     translator.target_columns = tuple(listed)
     defaulted = [c for c in relation.columns if c.name not in listed and c.default is not None]
     if isinstance(source, exp.Values):
-        _insert_values(translator, source, columns, defaulted)
+        _insert_values(translator, source, columns, defaulted, overriding)
     elif source is not None:
-        _insert_query(translator, node, source, columns, defaulted)
+        _insert_query(translator, node, source, columns, defaulted, overriding)
     elif defaulted:
         values = exp.Values(expressions=[exp.Tuple(expressions=[
             default_expression(translator, c) for c in defaulted])])
@@ -174,7 +179,7 @@ def _source_width(source: exp.Expression | None) -> int | None:
 
 
 def _insert_values(translator: Translator, values: exp.Values, columns: list[Column],
-                   defaulted: list[Column]) -> None:
+                   defaulted: list[Column], overriding: bool) -> None:
     scope = Scope()
     for row in list(values.expressions):
         items = row.expressions if isinstance(row, exp.Tuple) else [row]
@@ -187,7 +192,7 @@ def _insert_values(translator: Translator, values: exp.Values, columns: list[Col
             if _is_default(item):
                 converted.append(default_expression(translator, column))
                 continue
-            _check_not_always(column)
+            _check_not_always(column, overriding)
             translated, sql_type = translator.expr(item, scope)
             converted.append(translator.assign(
                 translated, sql_type, SqlType(column.type_oid, column.typmod), column.name))
@@ -196,7 +201,7 @@ def _insert_values(translator: Translator, values: exp.Values, columns: list[Col
 
 
 def _insert_query(translator: Translator, node: exp.Insert, query: exp.Expression,
-                  columns: list[Column], defaulted: list[Column]) -> None:
+                  columns: list[Column], defaulted: list[Column], overriding: bool) -> None:
     produced = translator.query(query)
     if len(produced) > len(columns):
         raise errors.SqlSyntaxError("INSERT has more expressions than target columns")
@@ -204,7 +209,7 @@ def _insert_query(translator: Translator, node: exp.Insert, query: exp.Expressio
         raise errors.SqlSyntaxError("INSERT has more target columns than expressions")
     projections: list[exp.Expression] = []
     for index, (info, column) in enumerate(zip(produced, columns, strict=True)):
-        _check_not_always(column)
+        _check_not_always(column, overriding)
         reference = exp.column(f"_c{index}", quoted=True)
         projections.append(translator.assign(
             reference, info.type, SqlType(column.type_oid, column.typmod), column.name))
@@ -275,6 +280,7 @@ def translate_update(translator: Translator, node: exp.Update) -> tuple[
     if relation.stream is not None:
         raise errors.WrongObjectType(f'cannot update stream "{relation.name}"',
                                      detail="Streams are append-only.")
+    check_changeable(translator.catalog, relation, "update")
     from_ = node.args.get("from_") or node.args.get("from")
     if from_ is not None:
         translator.from_item(from_.this, scope)
@@ -313,6 +319,7 @@ def translate_delete(translator: Translator, node: exp.Delete) -> tuple[
         near = f' at or near "{named[0].name}"' if named else ""
         raise errors.SqlSyntaxError(f"syntax error{near}")
     relation, alias, scope = _target(translator, table)
+    check_changeable(translator.catalog, relation, "delete from")
     using = node.args.get("using") or []
     for item in using:
         translator.from_item(item, scope)

@@ -614,10 +614,17 @@ class ExpressionTranslator:
         return self._regex(node, scope, "~*" if isinstance(node, exp.RegexpILike) else "~")
 
     def _operator(self, node: exp.Operator, scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``a OPERATOR(pg_catalog.=) b``: the operator named (and qualified),
+        as psql and pg_dump write them in catalog queries."""
         operator = str(node.args.get("operator", "")).split(".")[-1].strip()
         if operator in _REGEX_OPERATORS:
             return self._regex(node, scope, operator)
-        raise errors.UndefinedFunction(f"operator does not exist: {operator}")
+        binary = _NAMED_OPERATORS.get(operator)
+        if binary is None:
+            raise errors.UndefinedFunction(f"operator does not exist: {operator}")
+        replacement = binary(this=node.this, expression=node.expression)
+        node.replace(replacement)
+        return self.expr(replacement, scope)
 
     def _not(self, node: exp.Not, scope: Scope) -> tuple[exp.Expression, SqlType]:
         inner, inner_type = self.expr(node.this, scope)
@@ -1064,6 +1071,8 @@ class ExpressionTranslator:
         array, array_type = self.expr(node.this, scope)
         if len(node.expressions) != 1 or isinstance(node.expressions[0], exp.Slice):
             raise errors.FeatureNotSupported("array slices are not supported")
+        if array_type.oid == t.NAME:
+            return self._name_character(node, array, scope)
         vector = array_type.oid in (t.INT2VECTOR, t.OIDVECTOR)
         if not (vector or t.element_of(array_type.oid) or array_type.oid in (t.JSON, t.JSONB)):
             raise errors.DatatypeMismatch(
@@ -1090,6 +1099,27 @@ class ExpressionTranslator:
         replacement = exp.Anonymous(this="json_extract", expressions=[array.copy(), path])
         node.replace(replacement)
         return replacement, element
+
+    def _name_character(self, node: exp.Bracket, name: exp.Expression,
+                        scope: Scope) -> tuple[exp.Expression, SqlType]:
+        """``name[i]``: a name is a fixed array of 64 "char" numbered from 0
+        (its unused bytes are empty characters; beyond them, NULL)."""
+        if len(node.expressions) != 1 or isinstance(node.expressions[0], exp.Slice):
+            raise errors.FeatureNotSupported("slices of name values are not supported")
+        index, index_type = self.expr(node.expressions[0], scope)
+        if index_type.is_unknown:
+            self.coerce(index, INT4)
+        position: exp.Expression = exp.Paren(this=node.expressions[0].copy())
+        if position.this.is_int:  # sqlglot made a constant subscript 0-based: undo it
+            position = exp.Paren(this=exp.Add(this=position, expression=exp.Literal.number(1)))
+        replacement = exp.Case(ifs=[exp.If(
+            this=exp.Between(this=position, low=exp.Literal.number(0),
+                             high=exp.Literal.number(NAMEDATALEN - 1)),
+            true=exp.Substring(this=name.copy(), start=exp.Add(
+                this=position.copy(), expression=exp.Literal.number(1)),
+                length=exp.Literal.number(1)))])
+        node.replace(replacement)
+        return replacement, SqlType(t.CHAR)
 
     def _interval(self, node: exp.Interval, scope: Scope) -> tuple[exp.Expression, SqlType]:
         value = node.this
@@ -1340,6 +1370,13 @@ def _row_level(node: exp.Expression) -> bool:
     return True
 
 
+_NAMED_OPERATORS: Final[dict[str, type[exp.Binary]]] = {
+    "=": exp.EQ, "<>": exp.NEQ, "!=": exp.NEQ, "<": exp.LT, ">": exp.GT, "<=": exp.LTE,
+    ">=": exp.GTE, "+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div, "%": exp.Mod,
+    "||": exp.DPipe, "~~": exp.Like, "~~*": exp.ILike}
+"""Operators OPERATOR(schema.op) may name besides the regular expression ones."""
+NAMEDATALEN: Final = 64
+"""The bytes of a name value (PostgreSQL's NAMEDATALEN)."""
 _CHEAP_TWICE: Final = 40
 """Nodes an integer result may have and still be computed twice (once to
 check its range, once for its value) rather than once in Python."""

@@ -43,9 +43,13 @@ _ROW_COLUMNS: Final[dict[str, tuple[tuple[str | None, SqlType], ...]]] = {
     "json_each": (("key", TEXT), ("value", JSON)),
     "json_each_text": (("key", TEXT), ("value", TEXT)),
     "json_object_keys": ((None, TEXT),),
+    "pg_options_to_table": (("option_name", TEXT), ("option_value", TEXT)),
 }
 """The result columns of json's and jsonb's set-returning functions (None:
-named after the function or its alias)."""
+named after the function or its alias), and of pg_options_to_table, which reads
+an options array (``name=value`` texts, stored as a JSON array) the same way."""
+_ROW_ARGUMENT: Final = {"pg_options_to_table": SqlType(t.array_of(t.TEXT) or t.TEXT)}
+"""The argument types of those that take neither json nor jsonb."""
 
 
 def _unknown() -> errors.SqlError:
@@ -236,13 +240,13 @@ class JsonRules(FunctionRules):
         return replacement, result
 
     def json_document(self, name: str, arg: exp.Expression, scope: Scope) -> exp.Expression:
-        """The json or jsonb argument of a set-returning function, as
-        ``sqlext_jsonb_rows`` rows."""
-        wanted = JSONB if name.startswith("jsonb") else JSON
+        """The json, jsonb (or options array) argument of a set-returning
+        function, as ``sqlext_jsonb_rows`` rows."""
+        wanted = _ROW_ARGUMENT.get(name) or (JSONB if name.startswith("jsonb") else JSON)
         document, document_type = self.expr(arg, scope)
         if document_type.is_unknown:
             document = self.coerce(document, wanted)
-        elif document_type != wanted:
+        elif document_type.oid != wanted.oid:
             raise errors.no_function(f"{name}({t.format_type(document_type.oid)})")
         return exp.Anonymous(this="sqlext_jsonb_rows", expressions=[
             exp.Literal.string(name), document.copy()])

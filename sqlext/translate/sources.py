@@ -12,7 +12,7 @@ from sqlglot import exp
 from catalog import errors
 from catalog import types as t
 from catalog.dataflow import BATCH_ID
-from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, Relation
+from catalog.schema import INFORMATION_SCHEMA, PG_CATALOG, SEQUENCE_COLUMNS, Relation, Sequence
 from catalog.sqltypes import (
     BOOL,
     INT4,
@@ -125,6 +125,10 @@ class SourceTranslator(AggregateRules):
         ]
 
     def join_source(self, join: exp.Join, scope: Scope) -> None:
+        if is_join_group(join.this):
+            raise errors.FeatureNotSupported(
+                "parenthesized joins are supported only first in FROM",
+                hint="Write the joins without parentheses, in the order they apply.")
         earlier_sources = list(scope.sources)
         earlier = {c.name for s in earlier_sources for c in s.columns}
         source = self.from_item(join.this, scope)
@@ -245,6 +249,9 @@ class SourceTranslator(AggregateRules):
             source = Source(alias_name or name, self._rename(scope.ctes[name], alias_columns))
             scope.add(source)
             return source
+        sequence = self._sequence(item)
+        if sequence is not None:
+            return self._sequence_source(item, sequence, alias_name, alias_columns, scope)
         relation = self.relation(item)
         self.read_relations[relation.oid] = relation
         columns = [
@@ -275,6 +282,36 @@ class SourceTranslator(AggregateRules):
                 raise errors.FeatureNotSupported(
                     f'column aliases on "{relation.name}" are not supported')
             self._restrict(item, relation, restriction)
+        scope.add(source)
+        return source
+
+    def _sequence(self, table: exp.Table) -> Sequence | None:
+        """The sequence a FROM item names, if it names one and no relation."""
+        schema = table.db or None
+        if schema is not None and schema not in self.catalog.schemas:
+            return None
+        if self.catalog.find_relation(table.name, schema, self.search_path) is not None:
+            return None
+        return self.catalog.find_sequence(table.name, schema, self.search_path)
+
+    def _sequence_source(self, item: exp.Table, sequence: Sequence, alias: str | None,
+                         alias_columns: list[str], scope: Scope) -> Source:
+        """A sequence read as a relation: one row of its state, as PostgreSQL
+        shows it (last_value, log_cnt, is_called)."""
+        self.check_schema(item)
+        key = [exp.Literal.string(sequence.schema), exp.Literal.string(sequence.name)]
+        values = [exp.Anonymous(this="sqlext_sequence_last_value", expressions=key),
+                  exp.Literal.number(0),
+                  exp.Anonymous(this="sqlext_sequence_is_called", expressions=key)]
+        columns = self._rename([ColumnInfo(name, column_type, sequence.oid, number, False)
+                                for number, (name, column_type) in enumerate(
+                                    SEQUENCE_COLUMNS, start=1)], alias_columns)
+        visible = alias or sequence.name
+        state = exp.select(*[exp.alias_(value, column.name, quoted=True)
+                             for value, column in zip(values, columns, strict=True)])
+        item.replace(exp.Subquery(this=state, alias=exp.TableAlias(
+            this=exp.to_identifier(visible, quoted=True))))
+        source = Source(visible, columns)
         scope.add(source)
         return source
 
@@ -623,6 +660,28 @@ def _record_columns(query: exp.Select, fields: tuple[tuple[str, SqlType], ...]) 
             record.copy(), exp.Literal.string(f"$.{field}")]), f"v{index}", quoted=True)
         for index, (field, _) in enumerate(fields)], exp.column("n", "_r", quoted=True)).from_(
         exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("_r"))))
+
+
+def is_join_group(item: exp.Expression) -> bool:
+    """``(a JOIN b ON ...)``: joined tables in parentheses (sqlglot makes
+    them a subquery without an alias around the first table, which holds
+    the joins)."""
+    return isinstance(item, exp.Subquery) and not item.alias and isinstance(
+        item.this, exp.Table | exp.Subquery) and bool(item.this.args.get("joins"))
+
+
+def flatten_join_groups(select: exp.Select) -> None:
+    """``FROM ((a JOIN b ON p) LEFT JOIN c ON q) ...`` is ``FROM a JOIN b ON p
+    LEFT JOIN c ON q ...``: joins apply left to right, so parentheses around
+    the first FROM item change nothing (PostgreSQL's view definitions, as
+    pg_dump writes them, put every join in them)."""
+    from_ = select.args.get("from_")
+    while from_ is not None and is_join_group(from_.this):
+        group = from_.this.this
+        inner = list(group.args.get("joins") or [])
+        group.set("joins", None)
+        from_.set("this", group)
+        select.set("joins", inner + list(select.args.get("joins") or []))
 
 
 def _union_of_rows(values: exp.Values, names: list[str]) -> exp.Expression:

@@ -32,7 +32,7 @@ from sqlext.translate.lateral import COLUMN_POSITION, SelectListRows
 from sqlext.translate.naming import output_name
 from sqlext.translate.scope import ColumnInfo, Scope, Source
 from sqlext.translate.set_returning import SetReturningRules, expand_select_list
-from sqlext.translate.sources import physical_table
+from sqlext.translate.sources import flatten_join_groups, physical_table
 
 __all__ = ["Translator", "output_name", "physical_table", "readable_outputs"]
 
@@ -127,6 +127,7 @@ class Translator(SetReturningRules):
         return [ColumnInfo(c.name, TEXT if c.type.is_unknown else c.type) for c in columns]
 
     def _select(self, node: exp.Select, parent: Scope | None) -> list[ColumnInfo]:
+        flatten_join_groups(node)
         if grouping_sets.needs_rewrite(node):
             grouping_sets.rewrite(node, lambda name: self._input_column(node, parent, name))
         scope = Scope(parent)

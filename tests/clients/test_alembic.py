@@ -150,21 +150,30 @@ def test_autogenerate_then_migrate(project: tuple[Path, tuple[str, str], tuple[s
     assert reflected(ours) == reflected(reference)
 
 
-def test_foreign_key_on_existing_table_is_refused(
+def test_foreign_key_on_existing_table(
         project: tuple[Path, tuple[str, str], tuple[str, str]]) -> None:
-    """ALTER TABLE ... ADD CONSTRAINT is not supported (docs/sql.md): the
-    migration fails with 0A000 and leaves the database at its revision."""
-    directory, schemas, (ours, _) = project
-    config = _config(directory, ours)
+    """ALTER TABLE ... ADD CONSTRAINT adds the foreign key to the existing
+    table, reflected as PostgreSQL reflects it; DROP CONSTRAINT is not
+    supported (docs/sql.md): the downgrade fails with 0A000 and leaves the
+    database at its revision."""
+    directory, schemas, (ours, reference) = project
     (directory / "versions" / "0001_empty.py").write_text(
         'revision = "0001"\ndown_revision = None\n\n\ndef upgrade():\n    pass\n\n\n'
         "def downgrade():\n    pass\n")
     (directory / "versions" / "0002_add.py").write_text(MIGRATION.format(schema=schemas[0]))
     (directory / "versions" / "0003_fk.py").write_text(FOREIGN_KEY.format(schema=schemas[0]))
-    command.upgrade(config, "0002")
+
+    def reflected(url: str) -> object:
+        return fixture.run_sync(url, lambda c: (fixture.reflect(c, *schemas),
+                                                fixture.reflected_ddl(c, *schemas)))
+
+    for url in (ours, reference):
+        command.upgrade(_config(directory, url), "head")
+    assert reflected(ours) == reflected(reference)
+    config = _config(directory, ours)
     with pytest.raises(sa.exc.NotSupportedError) as refused:
-        command.upgrade(config, "head")
+        command.downgrade(config, "0002")
     assert getattr(refused.value.orig, "sqlstate", None) == "0A000"
     current = fixture.run_sync(ours, lambda c: c.execute(sa.text(
         f"SELECT version_num FROM {schemas[0]}.alembic_version")).scalar_one())
-    assert current == "0002"
+    assert current == "0003"

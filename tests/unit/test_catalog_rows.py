@@ -10,9 +10,10 @@ import pytest
 
 from catalog import types as t
 from catalog.acl import AclItem
-from catalog.dataflow import Parameter, Procedure
+from catalog.dataflow import Parameter, Procedure, Trigger
+from catalog.extension import Extension
 from catalog.roles import Membership, Role
-from catalog.schema import Catalog, Column, Constraint, Relation, Sequence, ViewRule
+from catalog.schema import Catalog, Column, Constraint, Relation, Schema, Sequence, ViewRule
 from catalog.system import INFORMATION_SCHEMA_TABLES, SYSTEM_TABLES, columns_of, system_relations
 from executor.pg_catalog.information_schema import column_rows, information_schema_rows
 from executor.pg_catalog.rows import Row, RowsOfRelation, row, select_list
@@ -59,7 +60,8 @@ def test_a_select_list_spells_nothing_values_as_sql() -> None:
 def _catalog() -> Catalog:
     """A table with every kind of constraint, a serial column, a DESC index,
     a view, a materialized view, a sequence, a procedure, a login role that
-    is a member of another, and a column privilege."""
+    is a member of another, a column privilege, a comment, a trigger and the
+    extension sqlext."""
     customers = Relation(
         20001, "public", "customers", "r", "public__customers",
         (Column("id", t.INT4, not_null=True, default="nextval('customers_id_seq'::regclass)"),
@@ -67,7 +69,8 @@ def _catalog() -> Catalog:
         (Constraint("customers_pkey", "p", ("id",), index_name="customers_pkey", oid=20010),
          Constraint("customers_email_key", "u", ("email",), index_name="customers_email_key",
                     oid=20011),
-         Constraint("customers_score_check", "c", check="(score >= 0)", oid=20012)))
+         Constraint("customers_score_check", "c", check="(score >= 0)", oid=20012)),
+        comment="who buys")
     orders = Relation(
         20002, "public", "orders", "r", "public__orders",
         (Column("id", t.INT8),
@@ -97,6 +100,12 @@ def _catalog() -> Catalog:
             .with_procedure(Procedure(20014, "public", "transfer",
                                       (Parameter("amount", t.INT4, default="10"),), "sql",
                                       "SELECT 1"))
+            .with_relation(Relation(20021, "sqlext", "dataflow", "r", "sqlext.dataflow",
+                                    (Column("position", t.INT4), Column("definition", t.TEXT))))
+            .with_schema("sqlext", Schema(20022))
+            .with_extension(Extension(20020, "0.1.0", 20021, owns_schema=True))
+            .with_trigger(Trigger(20023, "public", "audit", "insert", ("public", "orders"),
+                                  body="SELECT 1"))
             .with_role(Role(20015, "alice", login=True, password="md5x"))
             .with_role(Role(20016, "readers"))
             .with_membership(Membership("readers", "alice", "postgres")))

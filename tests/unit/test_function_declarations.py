@@ -25,6 +25,7 @@ from executor.functions.declare import Declarations, Runtime
 from executor.functions.registry import FUNCTIONS, implementations, register_functions
 from executor.streaming.scheduler import Scheduler
 from executor.streaming.windows import Windows
+from sqlext.dataflow.rebuild import DataflowText
 from storage.sqlite import Database
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -85,7 +86,7 @@ def registered() -> Iterator[set[str]]:
     scheduler = Scheduler(executor, lambda *_: None, lambda: None,
                           Windows(executor.database, executor.undo))
     register_functions(database, Runtime(executor, scheduler, "version", lambda: True,
-                                         _NoSessions(), lambda _: []))
+                                         _NoSessions(), lambda _: [], DataflowText()))
     yield {name for (name,) in database.execute("SELECT name FROM pragma_function_list")}
     database.close()
     loop.close()
