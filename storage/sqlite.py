@@ -61,17 +61,43 @@ class Database:
         bump the schema version (https://sqlite.org/lang_altertable.html,
         "Making Other Kinds Of Table Schema Changes"). SQLite does not check
         the existing rows against the new clause: the caller has."""
-        row = self.connection.execute(
-            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone()
-        definition = str(row[0]).rstrip()
+        definition = self._table_sql(table)
         if not definition.endswith(")"):
             raise ValueError(f"unexpected definition of table {table}: {definition}")
+        self._rewrite_table_sql(table, f"{definition[:-1]}, {clause})")
+
+    def table_constraint(self, table: str, name: str) -> str | None:
+        """The clause ``CONSTRAINT "name" ...`` of a table's definition, if
+        the table was made (or altered) with it."""
+        definition = self._table_sql(table)
+        span = _clause_span(definition, name)
+        return None if span is None else definition[span[0]:span[1]].lstrip(", ")
+
+    def remove_table_constraint(self, table: str, name: str) -> None:
+        """Take the CHECK or FOREIGN KEY clause ``name`` out of a table's
+        definition, as ``add_table_constraint`` puts one in (the rows need
+        no change: they satisfy less than before)."""
+        definition = self._table_sql(table)
+        span = _clause_span(definition, name)
+        if span is None:
+            raise ValueError(f"table {table} has no constraint {name}")
+        self._rewrite_table_sql(table, definition[:span[0]] + definition[span[1]:])
+
+    def _table_sql(self, table: str) -> str:
+        row = self.connection.execute(
+            "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        return str(row[0]).rstrip()
+
+    def _rewrite_table_sql(self, table: str, definition: str) -> None:
+        """Replace a table's SQL in the schema table and bump the schema
+        version (https://sqlite.org/lang_altertable.html, "Making Other Kinds
+        Of Table Schema Changes"), inside the running transaction."""
         version = self.connection.execute("PRAGMA schema_version").fetchone()[0]
         self.connection.execute("PRAGMA writable_schema = ON")
         try:
             self.connection.execute(
                 "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
-                (f"{definition[:-1]}, {clause})", table))
+                (definition, table))
             self.connection.execute(f"PRAGMA schema_version = {int(version) + 1}")
         finally:
             self.connection.execute("PRAGMA writable_schema = OFF")
@@ -131,3 +157,27 @@ class Database:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _clause_span(definition: str, name: str) -> tuple[int, int] | None:
+    """Where ``, CONSTRAINT "name" ...`` stands in a table's SQL: from its
+    comma to the comma or parenthesis that ends it (outside quotes and
+    parentheses)."""
+    marker = f", CONSTRAINT {quoted(name)} "
+    start = definition.find(marker)
+    if start == -1:
+        return None
+    depth, quote = 0, ""
+    for position in range(start + len(marker), len(definition)):
+        char = definition[position]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif char in ",)" and depth == 0:
+            return start, position
+    return None

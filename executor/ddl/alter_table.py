@@ -21,7 +21,7 @@ from executor.ddl.relations import (
     referencing_tables,
     storage_name,
 )
-from executor.ddl.table_constraints import add_constraint, set_default
+from executor.ddl.table_constraints import add_constraint, drop_constraint, set_default
 from storage.sqlite import Database, quoted
 
 
@@ -70,6 +70,11 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
         catalog = add_constraint(relation, constraint, catalog, database)
         relation = catalog.relation(relation.name, relation.schema)
     cascaded: list[str] = []
+    notices: list[str] = []
+    for name, if_exists, cascade in spec.drop_constraints:
+        catalog = drop_constraint(relation, name, if_exists, cascade, catalog, database,
+                                  notices, cascaded)
+        relation = catalog.relation(relation.name, relation.schema)
     for name, cascade in spec.drop_columns:
         catalog, relation = _drop_column(relation, name, catalog, database, cascade, cascaded)
     if spec.rename_column is not None:
@@ -88,7 +93,7 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
         physical = storage_name(relation.schema, spec.rename_to, catalog)
         database.execute(f"ALTER TABLE {quoted(relation.physical)} RENAME TO {quoted(physical)}")
         catalog = renames.table_renamed(catalog, relation, spec.rename_to, physical)
-    return DdlResult(catalog, "ALTER TABLE", cascaded=cascaded)
+    return DdlResult(catalog, "ALTER TABLE", notices, cascaded=cascaded)
 
 
 def _drop_column(table: Relation, name: str, catalog: Catalog, database: Database,

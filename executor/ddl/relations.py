@@ -180,6 +180,8 @@ class AlterTable:
     set_defaults: tuple[tuple[str, str | None], ...] = ()
     """ALTER COLUMN ... SET DEFAULT (PostgreSQL text) | DROP DEFAULT (None)."""
     add_constraints: tuple[ConstraintSpec, ...] = ()
+    drop_constraints: tuple[tuple[str, bool, bool], ...] = ()
+    """DROP CONSTRAINT (name, IF EXISTS, CASCADE)."""
 
 
 CreateSpec = (CreateTable | CreateIndex | CreateView | CreateMatview | RefreshMatview

@@ -150,3 +150,51 @@ def _check_references(table: Relation, constraint: Constraint, catalog: Catalog,
             f'"{constraint.name}"',
             detail=f"Key ({', '.join(constraint.columns)})=({', '.join(map(str, missing))}) "
                    f'is not present in table "{referenced.name}".')
+
+
+def drop_constraint(table: Relation, name: str, if_exists: bool, cascade: bool,
+                    catalog: Catalog, database: Database, notices: list[str],
+                    cascaded: list[str]) -> Catalog:
+    """ALTER TABLE ... DROP CONSTRAINT: a CHECK or FOREIGN KEY leaves the
+    table's definition (``Database.remove_table_constraint``); a key added
+    by ALTER TABLE drops its unique index, once the foreign keys that
+    reference it are gone (CASCADE) or none does (else 2BP01)."""
+    constraint = next((c for c in table.constraints if c.name == name), None)
+    if constraint is None:
+        if if_exists:
+            notices.append(f'constraint "{name}" of relation "{table.name}" does not exist, '
+                           "skipping")
+            return catalog
+        raise errors.UndefinedObject(
+            f'constraint "{name}" of relation "{table.name}" does not exist')
+    if constraint.kind in ("c", "f"):
+        database.remove_table_constraint(table.physical, name)
+        return _without(catalog, table, name)
+    if database.table_constraint(table.physical, name) is not None:
+        # SQLite keeps a key made with its table inside the table's storage.
+        raise errors.FeatureNotSupported(
+            f'cannot drop constraint "{name}" of table "{table.name}": it was made with the '
+            "table", hint="Keys added by ALTER TABLE ... ADD CONSTRAINT can be dropped.")
+    for other in list(catalog.relations.values()):
+        for reference in other.constraints:
+            if reference.kind == "f" and reference.ref_table == (table.schema, table.name) and (
+                    set(reference.ref_columns) == set(constraint.columns)):
+                if not cascade:
+                    raise errors.DependentObjectsStillExist(
+                        f'cannot drop constraint {name} on table {table.name} because other '
+                        "objects depend on it",
+                        detail=f"constraint {reference.name} on table {other.name} depends on "
+                               f"index {name}",
+                        hint="Use DROP ... CASCADE to drop the dependent objects too.")
+                database.remove_table_constraint(other.physical, reference.name)
+                catalog = _without(catalog, other, reference.name)
+                cascaded.append(f"constraint {reference.name} on table {other.name}")
+    index = catalog.relation(name, table.schema)
+    database.execute(f"DROP INDEX {quoted(index.physical)}")
+    table = catalog.relation(table.name, table.schema)
+    return _without(catalog.without_relation(table.schema, name), table, name)
+
+
+def _without(catalog: Catalog, table: Relation, name: str) -> Catalog:
+    return catalog.with_relation(replace(
+        table, constraints=tuple(c for c in table.constraints if c.name != name)))

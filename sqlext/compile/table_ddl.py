@@ -447,6 +447,7 @@ class DdlCompiler:
         rename_column: tuple[str, str] | None = None
         defaults: list[tuple[str, str | None]] = []
         constraints: list[relations.ConstraintSpec] = []
+        dropped: list[tuple[str, bool, bool]] = []
         for action in node.args.get("actions") or []:
             if isinstance(action, exp.ColumnDef):
                 spec = self._column(action, table.name, [])
@@ -460,6 +461,12 @@ class DdlCompiler:
             ):
                 drop.extend((column.name, bool(action.args.get("cascade")))
                             for column in action.args.get("tables") or action.expressions)
+            elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == (
+                "CONSTRAINT"
+            ):
+                dropped.extend((item.name, bool(action.args.get("exists")),
+                                bool(action.args.get("cascade")))
+                               for item in action.args.get("tables") or action.expressions)
             elif isinstance(action, exp.AlterRename):
                 rename_to = action.this.name
             elif isinstance(action, exp.RenameColumn):
@@ -479,7 +486,7 @@ class DdlCompiler:
         schema, name = self._resolved(table)
         return relations.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
                               rename_column, bool(node.args.get("exists")), tuple(defaults),
-                              tuple(constraints))
+                              tuple(constraints), tuple(dropped))
 
     def _altered(self, table: exp.Table) -> Relation:
         schema, name = self._resolved(table)

@@ -113,6 +113,27 @@ SEQUENCES: dict[str, list[Step]] = {
         ('DROP TABLE "Twin", "TWIN"', None),
         ('DROP VIEW pair, "Pair"', None),
     ],
+    "drop_constraint": [
+        ("CREATE TABLE dp (id int PRIMARY KEY, code int NOT NULL)", None),
+        ("CREATE TABLE dc (id int, pid int REFERENCES dp, v int, "
+         "CONSTRAINT dc_v CHECK (v > 0))", None),
+        ("INSERT INTO dp VALUES (1, 10)", None),
+        ("ALTER TABLE dc DROP CONSTRAINT dc_pid_fkey", None),
+        ("INSERT INTO dc VALUES (1, 99, 1)", None),
+        ("ALTER TABLE dc DROP CONSTRAINT dc_v", None),
+        ("INSERT INTO dc VALUES (2, 1, -5)", None),
+        ("ALTER TABLE dc DROP CONSTRAINT nope", None),
+        ("ALTER TABLE dc DROP CONSTRAINT IF EXISTS nope", None),
+        ("ALTER TABLE dp ADD CONSTRAINT dp_code_key UNIQUE (code)", None),
+        ("DELETE FROM dc", None),
+        ("ALTER TABLE dc ADD CONSTRAINT dc_code FOREIGN KEY (v) REFERENCES dp (code)", None),
+        ("ALTER TABLE dp DROP CONSTRAINT dp_code_key", None),
+        ("ALTER TABLE dp DROP CONSTRAINT dp_code_key CASCADE", None),
+        ("INSERT INTO dp VALUES (2, 10)", None),
+        ("SELECT conrelid::regclass, conname FROM pg_constraint "
+         "WHERE conrelid IN ('dp'::regclass, 'dc'::regclass) ORDER BY 1, 2", None),
+        ("DROP TABLE dc, dp", None),
+    ],
     "regclass_at_run_time": [
         ("SELECT %s::regclass", ("item",)),
         ("SELECT %s::regclass::oid = 'item'::regclass::oid", ("item",)),
