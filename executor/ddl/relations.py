@@ -7,7 +7,6 @@ new catalog value are published together at COMMIT or vanish at ROLLBACK.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from catalog import errors
@@ -576,10 +575,13 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
             primary is not None and c.name in primary.columns)
         for c in new.columns
     ]
-    checks = _check_clauses(database, old.physical)
     for constraint in new.constraints:
         if constraint.kind == "c":
-            clauses.append(checks[constraint.name])
+            # as SQLite keeps it (column renames applied): the catalog has
+            # only the PostgreSQL text
+            check = database.table_constraint(old.physical, constraint.name)
+            assert check is not None
+            clauses.append(check)
             continue
         spec = ConstraintSpec(constraint.kind, constraint.columns, constraint.name,
                               constraint.check, None, constraint.ref_table,
@@ -610,33 +612,6 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
                          f"{quoted(new.physical)} ({columns})")
 
 
-def _check_clauses(database: Database, physical: str) -> dict[str, str]:
-    """The CHECK clauses of a table as SQLite keeps them (``CONSTRAINT "n"
-    CHECK (...)``, column renames applied), by constraint name: the catalog
-    keeps only the PostgreSQL text."""
-    row = database.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
-                           (physical,)).fetchone()
-    text = row[0] if row else ""
-    found: dict[str, str] = {}
-    for match in _CHECK_CLAUSE.finditer(text):
-        depth, position, quote = 0, match.end() - 1, ""
-        for position in range(match.end() - 1, len(text)):
-            char = text[position]
-            if quote:
-                quote = "" if char == quote else quote
-            elif char in "'\"":
-                quote = char
-            elif char == "(":
-                depth += 1
-            elif char == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-        found[match.group(1).replace('""', '"')] = text[match.start():position + 1]
-    return found
-
-
-_CHECK_CLAUSE = re.compile(r'CONSTRAINT "((?:[^"]|"")*)" CHECK \(')
 
 
 def _truncate(spec: Truncate, catalog: Catalog, database: Database) -> DdlResult:

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import psycopg
 import pytest
 
-from tests.fixtures.differential import error_diagnosis, outcome, peer_connections
+from tests.fixtures.differential import Peers, assert_same_as_postgres, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -318,16 +317,11 @@ QUERIES = ORDERED_AGGREGATES + ORDERED_SET_AGGREGATES + GROUPING_SETS + JSON_FUN
 
 
 @pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
+def peers(server: ServerProcess) -> Iterator[Peers]:
     with peer_connections(server, SETUP, "aggregates") as connections:
         yield connections
 
 
 @pytest.mark.parametrize("sql", QUERIES)
-def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
-                          sql: str) -> None:
-    reference, ours = peers
-    expected = outcome(reference, sql, typmods=True)
-    assert outcome(ours, sql, typmods=True) == expected
-    if expected[0] == "error":
-        assert error_diagnosis(ours, sql) == error_diagnosis(reference, sql)
+def test_same_as_postgres(peers: Peers, sql: str) -> None:
+    assert_same_as_postgres(peers, sql, typmods=True, diagnosis=True)

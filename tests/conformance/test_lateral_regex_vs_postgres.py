@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.fixtures.differential import outcome, peer_connections
+from tests.fixtures.differential import Peers, assert_same_as_postgres, outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -295,18 +295,14 @@ WITH_PARAMETERS: list[tuple[str, tuple[object, ...]]] = [
 
 
 @pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
+def peers(server: ServerProcess) -> Iterator[Peers]:
     with peer_connections(server, SETUP, "lateral") as connections:
         yield connections
 
 
 @pytest.mark.parametrize("sql", QUERIES)
-def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
-                          sql: str) -> None:
-    reference, ours = peers
-    expected = outcome(reference, sql)
-    actual = outcome(ours, sql)
-    assert actual == expected
+def test_same_as_postgres(peers: Peers, sql: str) -> None:
+    assert_same_as_postgres(peers, sql)
 
 
 @pytest.mark.parametrize(("sql", "params"), WITH_PARAMETERS)

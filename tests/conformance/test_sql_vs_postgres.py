@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import psycopg
 import pytest
 
-from tests.fixtures.differential import outcome, peer_connections
+from tests.fixtures.differential import Peers, assert_same_as_postgres, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -228,7 +227,7 @@ QUERIES = [
 ]
 
 @pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
+def peers(server: ServerProcess) -> Iterator[Peers]:
     """PostgreSQL and sqlext, each in a schema of the same name (queries
     show current_schema()), with the same tables."""
     with peer_connections(server, SETUP, "conformance") as connections:
@@ -236,9 +235,5 @@ def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.C
 
 
 @pytest.mark.parametrize("sql", QUERIES)
-def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
-                          sql: str) -> None:
-    reference, ours = peers
-    expected = outcome(reference, sql)
-    actual = outcome(ours, sql)
-    assert actual == expected
+def test_same_as_postgres(peers: Peers, sql: str) -> None:
+    assert_same_as_postgres(peers, sql)

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from tests.fixtures.differential import error_diagnosis, outcome, peer_connections
+from tests.fixtures.differential import Peers, assert_same_as_postgres, outcome, peer_connections
 from tests.fixtures.servers import ServerProcess
 
 SETUP = [
@@ -277,19 +277,14 @@ to its extra_float_digits."""
 
 
 @pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
+def peers(server: ServerProcess) -> Iterator[Peers]:
     with peer_connections(server, SETUP, "text_functions") as connections:
         yield connections
 
 
 @pytest.mark.parametrize("sql", QUERIES)
-def test_same_as_postgres(peers: tuple[psycopg.Connection, psycopg.Connection],
-                          sql: str) -> None:
-    reference, ours = peers
-    expected = outcome(reference, sql, typmods=True)
-    assert outcome(ours, sql, typmods=True) == expected
-    if expected[0] == "error":
-        assert error_diagnosis(ours, sql) == error_diagnosis(reference, sql)
+def test_same_as_postgres(peers: Peers, sql: str) -> None:
+    assert_same_as_postgres(peers, sql, typmods=True, diagnosis=True)
 
 
 def test_printed_as_the_session_prints(
