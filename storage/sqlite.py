@@ -83,6 +83,13 @@ class Database:
             raise ValueError(f"table {table} has no constraint {name}")
         self._rewrite_table_sql(table, definition[:span[0]] + definition[span[1]:])
 
+    def index_statements(self, table: str) -> dict[str, str]:
+        """The CREATE INDEX statement of each index made on a table, by index
+        name (not those SQLite makes for the table's own keys)."""
+        return dict(self.connection.execute(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? "
+            "AND sql IS NOT NULL", (table,)).fetchall())
+
     def _table_sql(self, table: str) -> str:
         row = self.connection.execute(
             "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", (table,)).fetchone()

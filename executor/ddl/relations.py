@@ -591,6 +591,8 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
                                           (new.schema, new.name, new.physical)))
     shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
     column_list = ", ".join(quoted(c) for c in shared)
+    # the indexes as SQLite has them (partial conditions, DESC keys), made again below
+    statements = database.index_statements(old.physical)
     database.execute(f"CREATE TABLE {quoted(temporary)} ({', '.join(clauses)})")
     database.execute(f"INSERT INTO {quoted(temporary)} ({column_list}) "
                      f"SELECT {column_list} FROM {quoted(old.physical)}")
@@ -603,13 +605,11 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
         database.execute(f"ALTER TABLE {quoted(temporary)} RENAME TO {quoted(new.physical)}")
     finally:
         database.execute("PRAGMA legacy_alter_table = OFF")
+    assert new.physical == old.physical  # the statements name the table
     for index in catalog.indexes_of(old):
         if index.unique and any(c.index_name == index.name for c in new.constraints):
             continue
-        columns = ", ".join(quoted(c) for c in index.index_columns)
-        unique = "UNIQUE " if index.unique else ""
-        database.execute(f"CREATE {unique}INDEX {quoted(index.physical)} ON "
-                         f"{quoted(new.physical)} ({columns})")
+        database.execute(statements[index.physical])
 
 
 

@@ -134,6 +134,18 @@ SEQUENCES: dict[str, list[Step]] = {
          "WHERE conrelid IN ('dp'::regclass, 'dc'::regclass) ORDER BY 1, 2", None),
         ("DROP TABLE dc, dp", None),
     ],
+    "indexes_kept_through_a_table_rebuild": [
+        ("CREATE TABLE pi (id int, t text, flag boolean, x int, CONSTRAINT pi_x CHECK (x > 0))",
+         None),
+        ("CREATE UNIQUE INDEX pi_t ON pi (t) WHERE flag", None),
+        ("CREATE INDEX pi_d ON pi (id DESC)", None),
+        ("INSERT INTO pi VALUES (1, 'a', false, 1), (2, 'a', false, 1)", None),
+        ("ALTER TABLE pi DROP COLUMN x", None),
+        ("INSERT INTO pi VALUES (3, 'a', false)", None),
+        ("INSERT INTO pi VALUES (4, 'b', true), (5, 'b', true)", None),
+        ("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'pi' ORDER BY 1", None),
+        ("DROP TABLE pi", None),
+    ],
     "regclass_at_run_time": [
         ("SELECT %s::regclass", ("item",)),
         ("SELECT %s::regclass::oid = 'item'::regclass::oid", ("item",)),
