@@ -83,6 +83,22 @@ class Database:
             raise ValueError(f"table {table} has no constraint {name}")
         self._rewrite_table_sql(table, definition[:span[0]] + definition[span[1]:])
 
+    def set_column_not_null(self, table: str, column: str, not_null: bool) -> None:
+        """Add or take away a column's NOT NULL in the table's definition (the
+        caller has checked the rows for SET NOT NULL)."""
+        definition = self._table_sql(table)
+        body_start = definition.index("(") + 1
+        for start, end in _top_level_parts(definition, body_start):
+            part = definition[start:end]
+            head = quoted(column)
+            if part.lstrip().startswith(head) and part.lstrip()[len(head):len(head) + 1] in (
+                    " ", ""):
+                kept = part.replace(" NOT NULL", "")
+                changed = kept + " NOT NULL" if not_null else kept
+                self._rewrite_table_sql(table, definition[:start] + changed + definition[end:])
+                return
+        raise ValueError(f"table {table} has no column {column}")
+
     def index_statements(self, table: str) -> dict[str, str]:
         """The CREATE INDEX statement of each index made on a table, by index
         name (not those SQLite makes for the table's own keys)."""
@@ -188,3 +204,27 @@ def _clause_span(definition: str, name: str) -> tuple[int, int] | None:
         elif char in ",)" and depth == 0:
             return start, position
     return None
+
+
+def _top_level_parts(definition: str, start: int) -> list[tuple[int, int]]:
+    """The comma-separated parts of a table's SQL from ``start`` (just after
+    its opening parenthesis) to its closing one, outside quotes and nested
+    parentheses."""
+    parts: list[tuple[int, int]] = []
+    depth, quote, begin = 0, "", start
+    for position in range(start, len(definition)):
+        char = definition[position]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif char in ",)" and depth == 0:
+            parts.append((begin, position))
+            begin = position + 1
+            if char == ")":
+                break
+    return parts

@@ -21,7 +21,12 @@ from executor.ddl.relations import (
     referencing_tables,
     storage_name,
 )
-from executor.ddl.table_constraints import add_constraint, drop_constraint, set_default
+from executor.ddl.table_constraints import (
+    add_constraint,
+    drop_constraint,
+    set_default,
+    set_not_null,
+)
 from storage.sqlite import Database, quoted
 
 
@@ -65,6 +70,8 @@ def alter_table(spec: AlterTable, catalog: Catalog, database: Database) -> DdlRe
             column.name, column.type_oid, column.typmod, column.not_null, column.default)))
     for column, default in spec.set_defaults:
         relation = set_default(relation, column, default)
+    for column, not_null in spec.nullability:
+        relation = set_not_null(relation, column, not_null, database)
     catalog = catalog.with_relation(relation)
     for constraint in spec.add_constraints:
         catalog = add_constraint(relation, constraint, catalog, database)

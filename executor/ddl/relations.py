@@ -181,6 +181,8 @@ class AlterTable:
     add_constraints: tuple[ConstraintSpec, ...] = ()
     drop_constraints: tuple[tuple[str, bool, bool], ...] = ()
     """DROP CONSTRAINT (name, IF EXISTS, CASCADE)."""
+    nullability: tuple[tuple[str, bool], ...] = ()
+    """ALTER COLUMN ... SET NOT NULL (True) | DROP NOT NULL (False)."""
 
 
 CreateSpec = (CreateTable | CreateIndex | CreateView | CreateMatview | RefreshMatview

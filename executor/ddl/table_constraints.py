@@ -34,6 +34,27 @@ def set_default(table: Relation, column: str, default: str | None) -> Relation:
                                         for c in table.columns))
 
 
+def set_not_null(table: Relation, column: str, not_null: bool, database: Database
+                 ) -> Relation:
+    """ALTER COLUMN ... SET NOT NULL (the rows are checked first) | DROP NOT
+    NULL (not of a primary key's or an identity column)."""
+    found = table.column(column)
+    if not_null and not found.not_null:
+        _check_rows(database, table, f"{quoted(column)} IS NULL", errors.NotNullViolation(
+            f'column "{column}" of relation "{table.name}" contains null values'))
+    elif not not_null and found.not_null:
+        primary = table.primary_key
+        if primary is not None and column in primary.columns:
+            raise errors.InvalidTableDefinition(f'column "{column}" is in a primary key')
+        if found.identity:
+            raise errors.SqlSyntaxError(
+                f'column "{column}" of relation "{table.name}" is an identity column')
+    if found.not_null != not_null:
+        database.set_column_not_null(table.physical, column, not_null)
+    return replace(table, columns=tuple(replace(c, not_null=not_null) if c.name == column else c
+                                        for c in table.columns))
+
+
 def add_constraint(table: Relation, spec: ConstraintSpec, catalog: Catalog,
                    database: Database) -> Catalog:
     """The catalog with ``spec`` added to ``table`` (checked against its rows)."""

@@ -448,6 +448,7 @@ class DdlCompiler:
         defaults: list[tuple[str, str | None]] = []
         constraints: list[relations.ConstraintSpec] = []
         dropped: list[tuple[str, bool, bool]] = []
+        nullability: list[tuple[str, bool]] = []
         for action in node.args.get("actions") or []:
             if isinstance(action, exp.ColumnDef):
                 spec = self._column(action, table.name, [])
@@ -475,6 +476,10 @@ class DdlCompiler:
                     key for key, value in action.args.items() if value} - {"this"} in (
                     {"default"}, {"drop"}):
                 defaults.append(self._column_default(table, action))
+            elif isinstance(action, exp.AlterColumn) and {
+                    key for key, value in action.args.items() if value is not None} - {
+                    "this", "drop"} == {"allow_null"}:
+                nullability.append((action.name, not action.args["allow_null"]))
             elif isinstance(action, exp.AddConstraint):
                 constraints.extend(self._added_constraint(table, item)
                                    for item in action.expressions)
@@ -486,7 +491,7 @@ class DdlCompiler:
         schema, name = self._resolved(table)
         return relations.AlterTable(schema, name, tuple(add), tuple(drop), rename_to,
                               rename_column, bool(node.args.get("exists")), tuple(defaults),
-                              tuple(constraints), tuple(dropped))
+                              tuple(constraints), tuple(dropped), tuple(nullability))
 
     def _altered(self, table: exp.Table) -> Relation:
         schema, name = self._resolved(table)

@@ -50,7 +50,7 @@ metadata.info["schemas"] = ({schema!r}, {other!r})
 '''
 
 MIGRATION = '''
-"""add a column and an index"""
+"""add a column and an index; a column becomes NOT NULL with a default"""
 from alembic import op
 import sqlalchemy as sa
 
@@ -62,9 +62,12 @@ def upgrade():
     op.add_column("line", sa.Column("customer_id", sa.Integer(), nullable=True),
                   schema={schema!r})
     op.create_index("ix_line_customer", "line", ["customer_id", "label"], schema={schema!r})
+    op.alter_column("line", "label", nullable=False, server_default="none",
+                    schema={schema!r})
 
 
 def downgrade():
+    op.alter_column("line", "label", nullable=True, server_default=None, schema={schema!r})
     op.drop_index("ix_line_customer", "line", schema={schema!r})
     op.drop_column("line", "customer_id", schema={schema!r})
 '''

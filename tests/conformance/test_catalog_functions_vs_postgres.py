@@ -146,6 +146,28 @@ SEQUENCES: dict[str, list[Step]] = {
         ("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'pi' ORDER BY 1", None),
         ("DROP TABLE pi", None),
     ],
+    "set_and_drop_not_null": [
+        ('CREATE TABLE nn (id int PRIMARY KEY, b text, c int GENERATED ALWAYS AS IDENTITY, '
+         '"Odd col" int, CHECK (id > 0))', None),
+        ("INSERT INTO nn (id, b) VALUES (1, NULL)", None),
+        ("ALTER TABLE nn ALTER COLUMN b SET NOT NULL", None),
+        ("UPDATE nn SET b = 'x', \"Odd col\" = 1", None),
+        ("ALTER TABLE nn ALTER COLUMN b SET NOT NULL", None),
+        ("INSERT INTO nn (id, b) VALUES (2, NULL)", None),
+        ('ALTER TABLE nn ALTER "Odd col" SET NOT NULL, ALTER COLUMN b DROP NOT NULL', None),
+        ("INSERT INTO nn (id, b) VALUES (3, NULL)", None),
+        ('INSERT INTO nn (id, b, "Odd col") VALUES (4, NULL, NULL)', None),
+        ("ALTER TABLE nn ALTER COLUMN id DROP NOT NULL", None),
+        ("ALTER TABLE nn ALTER COLUMN c DROP NOT NULL", None),
+        ("ALTER TABLE nn ADD COLUMN z int DEFAULT 7", None),
+        ("ALTER TABLE nn ALTER COLUMN z SET NOT NULL", None),
+        ("ALTER TABLE nn ALTER COLUMN nope SET NOT NULL", None),
+        ("SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'nn'::regclass "
+         "AND attnum > 0 ORDER BY attnum", None),
+        ("SELECT column_name, is_nullable FROM information_schema.columns "
+         "WHERE table_name = 'nn' ORDER BY ordinal_position", None),
+        ("DROP TABLE nn", None),
+    ],
     "regclass_at_run_time": [
         ("SELECT %s::regclass", ("item",)),
         ("SELECT %s::regclass::oid = 'item'::regclass::oid", ("item",)),
