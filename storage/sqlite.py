@@ -184,12 +184,12 @@ class Database:
 
 def _clause_span(definition: str, name: str) -> tuple[int, int] | None:
     """Where ``, CONSTRAINT "name" ...`` stands in a table's SQL: from its
-    comma to the comma or parenthesis that ends it (outside quotes and
-    parentheses)."""
-    marker = f", CONSTRAINT {quoted(name)} "
-    start = definition.find(marker)
-    if start == -1:
-        return None
+    comma to the comma or parenthesis that ends it."""
+    marker = f" CONSTRAINT {quoted(name)} "
+    for start, end in _top_level_parts(definition, definition.index("(") + 1):
+        if definition.startswith(marker, start):
+            return start - 1, end
+    return None
     depth, quote = 0, ""
     for position in range(start + len(marker), len(definition)):
         char = definition[position]
