@@ -190,20 +190,6 @@ def _clause_span(definition: str, name: str) -> tuple[int, int] | None:
         if definition.startswith(marker, start):
             return start - 1, end
     return None
-    depth, quote = 0, ""
-    for position in range(start + len(marker), len(definition)):
-        char = definition[position]
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "(":
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-        elif char in ",)" and depth == 0:
-            return start, position
-    return None
 
 
 def _top_level_parts(definition: str, start: int) -> list[tuple[int, int]]:
