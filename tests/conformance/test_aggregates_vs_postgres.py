@@ -13,12 +13,13 @@ of ties open.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.fixtures.differential import Peers, assert_same_as_postgres, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import (
+    Peers,
+    assert_same_as_postgres,
+    peers_fixture,
+)
 
 SETUP = [
     "CREATE TABLE sales (id int PRIMARY KEY, region text, product text, qty int, price float8, "
@@ -316,10 +317,7 @@ QUERIES = ORDERED_AGGREGATES + ORDERED_SET_AGGREGATES + GROUPING_SETS + JSON_FUN
     JSON_ROWS)
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    with peer_connections(server, SETUP, "aggregates") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "aggregates")
 
 
 @pytest.mark.parametrize("sql", QUERIES)

@@ -10,12 +10,13 @@ with the same SQLSTATE, message, DETAIL and HINT.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.fixtures.differential import Peers, assert_same_as_postgres, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import (
+    Peers,
+    assert_same_as_postgres,
+    peers_fixture,
+)
 
 SETUP = [
     "CREATE TABLE arrays (id int PRIMARY KEY, words text[], numbers numeric[], "
@@ -331,10 +332,7 @@ JSONPATH = [
 QUERIES = ARRAYS + JSON + JSONPATH
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    with peer_connections(server, SETUP, "arrays_json") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "arrays_json")
 
 
 @pytest.mark.parametrize("sql", QUERIES)

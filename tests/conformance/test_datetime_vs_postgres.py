@@ -11,13 +11,10 @@ zones and in zones with daylight saving time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import psycopg
 import pytest
 
-from tests.fixtures.differential import outcome, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import outcome, peers_fixture
 
 SETUP = [
     "CREATE TABLE moments (id int PRIMARY KEY, d date, ts timestamp, tz timestamptz, "
@@ -288,10 +285,7 @@ ZONED_QUERIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
-    with peer_connections(server, SETUP, "datetimes") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "datetimes")
 
 
 def _same(peers: tuple[psycopg.Connection, psycopg.Connection], sql: str, zone: str) -> None:

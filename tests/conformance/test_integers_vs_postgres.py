@@ -9,13 +9,10 @@ numeric cases.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import psycopg
 import pytest
 
-from tests.fixtures.differential import outcome, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import outcome, peers_fixture
 
 SETUP = [
     "CREATE TABLE ints (id int PRIMARY KEY, s int2, i int4, b int8)",
@@ -98,10 +95,7 @@ INTEGER_OVERFLOW = [
 Peers = tuple[psycopg.Connection, psycopg.Connection]
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    with peer_connections(server, SETUP, "integers") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "integers")
 
 
 @pytest.mark.parametrize("sql", INTEGER_OVERFLOW)

@@ -9,14 +9,13 @@ and view dependencies."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
-from tests.fixtures.differential import peer_connections
+from tests.fixtures.differential import peers_fixture
 from tests.fixtures.java import JDBC_JAR, compile_java
 from tests.fixtures.psql import PSQL
 from tests.fixtures.servers import ServerProcess
@@ -83,10 +82,7 @@ def _psql(host: str, port: int, database: str, schema: str) -> list[str]:
     return [result.stdout, *(line for line in result.stderr.splitlines() if "ERROR" in line)]
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
-    with peer_connections(server, SETUP, "examples") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "examples")
 
 
 @pytest.mark.parametrize("sql", EXAMPLES)

@@ -10,13 +10,15 @@ the longest, docs/sql.md says so).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import psycopg
 import pytest
 
-from tests.fixtures.differential import Peers, assert_same_as_postgres, outcome, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import (
+    Peers,
+    assert_same_as_postgres,
+    outcome,
+    peers_fixture,
+)
 
 SETUP = [
     "CREATE TABLE t (id int PRIMARY KEY, n int, arr int[], s text)",
@@ -294,10 +296,7 @@ WITH_PARAMETERS: list[tuple[str, tuple[object, ...]]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    with peer_connections(server, SETUP, "lateral") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "lateral")
 
 
 @pytest.mark.parametrize("sql", QUERIES)

@@ -10,13 +10,11 @@ containment operators << and >> agree; and the binary forms round-trip.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterator
 
 import psycopg
 import pytest
 
-from tests.fixtures.differential import outcome, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import outcome, peers_fixture
 
 ADDRESSES = ["10.0.0.10", "10.0.0.9", "10.0.0.0/8", "10.0.0.0/7", "9.255.255.255",
              "10.0.0.9/31", "0.0.0.0/0", "192.168.1.20/24", "::1", "::/0", "::ffff:10.0.0.1",
@@ -106,10 +104,7 @@ QUERIES = [
 Peers = tuple[psycopg.Connection, psycopg.Connection]
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    with peer_connections(server, SETUP, "network") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "network")
 
 
 @pytest.mark.parametrize("sql", QUERIES)

@@ -14,7 +14,6 @@ test_integers_vs_postgres.py.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -22,8 +21,7 @@ import psycopg
 import pytest
 
 from tests.fixtures import numeric_corpus
-from tests.fixtures.differential import outcome, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import outcome, peers_fixture
 
 SETUP = [
     "CREATE TABLE ledger (id int PRIMARY KEY, grp text, amount numeric(12,2), "
@@ -362,10 +360,7 @@ def short_id(sql: str) -> str:
     return sql if len(sql) <= 100 else sql[:97] + "..."
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    with peer_connections(server, SETUP, "numeric") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "numeric")
 
 
 def check_same(peers: Peers, sql: str) -> None:

@@ -8,12 +8,13 @@ functions print, byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.fixtures.differential import Peers, assert_same_as_postgres, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import (
+    Peers,
+    assert_same_as_postgres,
+    peers_fixture,
+)
 
 SETUP = [
     """CREATE TABLE emp (id int PRIMARY KEY, name text NOT NULL, dept text, salary numeric(10,2),
@@ -226,12 +227,7 @@ QUERIES = [
     "to_regnamespace('pg_catalog')::oid",
 ]
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    """PostgreSQL and sqlext, each in a schema of the same name (queries
-    show current_schema()), with the same tables."""
-    with peer_connections(server, SETUP, "conformance") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "conformance")
 
 
 @pytest.mark.parametrize("sql", QUERIES)

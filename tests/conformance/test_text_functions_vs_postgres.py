@@ -13,13 +13,15 @@ with the same SQLSTATE, message, DETAIL and HINT.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import psycopg
 import pytest
 
-from tests.fixtures.differential import Peers, assert_same_as_postgres, outcome, peer_connections
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.differential import (
+    Peers,
+    assert_same_as_postgres,
+    outcome,
+    peers_fixture,
+)
 
 SETUP = [
     "CREATE TABLE emp (id int PRIMARY KEY, name text NOT NULL, dept text, salary numeric(10,2), "
@@ -276,10 +278,7 @@ PRINTED_AS_THE_SESSION_PRINTS = [
 to its extra_float_digits."""
 
 
-@pytest.fixture(scope="module")
-def peers(server: ServerProcess) -> Iterator[Peers]:
-    with peer_connections(server, SETUP, "text_functions") as connections:
-        yield connections
+peers = peers_fixture(SETUP, "text_functions")
 
 
 @pytest.mark.parametrize("sql", QUERIES)
