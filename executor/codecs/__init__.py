@@ -35,9 +35,12 @@ from executor.codecs.base import (
     DEFAULT,
     BinDecoder,
     Codec,
+    ColumnDecoder,
     Decoder,
     Encoder,
     Settings,
+    each_binary,
+    each_text,
     fallback_text,
 )
 
@@ -83,6 +86,20 @@ def binary_decoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT) -> 
     return codec.binary_in(typmod, settings)
 
 
+def column_decoder(oid: int, typmod: int, binary: bool,
+                   settings: Settings = DEFAULT) -> ColumnDecoder:
+    """Wire values of one parameter in many rows -> storage values: the
+    type's own column decoder, or its value decoder applied to each."""
+    codec = _CODECS.get(oid)
+    if binary:
+        if codec is not None and codec.binary_in_column is not None:
+            return codec.binary_in_column(typmod, settings)
+        return each_binary(binary_decoder(oid, typmod, settings))
+    if codec is not None and codec.text_in_column is not None:
+        return codec.text_in_column(typmod, settings)
+    return each_text(text_decoder(oid, typmod, settings))
+
+
 def text_encoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT) -> Encoder:
     """Storage value -> PostgreSQL text output bytes."""
     codec = _CODECS.get(oid)
@@ -100,11 +117,13 @@ def binary_encoder(oid: int, typmod: int = -1) -> Encoder:
 __all__ = [
     "DEFAULT",
     "BinDecoder",
+    "ColumnDecoder",
     "Decoder",
     "Encoder",
     "Settings",
     "binary_decoder",
     "binary_encoder",
+    "column_decoder",
     "dump_array",
     "load_array",
     "text_decoder",

@@ -9,7 +9,7 @@ the wire layer can report them unchanged.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -42,16 +42,55 @@ BinDecoder = Callable[[bytes], object]
 """PostgreSQL binary input -> storage value."""
 Encoder = Callable[[object], bytes]
 """Storage value -> wire bytes (never called with None)."""
+ColumnDecoder = Callable[[Sequence[bytes | None]], list[object]]
+"""The wire values of one parameter in many rows (text ones as UTF-8 bytes,
+NULL as None) -> their storage values. It may raise on a value the
+per-value decoder would take: the caller then decodes row by row, and that
+is the reference (a column decoder is a shortcut for the common forms)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Codec:
-    """The four factories of one type; each is called once per column."""
+    """The four factories of one type; each is called once per column. The
+    optional column factories decode many rows' values at once (batches)."""
 
     text_in: Callable[[int, Settings], Decoder]
     text_out: Callable[[int, Settings], Encoder]
     binary_in: Callable[[int, Settings], BinDecoder]
     binary_out: Callable[[int], Encoder]
+    text_in_column: Callable[[int, Settings], ColumnDecoder] | None = None
+    binary_in_column: Callable[[int, Settings], ColumnDecoder] | None = None
+
+
+def each_text(decode: Decoder) -> ColumnDecoder:
+    """A column decoder calling a text decoder once per value."""
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [None if value is None else decode(value.decode()) for value in values]
+
+    return column
+
+
+def fixed_width_column(decode: BinDecoder, size: int, code: str) -> ColumnDecoder:
+    """Binary values of ``size`` bytes that the struct format ``code``
+    reads: a column without NULLs is unpacked in one call."""
+    each = each_binary(decode)
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        if None in values or set(map(len, values)) != {size}:  # type: ignore[arg-type]
+            return each(values)
+        return list(struct.unpack(f">{len(values)}{code}", b"".join(values)))  # type: ignore[arg-type]
+
+    return column
+
+
+def each_binary(decode: BinDecoder) -> ColumnDecoder:
+    """A column decoder calling a binary decoder once per value."""
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [None if value is None else decode(value) for value in values]
+
+    return column
 
 
 def plain(text_in: Decoder, text_out: Encoder, binary_in: BinDecoder, binary_out: Encoder) -> Codec:

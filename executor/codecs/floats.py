@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Final
 
@@ -23,10 +23,12 @@ from catalog.errors import NumericValueOutOfRange
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnDecoder,
     Decoder,
     Encoder,
     Settings,
     check_size,
+    fixed_width_column,
     invalid_syntax,
 )
 
@@ -238,6 +240,15 @@ def _binary(packer: struct.Struct) -> tuple[BinDecoder, Encoder]:
     return binary_in, binary_out
 
 
+def _float_column(binary_in: BinDecoder, packer: struct.Struct) -> ColumnDecoder:
+    unpacked = fixed_width_column(binary_in, packer.size, packer.format[-1])
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [NAN if value != value else value for value in unpacked(values)]
+
+    return column
+
+
 def _float_codec(
     sql_name: str, packer: struct.Struct, shortest: Callable[[float], str], significant: int
 ) -> Codec:
@@ -247,6 +258,7 @@ def _float_codec(
         _text_out(shortest, significant),
         lambda _typmod, _settings: binary_in,
         lambda _typmod: binary_out,
+        binary_in_column=lambda _typmod, _settings: _float_column(binary_in, packer),
     )
 
 

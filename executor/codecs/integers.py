@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 from catalog import types
 from catalog.errors import FeatureNotSupported, NumericValueOutOfRange
-from executor.codecs.base import Codec, check_size, invalid_syntax, plain
+from executor.codecs.base import (
+    Codec,
+    ColumnDecoder,
+    check_size,
+    fixed_width_column,
+    invalid_syntax,
+    plain,
+)
 
 _INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
 SPACE: Final = " \t\n\r\v\f"
@@ -76,7 +85,11 @@ def _integer_codec(
         except OverflowError:
             raise NumericValueOutOfRange(range_error) from None
 
-    return plain(text_in, _int_text_out, binary_in, binary_out)
+    codec = plain(text_in, _int_text_out, binary_in, binary_out)
+    if not signed:
+        return codec
+    return replace(codec, binary_in_column=lambda _typmod, _settings: fixed_width_column(
+        binary_in, size, {2: "h", 4: "i", 8: "q"}[size]))
 
 
 def _oid_codec(sql_name: str) -> Codec:
@@ -104,6 +117,22 @@ def _bool_in(text: str) -> int:
     return value
 
 
+_BOOL_SPELLINGS: Final[dict[bytes, int]] = {
+    spelling: value for word, value in (("true", 1), ("false", 0), ("t", 1), ("f", 0))
+    for spelling in (word.encode(), word.upper().encode())}
+"""How clients send booleans (pgjdbc: TRUE/FALSE; psql: t/f)."""
+
+
+def _bool_text_column(_typmod: int, _settings: object) -> ColumnDecoder:
+    """Raises KeyError on another spelling (the batch then decodes row by row)."""
+    spellings = _BOOL_SPELLINGS
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [None if value is None else spellings[value] for value in values]
+
+    return column
+
+
 def _bool_text_out(value: object) -> bytes:
     return b"t" if value else b"f"
 
@@ -118,7 +147,8 @@ def _bool_binary_out(value: object) -> bytes:
 
 
 CODECS: Final[dict[int, Codec]] = {
-    types.BOOL: plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
+    types.BOOL: replace(plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
+                        text_in_column=_bool_text_column),
     types.INT2: _integer_codec("smallint", 2),
     types.INT4: _integer_codec("integer", 4),
     types.INT8: _integer_codec("bigint", 8),

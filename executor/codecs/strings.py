@@ -10,7 +10,7 @@ bytes >= 0x80 as \\ooo, as PostgreSQL 15 does.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from catalog import types
@@ -18,10 +18,12 @@ from catalog.errors import InvalidParameterValue, StringDataRightTruncation
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnDecoder,
     Decoder,
     Settings,
     check_size,
     decode_utf8,
+    each_text,
     fallback_text,
     invalid_syntax,
     plain,
@@ -71,12 +73,21 @@ def _text_codec(text_in: Callable[[int, Settings], Decoder]) -> Codec:
         decode = text_in(typmod, settings)
         return lambda data: decode(decode_utf8(data))
 
+    def text_in_column(typmod: int, settings: Settings) -> ColumnDecoder:
+        decode = text_in(typmod, settings)
+        return _utf8_column if decode is _identity else each_text(decode)
+
     return Codec(
         text_in,
         lambda _typmod, _settings: text_out,
         binary_in,
         lambda _typmod: text_out,
+        text_in_column,
     )
+
+
+def _utf8_column(values: Sequence[bytes | None]) -> list[object]:
+    return [None if value is None else value.decode() for value in values]
 
 
 def _fixed(decode: Decoder) -> Callable[[int, Settings], Decoder]:
