@@ -314,6 +314,9 @@ class EngineSession:
         self.block: _Block | None = None
         self.failed = False
         self.implicit = False
+        self._implicit_started: datetime | None = None
+        """When the implicit transaction (statements up to a Sync, or of one
+        Query message) began: now() of each of its statements."""
         self._simple: list[Prepared] = []
         self._idle_timer: asyncio.TimerHandle | None = None
         self.on_terminate: Callable[[Notice], None] | None = None
@@ -709,6 +712,7 @@ class EngineSession:
 
     def _end_implicit(self) -> None:
         self.implicit = False
+        self._implicit_started = None
         if self.block is None:
             self._commit_transaction()
             self._transaction_over(committed=True)
@@ -716,6 +720,7 @@ class EngineSession:
 
     def _after_error(self) -> None:
         self.implicit = False
+        self._implicit_started = None
         self.streaming = None
         if self.block is not None:
             self.failed = True
@@ -810,7 +815,14 @@ class EngineSession:
 
     def statement_context(self) -> StatementContext:
         now = self.executor.clock()
-        started = self.block.started if self.block is not None else now
+        if self.block is not None:
+            started = self.block.started
+        elif self.implicit:
+            if self._implicit_started is None:
+                self._implicit_started = now
+            started = self._implicit_started
+        else:
+            started = now
         catalog = self._catalog()
         return StatementContext(self.settings_view, self.user, self.database,
                                 self.process_id, started, now, catalog=catalog,
