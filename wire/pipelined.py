@@ -55,8 +55,11 @@ class BindRun:
 def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
     """The run that ``first`` (just read) begins, with the triples after it
     that have fully arrived, taken from the buffer; None, taking nothing,
-    unless at least two complete triples are there."""
-    portal = first.portal.encode() + b"\0"
+    unless at least two complete triples are there. Only the unnamed portal
+    makes runs: binding a named one again before it is closed is 42P03."""
+    if first.portal:
+        return None
+    portal = b"\0"  # the unnamed portal's name
     describe = b"D" + _INT32.pack(5 + len(portal)) + b"P" + portal
     execute = b"E" + _INT32.pack(8 + len(portal)) + portal
     head = (portal + first.statement.encode() + b"\0" + _INT16.pack(len(first.param_formats))

@@ -585,7 +585,7 @@ class EngineSession:
         self.touch()
         self.implicit = True
         if portal and portal in self.portals:
-            raise errors.DuplicateCursor(f'portal "{portal}" already exists')
+            raise errors.DuplicateCursor(f'cursor "{portal}" already exists')
         prepared = self._statement(statement)
         self.portals[portal] = self.bind_prepared(prepared, param_formats, params, result_formats,
                                           statement)
