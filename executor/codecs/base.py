@@ -71,6 +71,18 @@ def each_text(decode: Decoder) -> ColumnDecoder:
     return column
 
 
+def without_nulls(decode: Callable[[Sequence[bytes]], list[object]]) -> ColumnDecoder:
+    """A column decoder from ``decode``, which is given the non-NULL values only."""
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        if None not in values:
+            return decode(values)  # type: ignore[arg-type]
+        decoded = iter(decode([value for value in values if value is not None]))
+        return [None if value is None else next(decoded) for value in values]
+
+    return column
+
+
 def fixed_width_column(decode: BinDecoder, size: int, code: str) -> ColumnDecoder:
     """Binary values of ``size`` bytes that the struct format ``code``
     reads: a column without NULLs is unpacked in one call."""
