@@ -6,18 +6,19 @@ import pytest
 
 from catalog import errors
 from sqlext.session.copy_binary import BinaryRows, copy_out_chunks
-from sqlext.session.copy_stdio import CsvParser, copy_format, format_rows, parse_text_line
+from sqlext.session.copy_fields import FieldReader
+from sqlext.session.copy_stdio import CsvParser, copy_format, format_rows
 
 
 def test_text_format_escapes_and_nulls() -> None:
-    fmt = copy_format({})
-    assert parse_text_line("1\t\\N\tA\\tB\\\\C\\nD\\x41\\101", fmt) == [
-        "1", None, "A\tB\\C\nDAA"]
+    reader = FieldReader("\t", "\\N", 3)
+    assert reader.fields(b"1\t\\N\tA\\tB\\\\C\\nD\\x41\\101") == [
+        b"1", None, b"A\tB\\C\nDAA"]
 
 
 def test_text_format_with_delimiter_and_null_string() -> None:
-    fmt = copy_format({"delimiter": "|", "null": "NULL"})
-    assert parse_text_line("a|NULL||b", fmt) == ["a", None, "", "b"]
+    reader = FieldReader("|", "NULL", 4)
+    assert reader.fields(b"a|NULL||b") == [b"a", None, b"", b"b"]
 
 
 def test_csv_quoted_empty_is_a_string_unquoted_empty_is_null() -> None:
