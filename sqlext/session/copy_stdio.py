@@ -202,7 +202,9 @@ class CopyFromSink:
         self.fields = FieldReader(fmt.delimiter, fmt.null, len(columns),
                                   [c in fmt.force_not_null for c in self.columns])
         self.csv = CsvParser(fmt) if fmt.csv else None
-        self.binary = copy_binary.BinaryRows(len(columns)) if fmt.binary else None
+        self.binary = copy_binary.BinaryRows(
+            len(columns), [copy_binary.binary_size(c.type_oid) for c in columns]
+        ) if fmt.binary else None
 
     def write(self, data: bytes) -> None:
         if self.binary is not None:
@@ -226,9 +228,12 @@ class CopyFromSink:
 
     def _binary_rows(self, data: bytes, final: bool) -> None:
         assert self.binary is not None
-        for values in self.binary.rows(data, final):
-            self.line += 1
-            self._add(values)
+        fields, count = self.binary.rows(data, final)
+        width = len(self.columns)
+        if not self._add_columns([fields[index::width] for index in range(width)], count):
+            for row in range(count):
+                self.line += 1
+                self._add(fields[row * width:(row + 1) * width])
         if len(self.rows) >= BATCH_ROWS:
             self._flush()
 
