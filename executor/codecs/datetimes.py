@@ -38,8 +38,11 @@ from executor.codecs.base import (
     Encoder,
     Settings,
     check_size,
+    each_binary,
     each_text,
     invalid_syntax,
+    unpack_column,
+    without_nulls,
 )
 from executor.codecs.civil import (
     DATE_END,
@@ -414,6 +417,49 @@ def _date_column(_typmod: int, _settings: Settings) -> ColumnDecoder:
     return column
 
 
+_EPOCH: Final = datetime(2000, 1, 1)
+_EPOCH_DAY: Final = _EPOCH.toordinal()
+_DATETIME_DAYS: Final = (date.min.toordinal() - _EPOCH_DAY, date.max.toordinal() - _EPOCH_DAY)
+"""The days from 2000-01-01 that Python's dates span (years 1 to 9999)."""
+_DATETIME_MICROS: Final = (_DATETIME_DAYS[0] * USECS_PER_DAY,
+                           (_DATETIME_DAYS[1] + 1) * USECS_PER_DAY - 1)
+
+
+def _date_binary_column(_typmod: int, _settings: Settings) -> ColumnDecoder:
+    """Dates sent in binary, years 1 to 9999, formatted by Python's dates
+    (which lay them out as format_date does); others value by value."""
+    each = each_binary(_int_binary_in(_I32, _date_read))
+    low, high = _DATETIME_DAYS
+    ordinal = date.fromordinal
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        days = unpack_column(values, 4, "i")
+        if not days or not (low <= min(days) and max(days) <= high):
+            return each(values)
+        return [ordinal(day + _EPOCH_DAY).isoformat() for day in days]
+
+    return without_nulls(present)
+
+
+def _timestamp_binary_column(typmod: int, _settings: Settings) -> ColumnDecoder:
+    """Timestamps sent in binary, years 1 to 9999, formatted by Python's
+    datetimes (their fractions without trailing zeros, as format_timestamp
+    writes them); others, and columns whose typmod rounds, value by value."""
+    each = each_binary(_int_binary_in(_I64, _timestamp_reader(typmod)))
+    if 0 <= typmod < 6:
+        return each
+    low, high = _DATETIME_MICROS
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        micros = unpack_column(values, 8, "q")
+        if not micros or not (low <= min(micros) and max(micros) <= high):
+            return each(values)
+        texts = [(_EPOCH + timedelta(microseconds=value)).isoformat(" ") for value in micros]
+        return [text.rstrip("0") if len(text) > 19 else text for text in texts]
+
+    return without_nulls(present)
+
+
 def _timestamp_codec(with_zone: bool) -> Codec:
     def text_in(typmod: int, settings: Settings) -> Decoder:
         session = session_zone(settings.timezone) if with_zone else None
@@ -432,7 +478,8 @@ def _timestamp_codec(with_zone: bool) -> Codec:
     def binary_out(_typmod: int) -> Encoder:
         return lambda value: _I64.pack(stored_timestamp(value))
 
-    return Codec(text_in, encoder, binary_in, binary_out, text_in_column)
+    return Codec(text_in, encoder, binary_in, binary_out, text_in_column,
+                 _timestamp_binary_column)
 
 
 def _time_text_in(typmod: int, _settings: Settings) -> Decoder:
@@ -450,6 +497,7 @@ CODECS: Final[dict[int, Codec]] = {
         lambda _typmod, _settings: _int_binary_in(_I32, _date_read),
         lambda _typmod: lambda value: _I32.pack(stored_date(value)),
         _date_column,
+        _date_binary_column,
     ),
     types.TIME: Codec(
         _time_text_in,
