@@ -21,6 +21,7 @@ from executor.codecs.base import (
     ColumnDecoder,
     Decoder,
     check_size,
+    each_binary,
     each_text,
     fixed_width_column,
     invalid_syntax,
@@ -170,13 +171,29 @@ def _bool_binary_in(data: bytes) -> int:
     return 1 if data[0] else 0
 
 
+_TRUTH: Final = bytes([0]) + bytes([1]) * 255
+"""A translation table: byte 0 is false (0), any other true (1)."""
+
+
+def _bool_binary_column(_typmod: int, _settings: object) -> ColumnDecoder:
+    each = each_binary(_bool_binary_in)
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        if set(map(len, values)) != {1}:
+            return each(values)
+        return list(b"".join(values).translate(_TRUTH))
+
+    return without_nulls(present)
+
+
 def _bool_binary_out(value: object) -> bytes:
     return b"\x01" if value else b"\x00"
 
 
 CODECS: Final[dict[int, Codec]] = {
     types.BOOL: replace(plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
-                        text_in_column=_bool_text_column),
+                        text_in_column=_bool_text_column,
+                        binary_in_column=_bool_binary_column),
     types.INT2: _integer_codec("smallint", 2),
     types.INT4: _integer_codec("integer", 4),
     types.INT8: _integer_codec("bigint", 8),

@@ -24,7 +24,7 @@ BERLIN = Settings(timezone="Europe/Berlin")
 DEFERRING = {
     *[(name, False) for name in ("smallint", "integer", "bigint", "double precision",
                                  "numeric(10,2)", "numeric(18,0)", "numeric(5,-2)", "numeric")],
-    *[(name, True) for name in ("text", "varchar(3)", "date", "timestamp", "timestamptz",
+    *[(name, True) for name in ("boolean", "text", "varchar(3)", "date", "timestamp", "timestamptz",
                                 "timestamp(2)", "timestamptz(6)")]}
 
 TEXT_CASES: list[tuple[str, int, int, list[bytes]]] = [
@@ -80,6 +80,7 @@ BINARY_CASES: list[tuple[str, int, int, list[bytes]]] = [
         _pack("d", 5e-324), _pack("f", 1.0)]),
     ("numeric(10,2)", t.NUMERIC, t.numeric_typmod(10, 2), [
         codecs.binary_encoder(t.NUMERIC)(value) for value in (1234, -50, 0)]),
+    ("boolean", t.BOOL, -1, [b"\x00", b"\x01", b"\x02", b"\xff", b"", b"\x00\x01"]),
     ("date", t.DATE, -1, [_pack("i", days) for days in (
         0, -1, 8766, -730119, -730120, -730121, 2921939, 2921940, 2**31 - 1, -2**31,
         -2451545, -2451546, 2147483494, 2147483493)] + [b"\x00\x01"]),
