@@ -10,9 +10,8 @@ copyfromparse.c.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final, NamedTuple
 
 from catalog import errors, types
 
@@ -64,15 +63,15 @@ def binary_size(oid: int) -> int | None:
     return size if size > 0 and oid != types.NAME else None
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
+class _Run(NamedTuple):
     """Fields of a row that one struct reads: fixed-width ones (a length and
     that many bytes each; before them, in the first run, the row's field
     count) and the length of the variable-width field after them, if any."""
 
-    packer: struct.Struct
+    unpack: Callable[[bytes, int], tuple[Any, ...]]
+    size: int
     heads: slice
-    """Where the field count and the lengths are in what ``packer`` reads."""
+    """Where the field count and the lengths are in what ``unpack`` reads."""
     expected: tuple[int, ...]
     values: slice
     variable: bool
@@ -84,9 +83,9 @@ def _run(sizes: Sequence[int], width: int, first: bool, variable: bool) -> _Run:
     lead = 2 if first else 0
     end = lead + 2 * len(sizes)
     code = "".join(f"i{size}s" for size in sizes) + ("i" if variable else "")
-    return _Run(struct.Struct((">h0s" if first else ">") + code), slice(0, end, 2),
-                ((width,) if first else ()) + tuple(sizes), slice(lead + 1, end, 2),
-                variable)
+    packer = struct.Struct((">h0s" if first else ">") + code)
+    return _Run(packer.unpack_from, packer.size, slice(0, end, 2),
+                ((width,) if first else ()) + tuple(sizes), slice(lead + 1, end, 2), variable)
 
 
 def _runs(sizes: Sequence[int | None]) -> list[_Run]:
@@ -117,7 +116,8 @@ class BinaryRows:
     def __init__(self, width: int, sizes: Sequence[int | None] | None = None) -> None:
         """``sizes``: each field's size where its type's binary form has one."""
         self.width = width
-        self.runs = _runs(sizes if sizes is not None else [None] * width)
+        # plain tuples, which the reading loop unpacks fastest
+        self.runs = [tuple(run) for run in _runs(sizes if sizes is not None else [None] * width)]
         self.buffer = bytearray()
         self.header_read = False
         self.ended = False
@@ -138,9 +138,9 @@ class BinaryRows:
                 return fields, 0
             position = self._header(buffer)
         while not self.ended:
-            row_end = self._run_row(buffer, position, fields)
-            if row_end is None:
-                row_end = self._row(buffer, position, fields)
+            position, read = self._run_rows(buffer, position, fields)
+            count += read
+            row_end = self._row(buffer, position, fields)
             if row_end is None:
                 break
             position = row_end
@@ -170,31 +170,35 @@ class BinaryRows:
         self.header_read = True
         return _HEADER_SIZE + extension
 
-    def _run_row(self, buffer: bytes, position: int,
-                 found: list[bytes | None]) -> int | None:
-        """Reads the row at ``position`` a run at a time if it is whole and
-        has the expected sizes: where it ends, else None."""
-        start = len(found)
+    def _run_rows(self, buffer: bytes, position: int,
+                  found: list[bytes | None]) -> tuple[int, int]:
+        """Reads the rows from ``position`` on a run at a time while they
+        are whole and have the expected sizes: where they end, how many."""
+        runs = self.runs
         end = len(buffer)
-        for run in self.runs:
-            packer = run.packer
-            if position + packer.size > end:
-                break
-            fields = packer.unpack_from(buffer, position)
-            position += packer.size
-            if fields[run.heads] != run.expected:
-                break
-            found += fields[run.values]
-            if run.variable:
-                length = fields[-1]
-                if length < 0 or position + length > end:
+        count = 0
+        while True:
+            start, row = len(found), position
+            for unpack, size, heads, expected, values, variable in runs:
+                if row + size > end:
                     break
-                found.append(buffer[position:position + length])
-                position += length
-        else:
-            return position
-        del found[start:]
-        return None
+                fields = unpack(buffer, row)
+                row += size
+                if fields[heads] != expected:
+                    break
+                found += fields[values]
+                if variable:
+                    length = fields[-1]
+                    if length < 0 or row + length > end:
+                        break
+                    found.append(buffer[row:row + length])
+                    row += length
+            else:
+                position = row
+                count += 1
+                continue
+            del found[start:]
+            return position, count
 
     def _row(self, buffer: bytes, start: int,
              found: list[bytes | None]) -> int | None:
