@@ -11,6 +11,7 @@ column.
 from __future__ import annotations
 
 import functools
+import itertools
 import struct
 from collections.abc import Callable, Sequence
 
@@ -23,7 +24,8 @@ from executor.codecs.base import Settings
 BERLIN = Settings(timezone="Europe/Berlin")
 DEFERRING = {
     *[(name, False) for name in ("smallint", "integer", "bigint", "double precision",
-                                 "numeric(10,2)", "numeric(18,0)", "numeric(5,-2)", "numeric")],
+                                 "numeric(10,2)", "numeric(18,0)", "numeric(5,-2)", "numeric",
+                                 "date", "timestamp", "timestamptz")],
     *[(name, True) for name in ("boolean", "text", "varchar(3)", "date", "timestamp", "timestamptz",
                                 "timestamp(2)", "timestamptz(6)")]}
 
@@ -54,14 +56,20 @@ TEXT_CASES: list[tuple[str, int, int, list[bytes]]] = [
     ("text", t.TEXT, -1, [b"", b"plain", "non-ASCII \u00e9\u4e2d".encode(), b"\\N"]),
     ("varchar(3)", t.VARCHAR, t.char_typmod(3), [b"abc", b"ab ", b"abcd", b"abc  "]),
     ("date", t.DATE, -1, [b"2024-02-29", b"2023-02-29", b"2024-01-01 +00", b"epoch",
-                          b"0001-01-01 BC", b"20240101"]),
-    ("timestamp", t.TIMESTAMP, -1, [
+                          b"0001-01-01 BC", b"20240101", b"2023-04-30", b"2023-04-31",
+                          b"2023-12-31", b"0000-01-01", b"0001-01-01", b"9999-12-31",
+                          b"2023-13-01", b"2023-00-10", b"10000-01-01", b"2023-1-01", b"2000-02-29",
+                          b"1900-02-29", b"2100-02-28", b"2023-02-30"]),
+    *[(name, oid, -1, [
         b"2024-01-01 00:00:01.250000", b"2024-01-01 00:00:01.25+00", b"2024-01-01T00:00:01",
-        b"2023-02-29 00:00:00", b"2024-06-30 23:59:60", b"infinity"]),
-    ("timestamptz", t.TIMESTAMPTZ, -1, [
-        b"2024-01-01 00:00:01.25+00", b"2024-01-01 00:00:01.25+02", b"2024-07-01 12:00:00",
+        b"2023-02-29 00:00:00", b"2024-06-30 23:59:60", b"infinity", b"2024-01-31 23:59:59.5+00",
+        b"2023-04-30 00:00:00+00", b"2023-04-31 00:00:00+00", b"2024-02-29 12:00:00+00",
+        b"0000-01-01 00:00:00+00", b"0001-01-01 00:00:00+00", b"9999-12-31 23:59:59.999999+00",
+        b"2024-06-15 12:00:00.100000+00", b"2024-06-15 12:00:00+01", b"2024-06-15 24:00:00+00",
+        b"2024-06-15 12:00:00", b"2024-06-15 12:00:00.000001", b"2024-06-15 12:00:00.+00",
         b"2024-01-01 00:00:00.000000+00:00", b"2024-03-31 02:30:00 Europe/Berlin",
-        b"-infinity"]),
+        b"1900-02-29 00:00:00+00", b"2000-02-29 00:00:00+00", b"-infinity"])
+      for name, oid in (("timestamp", t.TIMESTAMP), ("timestamptz", t.TIMESTAMPTZ))],
 ]
 
 
@@ -118,8 +126,10 @@ def _each(oid: int, typmod: int, binary: bool, settings: Settings,
 
 
 def _columns(values: list[bytes]) -> list[list[bytes | None]]:
-    """Each value alone, each next to a NULL, and all of them at once."""
+    """Each value alone, each next to a NULL, each pair of neighbours, and
+    all of them at once."""
     return ([[value] for value in values] + [[None, value, None] for value in values]
+            + [[first, second] for first, second in itertools.pairwise(values)]
             + [list(values), [None, *values, None]])
 
 
