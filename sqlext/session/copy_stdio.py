@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from sqlglot import exp
 
@@ -194,7 +194,7 @@ class CopyFromSink:
         """Each column's input function, from its field's bytes."""
         self.column_decoders = column_decoders
         self.pending = bytearray()
-        self.rows: list[Sequence[Any]] = []
+        self.rows = ColumnRows(len(columns))
         self.count = 0
         self.line = 0
         self.header_pending = fmt.header
@@ -224,7 +224,7 @@ class CopyFromSink:
         return f"COPY {self.count}"
 
     def abort(self, message: str) -> None:
-        self.rows.clear()
+        self.rows = ColumnRows(len(self.columns))
 
     def _binary_rows(self, data: bytes, final: bool) -> None:
         assert self.binary is not None
@@ -234,7 +234,7 @@ class CopyFromSink:
             for row in range(count):
                 self.line += 1
                 self._add(fields[row * width:(row + 1) * width])
-        if len(self.rows) >= BATCH_ROWS:
+        if self.rows.count >= BATCH_ROWS:
             self._flush()
 
     def _consume(self, final: bool) -> None:
@@ -249,7 +249,7 @@ class CopyFromSink:
             self._csv_chunk(chunk, final)
         else:
             self._text_chunk(chunk)
-        if len(self.rows) >= BATCH_ROWS:
+        if self.rows.count >= BATCH_ROWS:
             self._flush()
 
     def _lines_end(self) -> int:
@@ -343,7 +343,7 @@ class CopyFromSink:
                 self.column_decoders, columns, strict=True)]
         except Exception:
             return False  # the reference, value by value, says what is wrong
-        self.rows.extend(zip(*values, strict=True) if values else [()] * count)
+        self.rows.extend(values, count)
         self.line += count
         return True
 
@@ -409,10 +409,46 @@ class CopyFromSink:
         self.rows.append(row)
 
     def _flush(self) -> None:
-        if not self.rows:
+        if not self.rows.count:
             return
         self.count += insert_rows(self.session, self.prepared, self.rows)
-        self.rows = []
+        self.rows = ColumnRows(len(self.columns))
+
+
+class ColumnRows(Sequence[tuple[Any, ...]]):
+    """Rows kept as the columns they were decoded in. Iterating makes each
+    row when it is needed: zip reuses its tuple while nobody keeps it, so
+    executemany inserts them without allocating a row (which would also
+    wake the garbage collector every few hundred rows)."""
+
+    def __init__(self, width: int) -> None:
+        self.columns: list[list[Any]] = [[] for _ in range(width)]
+        self.count = 0
+
+    def extend(self, columns: Sequence[Sequence[Any]], count: int) -> None:
+        for column, values in zip(self.columns, columns, strict=True):
+            column += values
+        self.count += count
+
+    def append(self, row: Sequence[Any]) -> None:
+        self.extend([[value] for value in row], 1)
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return zip(*self.columns, strict=True) if self.columns else iter([()] * self.count)
+
+    def __len__(self) -> int:
+        return self.count
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        return tuple(column[index] for column in self.columns) if self.columns else ()
 
 
 def insert_rows(session: EngineSession, prepared: Prepared,
