@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from catalog.errors import (
     CharacterNotInRepertoire,
@@ -71,17 +71,36 @@ def each_text(decode: Decoder) -> ColumnDecoder:
     return column
 
 
+def without_nulls(decode: Callable[[Sequence[bytes]], list[object]]) -> ColumnDecoder:
+    """A column decoder from ``decode``, which is given the non-NULL values only."""
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        if None not in values:
+            return decode(values)  # type: ignore[arg-type]
+        decoded = iter(decode([value for value in values if value is not None]))
+        return [None if value is None else next(decoded) for value in values]
+
+    return column
+
+
 def fixed_width_column(decode: BinDecoder, size: int, code: str) -> ColumnDecoder:
     """Binary values of ``size`` bytes that the struct format ``code``
     reads: a column without NULLs is unpacked in one call."""
     each = each_binary(decode)
 
     def column(values: Sequence[bytes | None]) -> list[object]:
-        if None in values or set(map(len, values)) != {size}:  # type: ignore[arg-type]
-            return each(values)
-        return list(struct.unpack(f">{len(values)}{code}", b"".join(values)))  # type: ignore[arg-type]
+        unpacked = None if None in values else unpack_column(values, size, code)  # type: ignore[arg-type]
+        return each(values) if unpacked is None else list(unpacked)
 
     return column
+
+
+def unpack_column(values: Sequence[bytes], size: int, code: str) -> tuple[Any, ...] | None:
+    """Binary values all of ``size`` bytes unpacked by the struct format
+    ``code`` in one call (None when one has another size)."""
+    if set(map(len, values)) != {size}:
+        return None
+    return struct.unpack(f">{len(values)}{code}", b"".join(values))
 
 
 def each_binary(decode: BinDecoder) -> ColumnDecoder:

@@ -15,12 +15,13 @@ the transaction clock, which the executor owns).
 
 from __future__ import annotations
 
+import calendar
 import functools
 import re
 import struct
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from catalog import types
 from catalog.errors import (
@@ -38,8 +39,11 @@ from executor.codecs.base import (
     Encoder,
     Settings,
     check_size,
+    each_binary,
     each_text,
     invalid_syntax,
+    unpack_column,
+    without_nulls,
 )
 from executor.codecs.civil import (
     DATE_END,
@@ -414,6 +418,79 @@ def _date_column(_typmod: int, _settings: Settings) -> ColumnDecoder:
     return column
 
 
+_EPOCH: Final = datetime(2000, 1, 1)
+_EPOCH_DAY: Final = _EPOCH.toordinal()
+_DATETIME_DAYS: Final = (date.min.toordinal() - _EPOCH_DAY, date.max.toordinal() - _EPOCH_DAY)
+"""The days from 2000-01-01 that Python's dates span (years 1 to 9999)."""
+_DATETIME_MICROS: Final = (_DATETIME_DAYS[0] * USECS_PER_DAY,
+                           (_DATETIME_DAYS[1] + 1) * USECS_PER_DAY - 1)
+
+
+def _date_binary_column(_typmod: int, _settings: Settings) -> ColumnDecoder:
+    """Dates sent in binary, years 1 to 9999, formatted by Python's dates
+    (which lay them out as format_date does); others value by value."""
+    each = each_binary(_int_binary_in(_I32, _date_read))
+    low, high = _DATETIME_DAYS
+    ordinal = date.fromordinal
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        days = unpack_column(values, 4, "i")
+        if not days or not (low <= min(days) and max(days) <= high):
+            return each(values)
+        return [ordinal(day + _EPOCH_DAY).isoformat() for day in days]
+
+    return without_nulls(present)
+
+
+def _timestamp_binary_column(typmod: int, _settings: Settings) -> ColumnDecoder:
+    """Timestamps sent in binary, years 1 to 9999, formatted by Python's
+    datetimes (their fractions without trailing zeros, as format_timestamp
+    writes them); others, and columns whose typmod rounds, value by value."""
+    each = each_binary(_int_binary_in(_I64, _timestamp_reader(typmod)))
+    if 0 <= typmod < 6:
+        return each
+    low, high = _DATETIME_MICROS
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        micros = unpack_column(values, 8, "q")
+        if not micros or not (low <= min(micros) and max(micros) <= high):
+            return each(values)
+        texts = [(_EPOCH + timedelta(microseconds=value)).isoformat(" ") for value in micros]
+        return [text.rstrip("0") if len(text) > 19 else text for text in texts]
+
+    return without_nulls(present)
+
+
+_CALENDAR_DAY: Final = (rb"(?!0000)[0-9]{4}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9])"
+                        rb"|(?:0[13-9]|1[0-2])-30|(?:0[13578]|1[02])-31)")
+"""'YYYY-MM-DD' of a day of the calendar, years 1 to 9999, if 29 February
+is in a leap year (which ``_FEBRUARY_29`` finds to check)."""
+_FEBRUARY_29: Final = re.compile(rb"([0-9]{4})-02-29")
+_PRINTED_CLOCK: Final = rb" (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{0,5}[1-9])?"
+"""A time of day as PostgreSQL prints it: no trailing zeros in the fraction."""
+
+
+def _printed(shape: bytes, each: ColumnDecoder, utc: bytes = b"") -> ColumnDecoder:
+    """Values of the form ``shape``, as PostgreSQL prints them (their stored
+    form), recognised by one match over the column and cut apart at once;
+    ``utc`` matches the '+00' that may follow each, which is dropped. Other
+    columns go to ``each``."""
+    lines = re.compile(rb"(?:%s%s\n)*+" % (shape, utc))
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        text = b"\n".join(values) + b"\n"
+        if lines.fullmatch(text) is None or (b"-02-29" in text and not all(
+                calendar.isleap(int(year)) for year in set(_FEBRUARY_29.findall(text)))):
+            return each(values)
+        if utc:
+            text = text.replace(b"+00\n", b"\n")
+        stored: list[Any] = text.decode().split("\n")
+        stored.pop()
+        return stored if len(stored) == len(values) else each(values)
+
+    return without_nulls(present)
+
+
 def _timestamp_codec(with_zone: bool) -> Codec:
     def text_in(typmod: int, settings: Settings) -> Decoder:
         session = session_zone(settings.timezone) if with_zone else None
@@ -421,7 +498,12 @@ def _timestamp_codec(with_zone: bool) -> Codec:
 
     def text_in_column(typmod: int, settings: Settings) -> ColumnDecoder:
         zone = session_zone(settings.timezone) if with_zone else None
-        return _timestamp_column(text_in(typmod, settings), typmod, zone)
+        each = _timestamp_column(text_in(typmod, settings), typmod, zone)
+        if 0 <= typmod < 6:
+            return each
+        zoneless = zone is None or (zone.fixed and zone.utc_offset(0) == 0)
+        return _printed(_CALENDAR_DAY + _PRINTED_CLOCK, each,
+                        rb"(?:\+00)?" if zoneless else rb"\+00")
 
     def encoder(_typmod: int, settings: Settings) -> Encoder:
         return _timestamptz_out(session_zone(settings.timezone)) if with_zone else text_out
@@ -432,7 +514,8 @@ def _timestamp_codec(with_zone: bool) -> Codec:
     def binary_out(_typmod: int) -> Encoder:
         return lambda value: _I64.pack(stored_timestamp(value))
 
-    return Codec(text_in, encoder, binary_in, binary_out, text_in_column)
+    return Codec(text_in, encoder, binary_in, binary_out, text_in_column,
+                 _timestamp_binary_column)
 
 
 def _time_text_in(typmod: int, _settings: Settings) -> Decoder:
@@ -449,7 +532,8 @@ CODECS: Final[dict[int, Codec]] = {
         lambda _typmod, _settings: text_out,
         lambda _typmod, _settings: _int_binary_in(_I32, _date_read),
         lambda _typmod: lambda value: _I32.pack(stored_date(value)),
-        _date_column,
+        lambda typmod, settings: _printed(_CALENDAR_DAY, _date_column(typmod, settings)),
+        _date_binary_column,
     ),
     types.TIME: Codec(
         _time_text_in,

@@ -16,7 +16,7 @@ import re
 import struct
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
 from catalog import types
 from catalog.errors import NumericValueOutOfRange
@@ -28,8 +28,10 @@ from executor.codecs.base import (
     Encoder,
     Settings,
     check_size,
+    each_text,
     fixed_width_column,
     invalid_syntax,
+    without_nulls,
 )
 
 NAN: Final = "NaN"
@@ -249,15 +251,43 @@ def _float_column(binary_in: BinDecoder, packer: struct.Struct) -> ColumnDecoder
     return column
 
 
+_DECIMAL: Final = b"0123456789.-+eE"
+
+
+def _double_text_column(decode: Decoder) -> ColumnDecoder:
+    """float8 values in decimal notation are read by float() all at once, as
+    the value decoder reads them; zeros and infinities (which may be
+    underflows and overflows, errors) and columns with anything else
+    (spaces, the special words, hexadecimal) are read value by value."""
+    each = each_text(decode)
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        if b"".join(values).translate(None, _DECIMAL):
+            return each(values)
+        try:
+            numbers: list[Any] = list(map(float, values))
+        except ValueError:
+            return each(values)
+        if 0.0 in numbers or _INF in numbers or -_INF in numbers:
+            return [decode(value.decode()) if number in (0.0, _INF, -_INF) else number
+                    for value, number in zip(values, numbers, strict=True)]
+        return numbers
+
+    return without_nulls(present)
+
+
 def _float_codec(
     sql_name: str, packer: struct.Struct, shortest: Callable[[float], str], significant: int
 ) -> Codec:
     binary_in, binary_out = _binary(packer)
+    text_in = _text_in(sql_name, packer is _F4)
     return Codec(
-        _text_in(sql_name, packer is _F4),
+        text_in,
         _text_out(shortest, significant),
         lambda _typmod, _settings: binary_in,
         lambda _typmod: binary_out,
+        text_in_column=None if packer is _F4 else lambda typmod, settings: _double_text_column(
+            text_in(typmod, settings)),
         binary_in_column=lambda _typmod, _settings: _float_column(binary_in, packer),
     )
 

@@ -12,17 +12,21 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from catalog import types
 from catalog.errors import FeatureNotSupported, NumericValueOutOfRange
 from executor.codecs.base import (
     Codec,
     ColumnDecoder,
+    Decoder,
     check_size,
+    each_binary,
+    each_text,
     fixed_width_column,
     invalid_syntax,
     plain,
+    without_nulls,
 )
 
 _INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
@@ -88,8 +92,33 @@ def _integer_codec(
     codec = plain(text_in, _int_text_out, binary_in, binary_out)
     if not signed:
         return codec
-    return replace(codec, binary_in_column=lambda _typmod, _settings: fixed_width_column(
-        binary_in, size, {2: "h", 4: "i", 8: "q"}[size]))
+    return replace(
+        codec,
+        text_in_column=lambda _typmod, _settings: _int_text_column(text_in, low, high),
+        binary_in_column=lambda _typmod, _settings: fixed_width_column(
+            binary_in, size, {2: "h", 4: "i", 8: "q"}[size]))
+
+
+_DECIMAL: Final = b"0123456789-"
+
+
+def _int_text_column(decode: Decoder, low: int, high: int) -> ColumnDecoder:
+    """Plain decimal integers (digits after an optional minus sign) within
+    range are read by int() all at once; a column with anything else
+    (spaces, a plus sign, a bad value) is read value by value."""
+    each = each_text(decode)
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        if not b"".join(values).translate(None, _DECIMAL):
+            try:
+                numbers: list[Any] = list(map(int, values))
+            except ValueError:  # an empty value, a misplaced minus sign
+                return each(values)
+            if not numbers or (low <= min(numbers) and max(numbers) <= high):
+                return numbers
+        return each(values)
+
+    return without_nulls(present)
 
 
 def _oid_codec(sql_name: str) -> Codec:
@@ -142,13 +171,29 @@ def _bool_binary_in(data: bytes) -> int:
     return 1 if data[0] else 0
 
 
+_TRUTH: Final = bytes([0]) + bytes([1]) * 255
+"""A translation table: byte 0 is false (0), any other true (1)."""
+
+
+def _bool_binary_column(_typmod: int, _settings: object) -> ColumnDecoder:
+    each = each_binary(_bool_binary_in)
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        if set(map(len, values)) != {1}:
+            return each(values)
+        return list(b"".join(values).translate(_TRUTH))
+
+    return without_nulls(present)
+
+
 def _bool_binary_out(value: object) -> bytes:
     return b"\x01" if value else b"\x00"
 
 
 CODECS: Final[dict[int, Codec]] = {
     types.BOOL: replace(plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
-                        text_in_column=_bool_text_column),
+                        text_in_column=_bool_text_column,
+                        binary_in_column=_bool_binary_column),
     types.INT2: _integer_codec("smallint", 2),
     types.INT4: _integer_codec("integer", 4),
     types.INT8: _integer_codec("bigint", 8),

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Callable, Sequence
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from catalog import types
 from catalog.errors import InvalidBinaryRepresentation, NumericValueOutOfRange
@@ -20,11 +21,14 @@ from executor.codecs import numeric_storage as storage
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnDecoder,
     Decoder,
     Encoder,
     Reader,
     Settings,
+    each_text,
     invalid_syntax,
+    without_nulls,
 )
 from executor.codecs.integers import SPACE
 
@@ -165,6 +169,36 @@ def _text_in(typmod: int, _settings: Settings) -> Decoder:
     return decode_scaled
 
 
+def _text_in_column(typmod: int, settings: Settings) -> ColumnDecoder:
+    decode = _text_in(typmod, settings)
+    scale = storage.scaled_scale(typmod)
+    limits = _limits(typmod)
+    if scale is None or limits is None:
+        return each_text(decode)
+    return without_nulls(_scaled_column(decode, scale, 10**limits.precision))
+
+
+def _scaled_column(decode: Decoder, scale: int, bound: int
+                   ) -> Callable[[Sequence[bytes]], list[object]]:
+    """Values written with exactly the column's scale of decimals, as
+    PostgreSQL prints them, are recognised by one match over the column
+    and become scaled integers all at once (their digits without the
+    point); other columns are read value by value."""
+    each = each_text(decode)
+    fraction = rb"\.[0-9]{%d}" % scale if scale else b""
+    shape = re.compile(rb"(?:-?[0-9]++%s\n)*+" % fraction)
+
+    def present(values: Sequence[bytes]) -> list[object]:
+        lines = b"\n".join(values) + b"\n"
+        if shape.fullmatch(lines) is not None:
+            numbers: list[Any] = list(map(int, lines.replace(b".", b"").split()))
+            if len(numbers) == len(values) and -bound < min(numbers) and max(numbers) < bound:
+                return numbers
+        return each(values)
+
+    return present
+
+
 def _element_text_in(typmod: int, _settings: Settings) -> Decoder:
     """Elements of numeric arrays are keys whatever the typmod (a subscript
     yields a numeric like any expression)."""
@@ -285,7 +319,7 @@ def _received(data: bytes, typmod: int) -> Decimal:
 
 
 CODECS: Final[dict[int, Codec]] = {
-    types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out),
+    types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out, _text_in_column),
 }
 ELEMENT_CODEC: Final = Codec(_element_text_in, _text_out, _element_binary_in, _binary_out)
 """numeric as the element of an array (keys, see ``_element_text_in``)."""

@@ -23,6 +23,7 @@ from executor.codecs.base import (
     Settings,
     check_size,
     decode_utf8,
+    each_binary,
     each_text,
     fallback_text,
     invalid_syntax,
@@ -77,17 +78,38 @@ def _text_codec(text_in: Callable[[int, Settings], Decoder]) -> Codec:
         decode = text_in(typmod, settings)
         return _utf8_column if decode is _identity else each_text(decode)
 
+    def binary_in_column(typmod: int, settings: Settings) -> ColumnDecoder:
+        each = each_binary(binary_in(typmod, settings))
+        return _checked_utf8_column(each) if text_in(typmod, settings) is _identity else each
+
     return Codec(
         text_in,
         lambda _typmod, _settings: text_out,
         binary_in,
         lambda _typmod: text_out,
         text_in_column,
+        binary_in_column,
     )
 
 
 def _utf8_column(values: Sequence[bytes | None]) -> list[object]:
     return [None if value is None else value.decode() for value in values]
+
+
+def _checked_utf8_column(each: ColumnDecoder) -> ColumnDecoder:
+    """Strings sent in binary, checked as ``decode_utf8`` checks them (UTF-8
+    without NUL) a column at a time; a column with a bad one is decoded
+    value by value, which says what is wrong."""
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        if b"\x00" in b"".join(filter(None, values)):
+            return each(values)
+        try:
+            return _utf8_column(values)
+        except UnicodeDecodeError:
+            return each(values)
+
+    return column
 
 
 def _fixed(decode: Decoder) -> Callable[[int, Settings], Decoder]:

@@ -10,10 +10,10 @@ copyfromparse.c.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
-from typing import Final
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final, NamedTuple
 
-from catalog import errors
+from catalog import errors, types
 
 SIGNATURE: Final = b"PGCOPY\n\xff\r\n\x00"
 _COUNT: Final = struct.Struct(">h")
@@ -56,71 +56,158 @@ def _unexpected_eof() -> errors.SqlError:
     return errors.BadCopyFileFormat("unexpected EOF in COPY data")
 
 
+def binary_size(oid: int) -> int | None:
+    """The size of a type's binary form when it has one: its typlen (name,
+    sent as text, aside)."""
+    size = types.type_size(oid)
+    return size if size > 0 and oid != types.NAME else None
+
+
+class _Run(NamedTuple):
+    """Fields of a row that one struct reads: fixed-width ones (a length and
+    that many bytes each; before them, in the first run, the row's field
+    count) and the length of the variable-width field after them, if any."""
+
+    unpack: Callable[[bytes, int], tuple[Any, ...]]
+    size: int
+    heads: slice
+    """Where the field count and the lengths are in what ``unpack`` reads."""
+    expected: tuple[int, ...]
+    values: slice
+    variable: bool
+
+
+def _run(sizes: Sequence[int], width: int, first: bool, variable: bool) -> _Run:
+    # in the first run, the count and an empty string (0s) stand for a field
+    # and its value: lengths and values alternate in every run
+    lead = 2 if first else 0
+    end = lead + 2 * len(sizes)
+    code = "".join(f"i{size}s" for size in sizes) + ("i" if variable else "")
+    packer = struct.Struct((">h0s" if first else ">") + code)
+    return _Run(packer.unpack_from, packer.size, slice(0, end, 2),
+                ((width,) if first else ()) + tuple(sizes), slice(lead + 1, end, 2), variable)
+
+
+def _runs(sizes: Sequence[int | None]) -> list[_Run]:
+    """The runs of a row whose fields have ``sizes`` (None: variable)."""
+    runs: list[_Run] = []
+    fixed: list[int] = []
+    for size in sizes:
+        if size is None:
+            runs.append(_run(fixed, len(sizes), not runs, variable=True))
+            fixed = []
+        else:
+            fixed.append(size)
+    if fixed or not runs:
+        runs.append(_run(fixed, len(sizes), not runs, variable=False))
+    return runs
+
+
 class BinaryRows:
     """Splits COPY ... FROM data in binary into rows of field values (bytes,
-    None for NULL) as it arrives; CopyData messages may split it anywhere."""
+    None for NULL) as it arrives; CopyData messages may split it anywhere.
+    The fields of the rows found come in one list, row after row (no list
+    per row: a list per row is a container the garbage collector visits).
 
-    def __init__(self, width: int) -> None:
+    A row whose fields have the sizes expected of the columns' types (no
+    NULLs) is read a run of fields at a time; any other row, the trailer and
+    every error are read field by field, the reference."""
+
+    def __init__(self, width: int, sizes: Sequence[int | None] | None = None) -> None:
+        """``sizes``: each field's size where its type's binary form has one."""
         self.width = width
+        # plain tuples, which the reading loop unpacks fastest
+        self.runs = [tuple(run) for run in _runs(sizes if sizes is not None else [None] * width)]
         self.buffer = bytearray()
         self.header_read = False
         self.ended = False
 
-    def rows(self, data: bytes, final: bool) -> list[list[bytes | None]]:
-        """The rows completed by ``data``; ``final``: no more data follows."""
+    def rows(self, data: bytes, final: bool) -> tuple[list[bytes | None], int]:
+        """The fields of the rows completed by ``data``, and how many rows
+        there are; ``final``: no more data follows."""
+        fields: list[bytes | None] = []
         if self.ended:
             if data:
                 raise errors.BadCopyFileFormat("received copy data after EOF marker")
-            return []
+            return fields, 0
         self.buffer += data
-        view = memoryview(self.buffer)
-        position = 0
-        found: list[list[bytes | None]] = []
-        try:
-            if not self.header_read:
-                if len(view) < _HEADER_SIZE and not final:
-                    return found
-                position = self._header(view)
-            while not self.ended:
-                row_end = self._row(view, position, found)
-                if row_end is None:
-                    break
-                position = row_end
-            rest = len(view) - position
-        finally:
-            view.release()
+        buffer = bytes(self.buffer)
+        position = count = 0
+        if not self.header_read:
+            if len(buffer) < _HEADER_SIZE and not final:
+                return fields, 0
+            position = self._header(buffer)
+        while not self.ended:
+            position, read = self._run_rows(buffer, position, fields)
+            count += read
+            row_end = self._row(buffer, position, fields)
+            if row_end is None:
+                break
+            position = row_end
+            count += not self.ended  # the trailer is no row
+        rest = len(buffer) - position
         if self.ended and rest:
             raise errors.BadCopyFileFormat("received copy data after EOF marker")
         if final and rest >= _COUNT.size:
             raise _unexpected_eof()
         del self.buffer[:position]
-        return found
+        return fields, count
 
-    def _header(self, view: memoryview) -> int:
-        if view[:len(SIGNATURE)] != SIGNATURE:
+    def _header(self, buffer: bytes) -> int:
+        if buffer[:len(SIGNATURE)] != SIGNATURE:
             raise errors.BadCopyFileFormat("COPY file signature not recognized")
-        if len(view) < _HEADER_SIZE:
+        if len(buffer) < _HEADER_SIZE:
             raise errors.BadCopyFileFormat("invalid COPY file header (missing flags)")
-        flags, extension = _HEADER_FIELDS.unpack_from(view, len(SIGNATURE))
+        flags, extension = _HEADER_FIELDS.unpack_from(buffer, len(SIGNATURE))
         if flags & _WITH_OIDS:
             raise errors.BadCopyFileFormat("invalid COPY file header (WITH OIDS)")
         if flags >> 16:
             raise errors.BadCopyFileFormat("unrecognized critical flags in COPY file header")
         if extension < 0:
             raise errors.BadCopyFileFormat("invalid COPY file header (missing length)")
-        if len(view) < _HEADER_SIZE + extension:
+        if len(buffer) < _HEADER_SIZE + extension:
             raise errors.BadCopyFileFormat("invalid COPY file header (wrong length)")
         self.header_read = True
         return _HEADER_SIZE + extension
 
-    def _row(self, view: memoryview, start: int,
-             found: list[list[bytes | None]]) -> int | None:
-        """Reads the row at ``start`` into ``found`` (or the trailer): where
-        it ends, None if it is not complete yet. Fewer than two bytes left
-        is the end of the data, as for PostgreSQL."""
-        if len(view) - start < _COUNT.size:
+    def _run_rows(self, buffer: bytes, position: int,
+                  found: list[bytes | None]) -> tuple[int, int]:
+        """Reads the rows from ``position`` on a run at a time while they
+        are whole and have the expected sizes: where they end, how many."""
+        runs = self.runs
+        end = len(buffer)
+        count = 0
+        while True:
+            start, row = len(found), position
+            for unpack, size, heads, expected, values, variable in runs:
+                if row + size > end:
+                    break
+                fields = unpack(buffer, row)
+                row += size
+                if fields[heads] != expected:
+                    break
+                found += fields[values]
+                if variable:
+                    length = fields[-1]
+                    if length < 0 or row + length > end:
+                        break
+                    found.append(buffer[row:row + length])
+                    row += length
+            else:
+                position = row
+                count += 1
+                continue
+            del found[start:]
+            return position, count
+
+    def _row(self, buffer: bytes, start: int,
+             found: list[bytes | None]) -> int | None:
+        """Reads the row at ``start`` into ``found`` (or the trailer) field
+        by field: where it ends, None if it is not complete yet. Fewer than
+        two bytes left is the end of the data, as for PostgreSQL."""
+        if len(buffer) - start < _COUNT.size:
             return None
-        (count,) = _COUNT.unpack_from(view, start)
+        (count,) = _COUNT.unpack_from(buffer, start)
         if count == -1:
             self.ended = True
             return start + _COUNT.size
@@ -129,18 +216,18 @@ class BinaryRows:
         position = start + _COUNT.size
         values: list[bytes | None] = []
         for _ in range(count):
-            if len(view) - position < _LENGTH.size:
+            if len(buffer) - position < _LENGTH.size:
                 return None
-            (length,) = _LENGTH.unpack_from(view, position)
+            (length,) = _LENGTH.unpack_from(buffer, position)
             position += _LENGTH.size
             if length == -1:
                 values.append(None)
                 continue
             if length < 0:
                 raise errors.BadCopyFileFormat("invalid field size")
-            if len(view) - position < length:
+            if len(buffer) - position < length:
                 return None
-            values.append(bytes(view[position:position + length]))
+            values.append(buffer[position:position + length])
             position += length
-        found.append(values)
+        found += values
         return position

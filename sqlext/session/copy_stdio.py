@@ -11,17 +11,18 @@ CopyData per row, as PostgreSQL sends them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from sqlglot import exp
 
 from catalog import errors
 from catalog.schema import Column, Relation
 from executor import codecs
+from executor.codecs.base import decode_utf8
 from sqlext.session import copy_binary
+from sqlext.session.copy_fields import FieldReader
 from sqlext.session.portals import Portal, Prepared, column_encoders
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
     from sqlext.session.engine_session import EngineSession
 
 BATCH_ROWS = 5000
-_TEXT_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-_TEXT_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)")
+CHUNK_BYTES = 1 << 16
+"""COPY FROM reads text and CSV data in chunks of whole lines of about this size."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,25 +108,6 @@ def copy_format(options: dict[str, object]) -> CopyFormat:
 
 # --- parsing -------------------------------------------------------------------------
 
-def _unescape(match: re.Match[str]) -> str:
-    token = match.group(1)
-    if token[0] == "x" and len(token) > 1:
-        return chr(int(token[1:], 16))
-    if token[0] in "01234567":
-        return chr(int(token, 8))
-    return _TEXT_ESCAPES.get(token, token)
-
-
-def parse_text_line(line: str, fmt: CopyFormat) -> list[str | None]:
-    values: list[str | None] = []
-    for raw in line.split(fmt.delimiter):
-        if raw == fmt.null:
-            values.append(None)
-        else:
-            values.append(_TEXT_ESCAPE.sub(_unescape, raw) if "\\" in raw else raw)
-    return values
-
-
 class CsvParser:
     """PostgreSQL's CSV dialect: an unquoted empty field is NULL (the NULL
     string), a quoted one is an empty string; quoted fields may hold
@@ -192,36 +174,46 @@ class CsvParser:
 # --- COPY FROM STDIN -----------------------------------------------------------------
 
 class CopyFromSink:
-    """Receives CopyData, parses rows and inserts them in batches."""
+    """Receives CopyData, parses rows and inserts them in batches.
+
+    Text and CSV data is read in chunks of whole lines; a chunk's fields are
+    decoded a column at a time (``FieldReader.columns`` and the types'
+    column decoders). A chunk that way refuses or that fails to decode is
+    read again line by line and value by value, the reference, which names
+    the line and column of an error as PostgreSQL does."""
 
     def __init__(self, session: EngineSession, prepared: Prepared, fmt: CopyFormat,
-                 table: str, columns: list[str], decoders: list[Any]) -> None:
+                 table: str, columns: list[Column], decoders: list[codecs.BinDecoder],
+                 column_decoders: list[codecs.ColumnDecoder]) -> None:
         self.session = session
         self.prepared = prepared
         self.fmt = fmt
         self.table = table
-        self.columns = columns
+        self.columns = [column.name for column in columns]
         self.decoders = decoders
-        self.pending = ""
-        self.rows: list[list[Any]] = []
+        """Each column's input function, from its field's bytes."""
+        self.column_decoders = column_decoders
+        self.pending = bytearray()
+        self.rows = ColumnRows(len(columns))
         self.count = 0
         self.line = 0
         self.header_pending = fmt.header
         self.ended = False
+        self.fields = FieldReader(fmt.delimiter, fmt.null, len(columns),
+                                  [c in fmt.force_not_null for c in self.columns])
         self.csv = CsvParser(fmt) if fmt.csv else None
-        self.binary = copy_binary.BinaryRows(len(columns)) if fmt.binary else None
+        self.binary = copy_binary.BinaryRows(
+            len(columns), [copy_binary.binary_size(c.type_oid) for c in columns]
+        ) if fmt.binary else None
 
     def write(self, data: bytes) -> None:
         if self.binary is not None:
             self._binary_rows(data, final=False)
             return
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise errors.CharacterNotInRepertoire(
-                'invalid byte sequence for encoding "UTF8"') from None
-        self.pending += text
-        self._consume(final=False)
+        for start in range(0, len(data), CHUNK_BYTES):
+            self.pending += data[start:start + CHUNK_BYTES]
+            if len(self.pending) >= CHUNK_BYTES:
+                self._consume(final=False)
 
     def finish(self) -> str:
         if self.binary is not None:
@@ -232,63 +224,167 @@ class CopyFromSink:
         return f"COPY {self.count}"
 
     def abort(self, message: str) -> None:
-        self.rows.clear()
+        self.rows = ColumnRows(len(self.columns))
 
     def _binary_rows(self, data: bytes, final: bool) -> None:
         assert self.binary is not None
-        for values in self.binary.rows(data, final):
-            self.line += 1
-            self._add(values)
-        if len(self.rows) >= BATCH_ROWS:
+        fields, count = self.binary.rows(data, final)
+        width = len(self.columns)
+        if not self._add_columns([fields[index::width] for index in range(width)], count):
+            for row in range(count):
+                self.line += 1
+                self._add(fields[row * width:(row + 1) * width])
+        if self.rows.count >= BATCH_ROWS:
             self._flush()
 
     def _consume(self, final: bool) -> None:
+        """Reads the whole lines pending (at the end: all that is pending)."""
         if self.ended:
+            self.pending.clear()
             return
+        end = len(self.pending) if final else self._lines_end()
+        chunk = bytes(self.pending[:end])
+        del self.pending[:end]
         if self.csv is not None:
-            records, self.pending = self.csv.records(self.pending, final)
-            for record in records:
-                self._csv_record(record)
+            self._csv_chunk(chunk, final)
         else:
-            lines = self.pending.split("\n")
-            self.pending = lines.pop()
-            if final and self.pending:
-                lines.append(self.pending)
-                self.pending = ""
-            for line in lines:
-                self._text_line(line.removesuffix("\r"))
-        if len(self.rows) >= BATCH_ROWS:
+            self._text_chunk(chunk)
+        if self.rows.count >= BATCH_ROWS:
             self._flush()
 
-    def _text_line(self, line: str) -> None:
+    def _lines_end(self) -> int:
+        """Where the last whole line pending ends (a text-format newline
+        after a backslash does not end its line)."""
+        pending = self.pending
+        end = pending.rfind(b"\n")
+        while self.csv is None and end > 0 and pending[end - 1] == 0x5C:
+            start = end - 1
+            while start > 0 and pending[start - 1] == 0x5C:
+                start -= 1
+            if (end - start) % 2 == 0:
+                break
+            end = pending.rfind(b"\n", 0, start)
+        return end + 1
+
+    def _plain(self, chunk: bytes) -> bytes | None:
+        """The chunk as the column-at-a-time reading takes it (ending with a
+        newline, lines ending with a newline only), if it can: UTF-8 without
+        NUL, no header to skip, no end marker, no lone carriage return, no
+        escaped line end, no CSV quote (None otherwise)."""
+        if self.header_pending or b"\x00" in chunk or not chunk:
+            return None
+        if not chunk.isascii():
+            try:
+                chunk.decode()
+            except UnicodeDecodeError:
+                return None
+        if not chunk.endswith(b"\n"):
+            chunk += b"\n"
+        if b"\r" in chunk:
+            chunk = chunk.replace(b"\r\n", b"\n")
+            if b"\r" in chunk:
+                return None
+        if (b"\\\n" in chunk or chunk.startswith(b"\\.\n") or b"\n\\.\n" in chunk
+                or (self.csv is not None and self.fmt.quote.encode() in chunk)):
+            return None
+        return chunk
+
+    def _columns(self, chunk: bytes) -> bool:
+        """Adds the rows of a chunk read column by column, if it can."""
+        plain = self._plain(chunk)
+        if plain is None:
+            return False
+        try:
+            read = self.fields.columns(plain, csv=self.csv is not None)
+        except errors.SqlError:
+            return False  # an escape making a bad byte: the line's error
+        return read is not None and self._add_columns(*read)
+
+    def _text_chunk(self, chunk: bytes) -> None:
+        if self._columns(chunk):
+            return
+        lines = self.fields.lines(chunk)
+        if lines[-1] == b"":
+            lines.pop()
+        for line in lines:
+            self._text_line(line.removesuffix(b"\r"))
+
+    def _csv_chunk(self, chunk: bytes, final: bool) -> None:
+        assert self.csv is not None
+        if self._columns(chunk):
+            return
+        records, rest = self.csv.records(self._utf8(chunk), final)
+        self.pending[:0] = rest.encode()  # a quoted field going on in the next chunk
+        for record in records:
+            self._csv_record(record)
+
+    def _utf8(self, chunk: bytes) -> str:
+        """The chunk as text; an invalid byte sequence is an error of its line."""
+        if chunk.isascii() and b"\x00" not in chunk:
+            return chunk.decode("ascii")
+        for number, line in enumerate(chunk.split(b"\n"), self.line + 1):
+            self._check_utf8(line, number)
+        return chunk.decode()
+
+    def _check_utf8(self, line: bytes, number: int) -> None:
+        if not line.isascii() or b"\x00" in line:
+            try:
+                decode_utf8(line)
+            except errors.SqlError as exc:
+                exc.detail = f"COPY {self.table}, line {number}"
+                raise
+
+    def _add_columns(self, columns: list[Sequence[bytes | None]], count: int) -> bool:
+        """Adds the rows of ``count`` lines given as columns of fields, if
+        every column decodes as a whole (else the caller reads them line by
+        line)."""
+        try:
+            values = [decode(column) for decode, column in zip(
+                self.column_decoders, columns, strict=True)]
+        except Exception:
+            return False  # the reference, value by value, says what is wrong
+        self.rows.extend(values, count)
+        self.line += count
+        return True
+
+    def _text_line(self, line: bytes) -> None:
         if self.ended:
             return
         self.line += 1
-        if line == "\\.":
+        if line == b"\\.":
             self.ended = True
             return
         if self.header_pending:
             self.header_pending = False
             return
-        self._add(parse_text_line(line, self.fmt))
+        self._check_utf8(line, self.line)
+        try:
+            values = self.fields.fields(line)
+        except errors.SqlError as exc:
+            exc.detail = f"COPY {self.table}, line {self.line}"
+            raise
+        self._add(values)
 
     def _csv_record(self, record: list[tuple[str, bool]]) -> None:
-        self.line += 1
+        if self.ended:
+            return
+        # PostgreSQL counts the lines of quoted values too
+        self.line += 1 + sum(value.count("\n") for value, quoted in record if quoted)
         if self.header_pending:
             self.header_pending = False
             return
         if len(record) == 1 and record[0] == ("\\.", False):
             self.ended = True
             return
-        values: list[str | None] = []
+        values: list[bytes | None] = []
         for index, (value, quoted) in enumerate(record):
             not_null = index < len(self.columns) and self.columns[index] in \
                 self.fmt.force_not_null
             values.append(None if value == self.fmt.null and not quoted and not not_null
-                          else value)
+                          else value.encode())
         self._add(values)
 
-    def _add(self, values: Sequence[str | bytes | None]) -> None:
+    def _add(self, values: Sequence[bytes | None]) -> None:
         # PostgreSQL's order: extra fields first, then column by column, so a
         # bad value before the missing fields is what is reported.
         if len(values) > len(self.columns):
@@ -308,18 +404,55 @@ class CopyFromSink:
                 row.append(decoder(value))
             except errors.SqlError as exc:
                 where = f"COPY {self.table}, line {self.line}, column {column}"
-                exc.detail = where if self.binary else f'{where}: "{value}"'
+                exc.detail = where if self.binary else f'{where}: "{value.decode()}"'
                 raise
         self.rows.append(row)
 
     def _flush(self) -> None:
-        if not self.rows:
+        if not self.rows.count:
             return
         self.count += insert_rows(self.session, self.prepared, self.rows)
-        self.rows = []
+        self.rows = ColumnRows(len(self.columns))
 
 
-def insert_rows(session: EngineSession, prepared: Prepared, rows: list[list[Any]]) -> int:
+class ColumnRows(Sequence[tuple[Any, ...]]):
+    """Rows kept as the columns they were decoded in. Iterating makes each
+    row when it is needed: zip reuses its tuple while nobody keeps it, so
+    executemany inserts them without allocating a row (which would also
+    wake the garbage collector every few hundred rows)."""
+
+    def __init__(self, width: int) -> None:
+        self.columns: list[list[Any]] = [[] for _ in range(width)]
+        self.count = 0
+
+    def extend(self, columns: Sequence[Sequence[Any]], count: int) -> None:
+        for column, values in zip(self.columns, columns, strict=True):
+            column += values
+        self.count += count
+
+    def append(self, row: Sequence[Any]) -> None:
+        self.extend([[value] for value in row], 1)
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return zip(*self.columns, strict=True) if self.columns else iter([()] * self.count)
+
+    def __len__(self) -> int:
+        return self.count
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        return tuple(column[index] for column in self.columns) if self.columns else ()
+
+
+def insert_rows(session: EngineSession, prepared: Prepared,
+                rows: Sequence[Sequence[Any]]) -> int:
     """Run the INSERT ``prepared`` once per row of parameters (COPY FROM,
     and its redo during recovery): how many rows it inserted (COPY ...
     WHERE skips some)."""
@@ -479,10 +612,19 @@ def copy_sink(session: EngineSession, table: exp.Expression, columns: list[str],
               fmt: CopyFormat, where: exp.Expression | None = None) -> CopyFromSink:
     """A sink that parses text, CSV or binary data and inserts its rows."""
     target = insert_target(session, table, columns, where)
-    decoder = codecs.binary_decoder if fmt.binary else codecs.text_decoder
-    decoders = [decoder(c.type_oid, c.typmod, session.codec_settings) for c in target.types]
-    return CopyFromSink(session, target.prepared, fmt, target.relation.name, target.columns,
-                        decoders)
+    settings = session.codec_settings
+    decoders = [codecs.binary_decoder(c.type_oid, c.typmod, settings) if fmt.binary
+                else _from_utf8(codecs.text_decoder(c.type_oid, c.typmod, settings))
+                for c in target.types]
+    column_decoders = [codecs.column_decoder(c.type_oid, c.typmod, fmt.binary, settings)
+                       for c in target.types]
+    return CopyFromSink(session, target.prepared, fmt, target.relation.name, target.types,
+                        decoders, column_decoders)
+
+
+def _from_utf8(decode: codecs.Decoder) -> codecs.BinDecoder:
+    """A text input function taking the field's bytes (checked UTF-8)."""
+    return lambda data: decode(data.decode())
 
 
 def copy_stdio(session: EngineSession, statement: x.CopyStatement) -> Outcome:

@@ -22,6 +22,9 @@ from sqlext.tools.bench.baseline import baseline
 from sqlext.tools.bench.harness import BenchmarkFailed, Measured, Output, Variant, run_variants
 from sqlext.tools.cli import main
 
+SMALL_WIRE = {"round_trips": 50, "fetch_rows": 500, "batch_rows": 300, "copy_rows": 2000}
+"""``sqlext bench wire``'s workloads at tiny sizes."""
+
 
 def _rows(output: Output) -> dict[tuple[str, str], dict[str, object]]:
     return {(str(row["workload"]), str(row["server"])): row
@@ -86,9 +89,9 @@ def test_chains_compare_triggers_with_client_driven() -> None:
 
 def test_wire_against_postgres() -> None:
     output = Output("wire", rounds=1)
-    run_variants("smoke", wire_bench.variants(round_trips=50, fetch_rows=500), output)
+    run_variants("smoke", wire_bench.variants(**SMALL_WIRE), output)
     rows = _rows(output)
-    assert len(rows) == 8
+    assert len(rows) == 18
     assert all(row["ratio (x)"] for (_, server), row in rows.items() if server == "sqlext")
 
 
@@ -133,13 +136,13 @@ def test_wire_against_a_baseline_revision() -> None:
     with it; the baseline's rows with PostgreSQL."""
     output = Output("wire", rounds=1)
     with baseline("HEAD") as base:
-        results = run_variants("smoke", wire_bench.variants(round_trips=50, fetch_rows=500), output,
+        results = run_variants("smoke", wire_bench.variants(**SMALL_WIRE), output,
                                baseline=base)
         assert (base.source / "sqlext" / "__main__.py").is_file()
         assert {r.variant.source for r in results} == {None, base.source}
     assert not base.source.exists()
     rows = _rows(output)
-    assert len(rows) == 12
+    assert len(rows) == 27
     select = "SELECT 1, simple (round trips)"
     assert rows[(select, "sqlext")]["compared with"] == f"sqlext HEAD: {select}"
     assert rows[(select, "sqlext HEAD")]["compared with"] == f"postgres: {select}"
