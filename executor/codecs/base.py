@@ -9,9 +9,9 @@ the wire layer can report them unchanged.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from catalog.errors import (
     CharacterNotInRepertoire,
@@ -42,16 +42,25 @@ BinDecoder = Callable[[bytes], object]
 """PostgreSQL binary input -> storage value."""
 Encoder = Callable[[object], bytes]
 """Storage value -> wire bytes (never called with None)."""
+ColumnEncoder = Callable[[Sequence[Any]], Any]
+"""The values of one column in a chunk of rows (None for NULL) -> an Arrow
+array of their wire forms, null where the value is NULL: their bytes as
+string or binary, or fixed-width numbers sent in network byte order
+(``executor.codecs.columnar``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Codec:
-    """The four factories of one type; each is called once per column."""
+    """The factories of one type; each is called once per column. The
+    column-wise output factories are optional: without them a column is
+    encoded value by value (``columnar.each``)."""
 
     text_in: Callable[[int, Settings], Decoder]
     text_out: Callable[[int, Settings], Encoder]
     binary_in: Callable[[int, Settings], BinDecoder]
     binary_out: Callable[[int], Encoder]
+    text_out_column: Callable[[int, Settings], ColumnEncoder] | None = None
+    binary_out_column: Callable[[int], ColumnEncoder] | None = None
 
 
 def plain(text_in: Decoder, text_out: Encoder, binary_in: BinDecoder, binary_out: Encoder) -> Codec:

@@ -14,21 +14,23 @@ from __future__ import annotations
 import math
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Final
+from typing import Any, Final
 
 from catalog import types
 from catalog.errors import NumericValueOutOfRange
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
     check_size,
     invalid_syntax,
 )
+from executor.codecs.columnar import arrow, each, inferred, patched
 
 NAN: Final = "NaN"
 """Storage form of NaN for float and numeric columns."""
@@ -212,6 +214,28 @@ def _text_out(
     return factory
 
 
+def _shortest8_column(typmod: int, settings: Settings) -> ColumnEncoder:
+    """``shortest8`` of a whole column: Arrow prints the same shortest
+    digits, laid out as PostgreSQL does for zeros and 1e-4 <= |x| < 1e10;
+    other values (and 'NaN' as stored) go through ``shortest8``."""
+    per_value = _text_out(shortest8, 15)(typmod, settings)
+    whole_column = each(per_value)
+    if settings.extra_float_digits <= 0:
+        return whole_column
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "double")
+        if column is None:
+            return whole_column(values)
+        pc = arrow.pc
+        magnitude = pc.abs(column)
+        laid_out_alike = pc.or_(pc.equal(magnitude, 0.0), pc.and_(
+            pc.greater_equal(magnitude, 1e-4), pc.less(magnitude, 1e10)))
+        return patched(pc.cast(column, "string"), laid_out_alike, values, per_value)
+
+    return encode
+
+
 def _text_in(sql_name: str, narrow: bool) -> Callable[[int, Settings], Decoder]:
     def decode(text: str) -> float | str:
         return _parse(text, sql_name, narrow)
@@ -239,18 +263,34 @@ def _binary(packer: struct.Struct) -> tuple[BinDecoder, Encoder]:
 
 
 def _float_codec(
-    sql_name: str, packer: struct.Struct, shortest: Callable[[float], str], significant: int
+    sql_name: str, packer: struct.Struct, shortest: Callable[[float], str], significant: int,
+    text_out_column: Callable[[int, Settings], ColumnEncoder] | None = None,
+    binary_out_column: Callable[[Encoder], ColumnEncoder] | None = None,
 ) -> Codec:
     binary_in, binary_out = _binary(packer)
+    binary_column = None if binary_out_column is None else binary_out_column(binary_out)
     return Codec(
         _text_in(sql_name, packer is _F4),
         _text_out(shortest, significant),
         lambda _typmod, _settings: binary_in,
         lambda _typmod: binary_out,
+        text_out_column,
+        None if binary_column is None else lambda _typmod: binary_column,
     )
+
+
+def _float8_binary_column(binary_out: Encoder) -> ColumnEncoder:
+    whole_column = each(binary_out)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "double")
+        return whole_column(values) if column is None else column
+
+    return encode
 
 
 CODECS: Final[dict[int, Codec]] = {
     types.FLOAT4: _float_codec("real", _F4, shortest4, 6),
-    types.FLOAT8: _float_codec("double precision", _F8, shortest8, 15),
+    types.FLOAT8: _float_codec("double precision", _F8, shortest8, 15, _shortest8_column,
+                               _float8_binary_column),
 }

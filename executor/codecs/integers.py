@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Final
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Final
 
 from catalog import types
 from catalog.errors import FeatureNotSupported, NumericValueOutOfRange
-from executor.codecs.base import Codec, check_size, invalid_syntax, plain
+from executor.codecs.base import Codec, ColumnEncoder, check_size, invalid_syntax, plain
+from executor.codecs.columnar import arrow, each, inferred
 
 _INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
 SPACE: Final = " \t\n\r\v\f"
@@ -41,6 +44,16 @@ def as_int(value: object, sql_name: str = "integer") -> int:
 
 def _int_text_out(value: object) -> bytes:
     return b"%d" % (value if type(value) is int else as_int(value))
+
+
+def _int_text_column(values: Sequence[Any]) -> Any:
+    column = inferred(values, "int64")
+    if column is None:
+        return _INT_TEXT_EACH(values)
+    return arrow.pc.cast(column, arrow.pa.string())
+
+
+_INT_TEXT_EACH: Final = each(_int_text_out)
 
 
 def _integer_codec(
@@ -76,7 +89,19 @@ def _integer_codec(
         except OverflowError:
             raise NumericValueOutOfRange(range_error) from None
 
-    return plain(text_in, _int_text_out, binary_in, binary_out)
+    arrow_type = f"{'' if signed else 'u'}int{bits}"
+    binary_each = each(binary_out)
+
+    def binary_column(values: Sequence[Any]) -> Any:
+        column = inferred(values, "int64")
+        try:  # a safe cast refuses values out of the type's range
+            return binary_each(values) if column is None else column.cast(arrow_type)
+        except arrow.pa.ArrowInvalid:
+            return binary_each(values)
+
+    return replace(plain(text_in, _int_text_out, binary_in, binary_out),
+                   text_out_column=lambda _typmod, _settings: _int_text_column,
+                   binary_out_column=lambda _typmod: binary_column)
 
 
 def _oid_codec(sql_name: str) -> Codec:
@@ -117,8 +142,25 @@ def _bool_binary_out(value: object) -> bytes:
     return b"\x01" if value else b"\x00"
 
 
+def _bool_column(false: bytes, true: bytes) -> ColumnEncoder:
+    """What ``true if value else false`` gives, for a whole column."""
+    per_value = each(lambda value: true if value else false)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "int64")
+        if column is None:
+            return per_value(values)
+        pa, pc = arrow.pa, arrow.pc
+        return pc.if_else(pc.not_equal(column, 0), pa.scalar(true, pa.binary()),
+                          pa.scalar(false, pa.binary()))
+
+    return encode
+
+
 CODECS: Final[dict[int, Codec]] = {
-    types.BOOL: plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
+    types.BOOL: replace(plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
+                        text_out_column=lambda _typmod, _settings: _bool_column(b"f", b"t"),
+                        binary_out_column=lambda _typmod: _bool_column(b"\x00", b"\x01")),
     types.INT2: _integer_codec("smallint", 2),
     types.INT4: _integer_codec("integer", 4),
     types.INT8: _integer_codec("bigint", 8),

@@ -13,6 +13,7 @@ and are written to the command log as rows, so recovery never needs the file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +137,7 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
             outcome = session.execute_portal(portal, EXPORT_CHUNK_ROWS)
             if not isinstance(outcome, Rows):
                 raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
-            rows: list[Any] = list(outcome.rows)
+            rows: list[Any] = list(chain.from_iterable(outcome.rows))
             if rows:
                 arrays = [build([r[i] for r in rows]) for i, build in enumerate(builders)]
                 yield pa.RecordBatch.from_arrays(arrays, schema=schema)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -22,7 +23,7 @@ from catalog import errors
 from catalog.schema import Column, Relation
 from executor import codecs
 from sqlext.session import copy_binary
-from sqlext.session.portals import Portal, Prepared, column_encoders
+from sqlext.session.portals import Portal, Prepared, value_encoders
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
 from storage import sqlite
@@ -421,10 +422,10 @@ def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list
     """COPY ... TO in text, CSV or binary: the output's chunks, rows and columns."""
     portal = query_portal(session, source, columns)
     described = portal.columns or ()
-    encoders = column_encoders(described, [int(fmt.binary)] * len(described),
+    encoders = value_encoders(described, [int(fmt.binary)] * len(described),
                                session.codec_settings)
     outcome = session.execute_portal(portal, 0)
-    rows = list(getattr(outcome, "rows", []))
+    rows = list(chain.from_iterable(getattr(outcome, "rows", [])))
     encoded = ([None if value is None else encode(value)
                 for value, encode in zip(row, encoders, strict=False)] for row in rows)
     if fmt.binary:

@@ -54,6 +54,7 @@ from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,
     Prepared,
+    RowEncoder,
     check_result_shape,
     decode_params,
     expand_formats,
@@ -203,25 +204,27 @@ STREAM_CHUNK = 1000
 class _RowStream:
     """The DataRows of a result, read from its cursor a chunk at a time as
     the connection sends them (it stops asking while the client does not
-    read). The cursor is a ``LiveCursor``: should another session start
-    writing meanwhile, it reads the rest first, so the rows stay those of
-    the statement's snapshot."""
+    read); each chunk's messages come as one bytes. The cursor is a
+    ``LiveCursor``: should another session start writing meanwhile, it
+    reads the rest first, so the rows stay those of the statement's
+    snapshot."""
 
-    def __init__(self, first: list[bytes], more: Callable[[], tuple[list[bytes], bool]],
+    def __init__(self, first: bytes, count: int,
+                 more: Callable[[], tuple[bytes, int, bool]],
                  done: Callable[[int], str]) -> None:
-        self._first = first
+        self._first = first, count, False
         self._more = more
         self._done = done
         self._sent = 0
 
     def __iter__(self) -> Iterator[bytes]:
-        rows, last = self._first, False
+        chunk, count, last = self._first
         while True:
-            self._sent += len(rows)
-            yield from rows
+            self._sent += count
+            yield chunk
             if last:
                 return
-            rows, last = self._more()
+            chunk, count, last = self._more()
 
     def finish(self) -> str:
         return self._done(self._sent)
@@ -826,9 +829,11 @@ class EngineSession:
         assert plan is not None
         return self.run_portal(portal, max_rows, plan.tag)
 
-    def run_portal(self, portal: Portal, max_rows: int, verb: str) -> Outcome:
+    def run_portal(self, portal: Portal, max_rows: int, verb: str,
+                   encode: RowEncoder | None = None) -> Outcome:
         """Start a query portal if needed and return up to ``max_rows`` of its
-        rows (0 means all); ``verb`` starts the command tag."""
+        rows (0 means all) through ``encode`` (by default the portal's);
+        ``verb`` starts the command tag."""
         plan = portal.compiled.plan if portal.compiled else None
         assert plan is not None
         if portal.done:
@@ -879,21 +884,21 @@ class EngineSession:
             portal.done = True
             self._statement_done()
             return Command(_tag(verb, count))
-        encode = portal.encode
+        encode = encode or portal.encode
         assert encode is not None
-        encoded = [encode(row) for row in rows]
+        encoded = encode(rows)
         if not exhausted and max_rows == 0:
             # The rows still to come belong to this statement: its timeout
             # and a CancelRequest apply while they are sent.
             timeout_ms = self.statement_timeout_ms
             portal.deadline = started + timeout_ms / 1000 if timeout_ms > 0 else 0.0
             self.streaming = portal
-            stream = _RowStream(encoded, lambda: self._more_rows(portal),
+            stream = _RowStream(encoded, len(rows), lambda: self._more_rows(portal, encode),
                                 lambda sent: self._portal_done(portal, verb, sent))
             return Rows(stream, None, stream.finish)
         if not exhausted:
-            return Rows(encoded, None)
-        return Rows(encoded, self._portal_done(portal, verb, len(rows)))
+            return Rows([encoded], None)
+        return Rows([encoded], self._portal_done(portal, verb, len(rows)))
 
     def _portal_done(self, portal: Portal, verb: str, sent: int) -> str:
         """The portal's last rows went out: its CommandComplete tag."""
@@ -904,12 +909,12 @@ class EngineSession:
         return _tag(verb, sent)
 
     @_boundary
-    def _more_rows(self, portal: Portal) -> tuple[list[bytes], bool]:
-        """The next rows of a portal whose rows are being sent (encoded), and
-        whether they are the last."""
+    def _more_rows(self, portal: Portal, encode: RowEncoder) -> tuple[bytes, int, bool]:
+        """The next rows of a portal whose rows are being sent (encoded), how
+        many they are, and whether they are the last."""
         executor = self.executor
-        cursor, encode = portal.cursor, portal.encode
-        assert cursor is not None and encode is not None
+        cursor = portal.cursor
+        assert cursor is not None
         token = self.token
         remaining_ms = math.ceil((portal.deadline - time.monotonic()) * 1000) if (
             portal.deadline) else 0
@@ -928,7 +933,7 @@ class EngineSession:
         finally:
             executor.end_statement()
             self._take_notices(context)
-        return [encode(row) for row in rows], exhausted
+        return encode(rows), len(rows), exhausted
 
     def note(self, prepared: Prepared, params: Sequence[Any], many: bool = False) -> None:
         """The running statement succeeded in this session's transaction:
