@@ -101,10 +101,14 @@ class CopyIn:
 
 @dataclass(slots=True)
 class CopyOut:
-    chunks: Iterable[bytes]
+    """COPY ... TO STDOUT: its CopyData messages may be produced while they
+    are sent, as Rows' are; ``tag`` gives the CommandComplete tag once all
+    are out."""
+
+    messages: Iterable[Messages]
     overall_format: int
     column_formats: list[int]
-    tag: str
+    tag: Callable[[], str]
 
 
 Outcome = Rows | Command | EmptyQuery | CopyIn | CopyOut

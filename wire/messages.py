@@ -10,6 +10,7 @@ import functools
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
 
 PROTOCOL_3_0 = 196608
@@ -522,16 +523,18 @@ def data_rows_encoder(encoders: Sequence[Callable[[Any], bytes]],
     column by column through ``column_encoders`` when the chunk is large
     (the hot path of every large result set)."""
     one_row = data_row_encoder(encoders)
+    # A row may carry trailing values no column shows (sort keys).
+    columns = [(itemgetter(index), encode_column)
+               for index, encode_column in enumerate(column_encoders)]
 
     def encode(rows: Sequence[Sequence[Any]]) -> bytes:
         if len(rows) < BULK_ROWS:
             return b"".join(map(one_row, rows))
         from wire import bulk  # Arrow, imported with the first large chunk
 
-        # A row may carry trailing values no column shows (sort keys): zip stops.
-        columns = zip(column_encoders, zip(*rows, strict=True), strict=False)
-        return bulk.field_messages(b"D", [encode_column(values)
-                                          for encode_column, values in columns], len(rows))
+        return bulk.framed(b"D", bulk.field_rows(
+            [encode_column(list(map(value, rows))) for value, encode_column in columns],
+            len(rows)))
 
     return encode
 

@@ -463,9 +463,9 @@ class Connection:
         elif isinstance(outcome, CopyOut):
             self._emit(messages.copy_out_response(outcome.overall_format,
                                                   outcome.column_formats))
-            self._send_all((messages.copy_data(chunk) for chunk in outcome.chunks),
+            self._send_all(iter(outcome.messages),
                            lambda: self._emit(messages.COPY_DONE_MESSAGE
-                                              + messages.command_complete(outcome.tag)))
+                                              + messages.command_complete(outcome.tag())))
         else:
             self._emit(messages.copy_in_response(outcome.overall_format,
                                                  outcome.column_formats))

@@ -18,9 +18,9 @@ from __future__ import annotations
 import functools
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from catalog import types
 from catalog.errors import (
@@ -33,6 +33,7 @@ from catalog.errors import (
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
@@ -60,7 +61,9 @@ from executor.codecs.civil import (
     format_offset,
     format_timestamp,
 )
+from executor.codecs.columnar import arrow, each, inferred, patched
 from executor.codecs.integers import SPACE
+from executor.codecs.strings import text_column as text_column_of_str
 from executor.codecs.strings import text_out
 from executor.codecs.zones import UTC_ZONE, Zone, input_zone, offset_zone, session_zone
 
@@ -93,6 +96,7 @@ _EPOCH: Final = datetime(2000, 1, 1)
 _MICROSECOND: Final = timedelta(microseconds=1)
 _RELATIVE: Final = frozenset({"now", "today", "tomorrow", "yesterday"})
 _EPOCH_DAYS: Final = days_from_civil(1970, 1, 1)
+_UNIX_TO_2000_MICROS: Final = -_EPOCH_DAYS * USECS_PER_DAY
 # IS_VALID_JULIAN checks the year and month only: November 4714 BC passes.
 _JULIAN_FIRST: Final = days_from_civil(-4713, 11, 1)
 _I32: Final = struct.Struct(">i")
@@ -305,6 +309,63 @@ def _timestamptz_out(zone: Zone) -> Encoder:
     return utc_out
 
 
+def _timestamptz_column(zone: Zone) -> ColumnEncoder:
+    """``_timestamptz_out`` of a whole column: in UTC, the stored forms (a
+    digit first and last) only gain '+00'."""
+    per_value = _timestamptz_out(zone)
+    whole_column = each(per_value)
+    if not (zone.fixed and zone.offset == 0):
+        return whole_column
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "string")
+        if column is None:
+            return whole_column(values)
+        pc = arrow.pc
+        stored_form = pc.match_substring_regex(column, "^[0-9](?:.*[0-9])?$")
+        return patched(pc.binary_join_element_wise(column, "+00", ""), stored_form, values,
+                       per_value)
+
+    return encode
+
+
+def _days_column(per_value: Encoder) -> ColumnEncoder:
+    """Dates as their day numbers from 2000-01-01 (binary send): Arrow reads
+    the ISO forms; BC dates and infinities go through ``per_value``."""
+    whole_column = each(per_value)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "string")
+        try:
+            days = None if column is None else column.cast("date32").cast("int32")
+        except arrow.pa.ArrowInvalid:
+            days = None
+        if days is None:
+            return whole_column(values)
+        return arrow.pc.subtract(days, arrow.pa.scalar(-_EPOCH_DAYS, "int32"))
+
+    return encode
+
+
+def _micros_column(per_value: Encoder) -> ColumnEncoder:
+    """Timestamps as their microseconds from 2000-01-01 (binary send): Arrow
+    reads the ISO forms; BC, infinities and years past 9999 go through
+    ``per_value``."""
+    whole_column = each(per_value)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "string")
+        try:
+            micros = None if column is None else column.cast("timestamp[us]").cast("int64")
+        except arrow.pa.ArrowInvalid:
+            micros = None
+        if micros is None:
+            return whole_column(values)
+        return arrow.pc.subtract(micros, arrow.pa.scalar(_UNIX_TO_2000_MICROS, "int64"))
+
+    return encode
+
+
 def _int_binary_in(packer: struct.Struct, read: Callable[[int], str]) -> BinDecoder:
     size, unpack = packer.size, packer.unpack
 
@@ -353,9 +414,22 @@ def _timestamp_codec(with_zone: bool) -> Codec:
         return _int_binary_in(_I64, _timestamp_reader(typmod))
 
     def binary_out(_typmod: int) -> Encoder:
-        return lambda value: _I64.pack(stored_timestamp(value))
+        return _timestamp_send
 
-    return Codec(text_in, encoder, binary_in, binary_out)
+    def text_column(_typmod: int, settings: Settings) -> ColumnEncoder:
+        if with_zone:
+            return _timestamptz_column(session_zone(settings.timezone))
+        return text_column_of_str
+
+    return Codec(text_in, encoder, binary_in, binary_out, text_column,
+                 lambda _typmod: _MICROS_COLUMN)
+
+
+def _timestamp_send(value: object) -> bytes:
+    return _I64.pack(stored_timestamp(value))
+
+
+_MICROS_COLUMN: Final = _micros_column(_timestamp_send)
 
 
 def _time_text_in(typmod: int, _settings: Settings) -> Decoder:
@@ -366,18 +440,28 @@ def _time_binary_out(value: object) -> bytes:
     return _I64.pack(_time_micros(str(value), -1))
 
 
+def _date_send(value: object) -> bytes:
+    return _I32.pack(stored_date(value))
+
+
+_DAYS_COLUMN: Final = _days_column(_date_send)
+
+
 CODECS: Final[dict[int, Codec]] = {
     types.DATE: Codec(
         lambda _typmod, _settings: _date_in,
         lambda _typmod, _settings: text_out,
         lambda _typmod, _settings: _int_binary_in(_I32, _date_read),
-        lambda _typmod: lambda value: _I32.pack(stored_date(value)),
+        lambda _typmod: _date_send,
+        lambda _typmod, _settings: text_column_of_str,
+        lambda _typmod: _DAYS_COLUMN,
     ),
     types.TIME: Codec(
         _time_text_in,
         lambda _typmod, _settings: text_out,
         lambda typmod, _settings: _int_binary_in(_I64, _time_reader(typmod)),
         lambda _typmod: _time_binary_out,
+        lambda _typmod, _settings: text_column_of_str,
     ),
     types.TIMESTAMP: _timestamp_codec(with_zone=False),
     types.TIMESTAMPTZ: _timestamp_codec(with_zone=True),

@@ -228,10 +228,15 @@ def _shortest8_column(typmod: int, settings: Settings) -> ColumnEncoder:
         if column is None:
             return whole_column(values)
         pc = arrow.pc
+        printed = pc.cast(column, "string")
         magnitude = pc.abs(column)
+        low, high = (bound.as_py() for bound in pc.min_max(magnitude).values())  # not NaN
+        if low is not None and low >= 1e-4 and high < 1e10 and not (
+                pc.any(pc.is_nan(column)).as_py()):
+            return printed
         laid_out_alike = pc.or_(pc.equal(magnitude, 0.0), pc.and_(
             pc.greater_equal(magnitude, 1e-4), pc.less(magnitude, 1e10)))
-        return patched(pc.cast(column, "string"), laid_out_alike, values, per_value)
+        return patched(printed, laid_out_alike, values, per_value)
 
     return encode
 

@@ -22,12 +22,12 @@ from sqlglot import exp
 
 from catalog import errors
 from executor.values import arrow
+from sqlext.session.copy_out import CopyTo
 from sqlext.session.copy_stdio import (
     BATCH_ROWS,
     copy_format,
     copy_kind,
     copy_sink,
-    copy_to_chunks,
     insert_rows,
     insert_target,
     query_portal,
@@ -108,9 +108,9 @@ def copy_file(session: EngineSession, statement: x.CopyStatement) -> Outcome:
 
 def _text_to(session: EngineSession, source: exp.Expression, columns: list[str], path: Path,
              options: dict[str, object]) -> int:
-    chunks, count, _ = copy_to_chunks(session, source, columns, copy_format(options))
-    datafiles.write_bytes(path, chunks)
-    return count
+    output = CopyTo(session, source, columns, copy_format(options))
+    datafiles.write_bytes(path, output.data())
+    return output.count
 
 
 def _text_from(session: EngineSession, table: exp.Expression, columns: list[str], path: Path,

@@ -16,7 +16,8 @@ from catalog import errors
 from catalog import types as t
 from executor.notifications import check_channel, notification
 from sqlext.dataflow.explain import explain_dataflow
-from sqlext.session.copy_stdio import copy_stdio
+from sqlext.session.copy_out import copy_to_stdout
+from sqlext.session.copy_stdio import copy_from_stdin
 from sqlext.session.cursor_motion import CursorMotion
 from sqlext.session.locks import lock_privileges, lockable_relation
 from sqlext.session.portals import Portal, Prepared, keep_rows, row_encoder
@@ -362,7 +363,9 @@ class Utilities:
             from sqlext.session.copy_files import copy_file
 
             return copy_file(session, node)
-        return copy_stdio(session, node)
+        if node.args.get("to"):
+            return copy_to_stdout(session, node)
+        return copy_from_stdin(session, node)
 
 
 _HANDLERS: dict[type, Handler] = {
