@@ -898,7 +898,7 @@ class EngineSession:
             stream = _RowStream(encoded, len(rows), lambda: self._more_rows(portal, encode),
                                 lambda sent: self._portal_done(portal, verb, sent))
             return Rows(stream, None, stream.finish)
-        if not exhausted or len(rows) == max_rows:
+        if not exhausted or (max_rows and len(rows) == max_rows):
             # PostgreSQL stops at the limit without looking further: the
             # portal is suspended even when no row is left, and the next
             # Execute completes it with none.

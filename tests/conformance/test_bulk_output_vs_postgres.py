@@ -97,6 +97,7 @@ def _filled(peers: Peers) -> None:
 QUERIES = [
     f"SELECT id, {_NAMES} FROM bulk_values ORDER BY id",
     f"SELECT id, {_NAMES} FROM bulk_values ORDER BY id LIMIT 50",
+    f"SELECT id, {_NAMES} FROM bulk_values WHERE id < 0",
     "SELECT * FROM bulk_many ORDER BY id",
     "SELECT abs(f8) AS magnitude, n * 3 AS n3, nn + 1 AS nn1, "
     "t || '!' AS t2 FROM bulk_values ORDER BY id",
