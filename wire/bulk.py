@@ -8,8 +8,10 @@ are the values' bytes; fixed-width numeric arrays (int16/32/64, uint32,
 double) are sent in network byte order, as the binary formats want them.
 Nulls are NULL fields (length -1).
 
-Importing this module imports pyarrow (~0.15 s): ``messages`` does so with
-the first chunk large enough to need it.
+Importing this module imports pyarrow (~0.15 s); the first kernel call
+loads Arrow's compute registry (~0.15 s more; ~100 MB of memory, half of it
+the shared library). A server does both when it starts (``prepare``), other
+processes with the first chunk large enough to need it (``messages``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ def _network_order(numbers: pa.Array) -> pa.Array:
     words.byteswap()
     return pa.Array.from_buffers(pa.binary(), count, [
         validity, _fixed_offsets(count, words.itemsize), pa.py_buffer(words)])
+
+
+def prepare() -> None:
+    """Load the compute kernels now: the first large result then neither
+    waits for them nor grows the process by their size."""
+    pc.binary_length(pa.array([b""]))
 
 
 def as_bytes(values: pa.Array) -> pa.Array:

@@ -66,11 +66,13 @@ def inferred(values: Sequence[Any], type_id: str) -> Any | None:
 
 def patched(printed: Any, exact: Any, values: Sequence[Any], encoder: Encoder) -> Any:
     """``printed`` where ``exact`` is true (or null), the per-value
-    ``encoder``'s output elsewhere: the values a kernel does not print as
-    PostgreSQL does."""
+    ``encoder``'s output at the other values that are not NULL: the values
+    a kernel does not print as PostgreSQL does."""
     pa, pc = arrow.pa, arrow.pc
-    wrong = pc.invert(exact).fill_null(False)
-    if not pc.any(wrong).as_py():
+    if pc.all(exact).as_py() is not False:
         return printed
-    fixed = [encoder(value) for value, bad in zip(values, wrong.to_pylist(), strict=True) if bad]
-    return pc.replace_with_mask(printed.cast(pa.binary()), wrong, pa.array(fixed, pa.binary()))
+    wrong = [not fine and value is not None
+             for value, fine in zip(values, exact.fill_null(True).to_pylist(), strict=True)]
+    fixed = [encoder(value) for value, bad in zip(values, wrong, strict=True) if bad]
+    return pc.replace_with_mask(printed.cast(pa.binary()), pa.array(wrong, pa.bool_()),
+                                pa.array(fixed, pa.binary()))

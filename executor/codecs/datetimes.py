@@ -97,6 +97,8 @@ _MICROSECOND: Final = timedelta(microseconds=1)
 _RELATIVE: Final = frozenset({"now", "today", "tomorrow", "yesterday"})
 _EPOCH_DAYS: Final = days_from_civil(1970, 1, 1)
 _UNIX_TO_2000_MICROS: Final = -_EPOCH_DAYS * USECS_PER_DAY
+_UNIX_YEAR_1: Final = (days_from_civil(1, 1, 1) - _EPOCH_DAYS) * USECS_PER_DAY
+_UNIX_YEAR_10000: Final = (days_from_civil(10000, 1, 1) - _EPOCH_DAYS) * USECS_PER_DAY
 # IS_VALID_JULIAN checks the year and month only: November 4714 BC passes.
 _JULIAN_FIRST: Final = days_from_civil(-4713, 11, 1)
 _I32: Final = struct.Struct(">i")
@@ -310,12 +312,12 @@ def _timestamptz_out(zone: Zone) -> Encoder:
 
 
 def _timestamptz_column(zone: Zone) -> ColumnEncoder:
-    """``_timestamptz_out`` of a whole column: in UTC, the stored forms (a
-    digit first and last) only gain '+00'."""
+    """``_timestamptz_out`` of a whole column: in UTC the stored forms (a
+    digit first and last) only gain '+00'; other zones, ``_zoned_column``."""
     per_value = _timestamptz_out(zone)
     whole_column = each(per_value)
     if not (zone.fixed and zone.offset == 0):
-        return whole_column
+        return _zoned_column(zone, per_value, whole_column)
 
     def encode(values: Sequence[Any]) -> Any:
         column = inferred(values, "string")
@@ -327,6 +329,58 @@ def _timestamptz_column(zone: Zone) -> ColumnEncoder:
                        per_value)
 
     return encode
+
+
+def _zoned_column(zone: Zone, per_value: Encoder, whole_column: ColumnEncoder
+                  ) -> ColumnEncoder:
+    """Local times in a zone other than UTC: Arrow reads the stored forms,
+    adds the offsets and prints the local times. The offsets are looked up
+    once per day of the chunk, at both ends of it (the tz database's
+    transitions are days apart, four at the least today, so an offset that
+    agrees there holds all day); the values of a day with a transition,
+    BC, or past 9999 go through ``per_value``."""
+
+    def encode(values: Sequence[Any]) -> Any:
+        utc = _unix_micros(values)
+        if utc is None:
+            return whole_column(values)
+        pa, pc = arrow.pa, arrow.pc
+        first = pc.min(utc).as_py()
+        start = first - first % USECS_PER_DAY
+        days = pc.divide(pc.subtract(utc, start), USECS_PER_DAY)  # not negative: floor
+        seen = pc.unique(days).drop_null()
+        offsets = [_steady_offset(zone, start - _UNIX_TO_2000_MICROS + day * USECS_PER_DAY)
+                   for day in seen.to_pylist()]
+        which = pc.index_in(days, value_set=seen)
+        offset = pc.take(pa.array(offsets, pa.int64()), which)
+        local = pc.add(utc, pc.multiply(offset, USECS_PER_SECOND))
+        clock = pc.replace_substring_regex(local.cast("timestamp[us]").cast("string"),
+                                           r"\.?0+$", "")  # '.ffffff' without trailing zeros
+        suffixes = pa.array([None if seconds is None else format_offset(seconds)
+                             for seconds in offsets], pa.string())
+        printed = pc.binary_join_element_wise(clock, pc.take(suffixes, which), "")
+        ordinary = pc.and_kleene(pc.is_valid(offset), pc.and_(
+            pc.greater_equal(local, _UNIX_YEAR_1), pc.less(local, _UNIX_YEAR_10000)))
+        return patched(printed, ordinary, values, per_value)
+
+    return encode
+
+
+def _steady_offset(zone: Zone, day_start: int) -> int | None:
+    """The zone's offset all day long from ``day_start`` (UTC), or None
+    when it changes that day."""
+    offset = zone.utc_offset(day_start)
+    return offset if zone.utc_offset(day_start + USECS_PER_DAY - 1) == offset else None
+
+
+def _unix_micros(values: Sequence[Any]) -> Any | None:
+    """Stored timestamps as Arrow int64 microseconds from 1970, or None when
+    Arrow cannot read them all (BC, infinities, years past 9999...)."""
+    column = inferred(values, "string")
+    try:
+        return None if column is None else column.cast("timestamp[us]").cast("int64")
+    except arrow.pa.ArrowInvalid:
+        return None
 
 
 def _days_column(per_value: Encoder) -> ColumnEncoder:
@@ -354,11 +408,7 @@ def _micros_column(per_value: Encoder) -> ColumnEncoder:
     whole_column = each(per_value)
 
     def encode(values: Sequence[Any]) -> Any:
-        column = inferred(values, "string")
-        try:
-            micros = None if column is None else column.cast("timestamp[us]").cast("int64")
-        except arrow.pa.ArrowInvalid:
-            micros = None
+        micros = _unix_micros(values)
         if micros is None:
             return whole_column(values)
         return arrow.pc.subtract(micros, arrow.pa.scalar(_UNIX_TO_2000_MICROS, "int64"))
