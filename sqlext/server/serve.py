@@ -17,7 +17,6 @@ from sqlext.durability.service import DurabilityConfig
 from sqlext.server.dashboard import Dashboard
 from sqlext.server.engine import Engine, EngineConfig
 from sqlext.server.hba import DEFAULT_RULES, is_loopback_host
-from wire import bulk
 from wire.asyncio_adapter import WireServer
 from wire.framing import DEFAULT_MAX_MESSAGE_SIZE
 from wire.tls import server_context
@@ -96,7 +95,10 @@ class Server:
                 tls = server_context(Path(options.tls_cert), Path(options.tls_key))
             except (OSError, ssl.SSLError) as exc:
                 raise StartupRefused(f"cannot load the TLS certificate and key: {exc}") from exc
-        bulk.prepare()  # large results are encoded by Arrow's kernels
+        # Arrow's kernels encode large results: loaded by a server, not with the CLI
+        from wire import bulk
+
+        bulk.prepare()
         engine = self.engine = Engine(config, loop)
         engine.start()
         loop.add_signal_handler(signal.SIGHUP, engine.reload_config)
