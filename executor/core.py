@@ -28,7 +28,7 @@ import random
 import struct
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
@@ -614,6 +614,18 @@ class Executor:
             slot_values = self._slot_values(plan.slots)
             return self.database.executemany(plan.sql, ((*row, *slot_values) for row in rows))
         return self.database.executemany(plan.sql, rows)
+
+    def run_plan_each(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> Iterator[int]:
+        """Run a DML statement once per row of parameter values (a batch of
+        pipelined executions), yielding the count of rows each changed."""
+        self._check_access(plan)
+        if plan.slots:
+            slot_values = self._slot_values(plan.slots)
+            return self.database.row_counts(plan.sql, ((*plan.bound(row), *slot_values)
+                                                       for row in rows))
+        if rows and len(rows[0]) != plan.bindings:
+            return self.database.row_counts(plan.sql, (plan.bound(row) for row in rows))
+        return self.database.row_counts(plan.sql, rows)
 
     def _slot_values(self, slots: tuple[Slot, ...]) -> tuple[Any, ...]:
         values: list[Any] = []

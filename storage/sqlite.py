@@ -10,7 +10,7 @@ databases of those names, so ``pg_catalog.pg_class`` is a plain SQLite name.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 Error = sqlite3.Error
@@ -52,6 +52,17 @@ class Database:
         """``execute(sql, params=())``: run one statement."""
         self.executemany: Callable[[str, Iterable[Sequence[Any]]], sqlite3.Cursor] = (
             self.connection.executemany)
+
+    def row_counts(self, sql: str, rows: Iterable[Sequence[Any]]) -> Iterator[int]:
+        """Run the DML statement ``sql`` once per row of parameters, yielding
+        how many rows each run changed (``executemany`` gives only the sum,
+        and on an error not which row failed: here it is the one after the
+        last count)."""
+        cursor = self.connection.cursor()
+        execute = cursor.execute
+        for row in rows:
+            execute(sql, row)
+            yield cursor.rowcount
 
     def add_table_constraint(self, table: str, clause: str) -> None:
         """Add a CHECK or FOREIGN KEY clause to a table's definition, inside

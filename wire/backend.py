@@ -114,6 +114,18 @@ class CopyOut:
 Outcome = Rows | Command | EmptyQuery | CopyIn | CopyOut
 
 
+@dataclass(slots=True)
+class BatchOutcome:
+    """What ``Session.execute_batch`` did with a run of Bind/Execute pairs:
+    the rows before ``error`` ran, each with its CommandComplete tag."""
+
+    tags: list[str]
+    error: BackendError | None = None
+    """The error of the row after the last tag; the rows after it never ran."""
+    failed_bind: bool = False
+    """That row's Bind failed (it gets no BindComplete), not its Execute."""
+
+
 @dataclass(frozen=True, slots=True)
 class StatementDescription:
     param_oids: list[int]
@@ -191,6 +203,26 @@ class Session(Protocol):
         params: Sequence[bytes | None],
         result_formats: Sequence[int],
     ) -> None: ...
+
+    def batchable(self, statement: str) -> bool:
+        """Whether Bind/Execute pairs of this prepared statement may run as
+        one batch (``execute_batch``): cheap, asked before the connection
+        looks ahead for the rest of a pipelined run."""
+        ...
+
+    def execute_batch(
+        self,
+        statement: str,
+        param_formats: Sequence[int],
+        rows: Sequence[Sequence[bytes | None]],
+        result_formats: Sequence[int],
+    ) -> BatchOutcome | None:
+        """Bind the unnamed portal to ``statement`` with each row of
+        parameters and execute it, row after row, as that many Bind and
+        Execute messages would, with the same replies, errors and
+        transaction state. None: nothing was done, send the messages one by
+        one instead."""
+        ...
 
     def describe_statement(self, name: str) -> StatementDescription: ...
 

@@ -41,6 +41,18 @@ class FrameReader:
         """Bytes received but not yet handed out."""
         return len(self._buffer) - self._pos
 
+    def view(self) -> tuple[bytearray, int]:
+        """The buffer and where its unread bytes start, for a reader that
+        takes many messages at once (``skip_to`` then says how far it read)."""
+        return self._buffer, self._pos
+
+    def skip_to(self, position: int) -> None:
+        """Everything before ``position`` (in ``view``'s buffer) is read."""
+        self._pos = position
+        if position == len(self._buffer):
+            self._buffer.clear()
+            self._pos = 0
+
     def read_rest(self) -> bytes:
         """Everything buffered and not yet handed out (then forgotten)."""
         rest = bytes(self._buffer[self._pos:])

@@ -22,6 +22,7 @@ Flush and Sync messages".
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -45,6 +46,7 @@ from wire.backend import (
 )
 from wire.framing import DEFAULT_MAX_MESSAGE_SIZE, FrameReader
 from wire.messages import MalformedMessage, Notice
+from wire.pipelined import BindRun, read_run
 
 log = logging.getLogger("sqlext")
 
@@ -148,7 +150,10 @@ class Connection:
         self._out_size = 0
         self._held: deque[tuple[Wakeup, list[bytes]]] = deque()
         """Output that waits for the commits it reports to be durable."""
-        self._pending: messages.FrontendMessage | None = None
+        self._pending: messages.FrontendMessage | BindRun | None = None
+        self._lookahead: deque[messages.FrontendMessage] = deque()
+        """Messages to handle before reading more: those of a run of binds
+        the session did not execute as a batch (all or the rest)."""
         self._auth: AuthExchange | None = None
         self._startup: messages.StartupMessage | None = None
         self._simple: list[int] | None = None  # [statement count, next index]
@@ -265,15 +270,30 @@ class Connection:
                     if not self._advance_startup():
                         return
                     continue
-                frame = self.framer.read_message()
-                if frame is None:
-                    return
-                if not self._dispatch(messages.decode(*frame)):
+                message: messages.FrontendMessage | BindRun
+                if self._lookahead:
+                    message = self._lookahead.popleft()
+                else:
+                    frame = self.framer.read_message()
+                    if frame is None:
+                        return
+                    message = messages.decode(*frame)
+                    if (type(message) is messages.Bind and self.state is State.READY
+                            and self.session is not None
+                            and self.session.batchable(message.statement)):
+                        message = self._bind_run(message)
+                if not self._dispatch(message):
                     return
         except MalformedMessage as exc:
             self._fatal(protocol_violation(str(exc)))
 
-    def _dispatch(self, message: messages.FrontendMessage) -> bool:
+    def _bind_run(self, first: messages.Bind) -> messages.FrontendMessage | BindRun:
+        """``first`` with the Bind [Describe] Execute triples like it that
+        have already arrived (``wire.pipelined``), or just ``first``."""
+        run = read_run(self.framer, first)
+        return first if run is None else run
+
+    def _dispatch(self, message: messages.FrontendMessage | BindRun) -> bool:
         """Handle one message; False when processing must pause (Busy)."""
         if not isinstance(message, messages.Flush):
             self._idle = False  # until its cycle ends with ReadyForQuery
@@ -644,6 +664,29 @@ class Connection:
         if self.state is State.READY:
             self._set_state(State.AWAITING_SYNC)
 
+    def _batch(self, session: Session, run: BindRun) -> None:
+        first = run.first
+        outcome = session.execute_batch(first.statement, first.param_formats, run.rows,
+                                        first.result_formats)
+        if outcome is None:
+            self._lookahead.extend(run.messages())
+            return
+        tags = outcome.tags
+        replies: list[bytes] = []
+        for index, tag in enumerate(tags):
+            replies.append(_BATCH_REPLIES[run.described[index]])
+            if index < len(tags) - 1:
+                replies.append(_command_complete(tag))
+        self._emit(b"".join(replies))
+        if tags:  # notices come with the last row (they end a batch)
+            self._notices()
+            self._emit(_command_complete(tags[-1]))
+        if outcome.error is not None:
+            if not outcome.failed_bind:
+                self._emit(_BATCH_REPLIES[run.described[len(tags)]])
+            raise outcome.error
+        self._lookahead.extend(run.messages(len(tags)))
+
     def _bind(self, session: Session, message: messages.Bind) -> None:
         session.bind(message.portal, message.statement, message.param_formats,
                      message.params, message.result_formats)
@@ -695,7 +738,21 @@ class Connection:
         self._ready()
 
 
+_BATCH_REPLIES: dict[bool, bytes] = {
+    False: messages.BIND_COMPLETE,
+    True: messages.BIND_COMPLETE + messages.NO_DATA,
+}
+"""A batched row's replies before its CommandComplete, by whether its
+portal was described (a batched statement returns no rows)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _command_complete(tag: str) -> bytes:
+    return messages.command_complete(tag)
+
+
 _EXTENDED_STEPS: dict[type, Callable[[Connection, Session, Any], None]] = {
+    BindRun: Connection._batch,
     messages.Bind: Connection._bind,
     messages.Execute: Connection._execute,
     messages.Parse: Connection._parse,

@@ -35,10 +35,13 @@ from executor.codecs.base import (
     DEFAULT,
     BinDecoder,
     Codec,
+    ColumnDecoder,
     ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
+    each_binary,
+    each_text,
     fallback_text,
 )
 from executor.codecs.columnar import each
@@ -85,6 +88,20 @@ def binary_decoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT) -> 
     return codec.binary_in(typmod, settings)
 
 
+def column_decoder(oid: int, typmod: int, binary: bool,
+                   settings: Settings = DEFAULT) -> ColumnDecoder:
+    """Wire values of one parameter in many rows -> storage values: the
+    type's own column decoder, or its value decoder applied to each."""
+    codec = _CODECS.get(oid)
+    if binary:
+        if codec is not None and codec.binary_in_column is not None:
+            return codec.binary_in_column(typmod, settings)
+        return each_binary(binary_decoder(oid, typmod, settings))
+    if codec is not None and codec.text_in_column is not None:
+        return codec.text_in_column(typmod, settings)
+    return each_text(text_decoder(oid, typmod, settings))
+
+
 def text_encoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT) -> Encoder:
     """Storage value -> PostgreSQL text output bytes."""
     codec = _CODECS.get(oid)
@@ -119,6 +136,7 @@ def binary_column_encoder(oid: int, typmod: int = -1) -> ColumnEncoder:
 __all__ = [
     "DEFAULT",
     "BinDecoder",
+    "ColumnDecoder",
     "ColumnEncoder",
     "Decoder",
     "Encoder",
@@ -126,6 +144,7 @@ __all__ = [
     "binary_column_encoder",
     "binary_decoder",
     "binary_encoder",
+    "column_decoder",
     "dump_array",
     "each",
     "load_array",

@@ -47,20 +47,59 @@ ColumnEncoder = Callable[[Sequence[Any]], Any]
 array of their wire forms, null where the value is NULL: their bytes as
 string or binary, or fixed-width numbers sent in network byte order
 (``executor.codecs.columnar``)."""
+ColumnDecoder = Callable[[Sequence[bytes | None]], list[object]]
+"""The wire values of one parameter in many rows (text ones as UTF-8 bytes,
+NULL as None) -> their storage values. It may raise on a value the
+per-value decoder would take: the caller then decodes row by row, and that
+is the reference (a column decoder is a shortcut for the common forms)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Codec:
     """The factories of one type; each is called once per column. The
-    column-wise output factories are optional: without them a column is
-    encoded value by value (``columnar.each``)."""
+    column-wise factories are optional: input ones decode many rows' values
+    at once (batches, COPY FROM), output ones encode a chunk of rows' values
+    at once; without them a column goes value by value."""
 
     text_in: Callable[[int, Settings], Decoder]
     text_out: Callable[[int, Settings], Encoder]
     binary_in: Callable[[int, Settings], BinDecoder]
     binary_out: Callable[[int], Encoder]
+    text_in_column: Callable[[int, Settings], ColumnDecoder] | None = None
+    binary_in_column: Callable[[int, Settings], ColumnDecoder] | None = None
     text_out_column: Callable[[int, Settings], ColumnEncoder] | None = None
     binary_out_column: Callable[[int], ColumnEncoder] | None = None
+
+
+def each_text(decode: Decoder) -> ColumnDecoder:
+    """A column decoder calling a text decoder once per value."""
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [None if value is None else decode(value.decode()) for value in values]
+
+    return column
+
+
+def fixed_width_column(decode: BinDecoder, size: int, code: str) -> ColumnDecoder:
+    """Binary values of ``size`` bytes that the struct format ``code``
+    reads: a column without NULLs is unpacked in one call."""
+    each = each_binary(decode)
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        if None in values or set(map(len, values)) != {size}:  # type: ignore[arg-type]
+            return each(values)
+        return list(struct.unpack(f">{len(values)}{code}", b"".join(values)))  # type: ignore[arg-type]
+
+    return column
+
+
+def each_binary(decode: BinDecoder) -> ColumnDecoder:
+    """A column decoder calling a binary decoder once per value."""
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [None if value is None else decode(value) for value in values]
+
+    return column
 
 
 def plain(text_in: Decoder, text_out: Encoder, binary_in: BinDecoder, binary_out: Encoder) -> Codec:

@@ -19,7 +19,7 @@ import functools
 import re
 import struct
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Final, NamedTuple
 
 from catalog import types
@@ -33,11 +33,13 @@ from catalog.errors import (
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnDecoder,
     ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
     check_size,
+    each_text,
     invalid_syntax,
 )
 from executor.codecs.civil import (
@@ -452,10 +454,85 @@ def _time_reader(typmod: int) -> Callable[[int], str]:
     return read
 
 
+_COMMON_TIMESTAMP: Final = re.compile(
+    r"(\d{4}-\d\d-\d\d) ((?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d)(?:\.(\d{1,6}))?(\+00(?::00)?)?",
+    re.ASCII)
+"""The form clients send timestamps in (pgjdbc adds '+00' in a UTC JVM):
+already the storage form, once the fraction drops its trailing zeros."""
+_COMMON_DATE: Final = re.compile(r"(\d{4}-\d\d-\d\d)(?: \+00(?::00)?)?", re.ASCII)
+_REAL_DATES: dict[str, bool] = {}
+"""'YYYY-MM-DD' texts seen, and whether each names a day of the calendar."""
+
+
+def _real_date(text: str) -> bool:
+    known = _REAL_DATES.get(text)
+    if known is None:
+        try:
+            known = date.fromisoformat(text) is not None
+        except ValueError:
+            known = False
+        if len(_REAL_DATES) >= 100_000:
+            _REAL_DATES.clear()
+        _REAL_DATES[text] = known
+    return known
+
+
+def _timestamp_column(decode: Decoder, typmod: int, zone: Zone | None) -> ColumnDecoder:
+    """Timestamps in the common form are their own storage form (the zone
+    must be UTC: given, or the session's); others go through ``decode``."""
+    if 0 <= typmod < 6:
+        return each_text(decode)
+    match = _COMMON_TIMESTAMP.fullmatch
+    zoneless = zone is None or (zone.fixed and zone.utc_offset(0) == 0)
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        decoded: list[object] = []
+        append = decoded.append
+        for value in values:
+            if value is None:
+                append(None)
+                continue
+            text = value.decode()
+            common = match(text)
+            if common is not None:
+                day, clock, fraction, offset = common.groups()
+                if (offset is not None or zoneless) and _real_date(day):
+                    fraction = fraction.rstrip("0") if fraction else ""
+                    append(f"{day} {clock}.{fraction}" if fraction else f"{day} {clock}")
+                    continue
+            append(decode(text))
+        return decoded
+
+    return column
+
+
+def _date_column(_typmod: int, _settings: Settings) -> ColumnDecoder:
+    match = _COMMON_DATE.fullmatch
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        decoded: list[object] = []
+        append = decoded.append
+        for value in values:
+            if value is None:
+                append(None)
+                continue
+            text = value.decode()
+            common = match(text)
+            append(common[1] if common is not None and _real_date(common[1])
+                   else _date_in(text))
+        return decoded
+
+    return column
+
+
 def _timestamp_codec(with_zone: bool) -> Codec:
     def text_in(typmod: int, settings: Settings) -> Decoder:
         session = session_zone(settings.timezone) if with_zone else None
         return lambda text: format_timestamp(_timestamp_micros(text, typmod, session))
+
+    def text_in_column(typmod: int, settings: Settings) -> ColumnDecoder:
+        zone = session_zone(settings.timezone) if with_zone else None
+        return _timestamp_column(text_in(typmod, settings), typmod, zone)
 
     def encoder(_typmod: int, settings: Settings) -> Encoder:
         return _timestamptz_out(session_zone(settings.timezone)) if with_zone else text_out
@@ -471,8 +548,8 @@ def _timestamp_codec(with_zone: bool) -> Codec:
             return _timestamptz_column(session_zone(settings.timezone))
         return text_column_of_str
 
-    return Codec(text_in, encoder, binary_in, binary_out, text_column,
-                 lambda _typmod: _MICROS_COLUMN)
+    return Codec(text_in, encoder, binary_in, binary_out, text_in_column=text_in_column,
+                 text_out_column=text_column, binary_out_column=lambda _typmod: _MICROS_COLUMN)
 
 
 def _timestamp_send(value: object) -> bytes:
@@ -503,15 +580,16 @@ CODECS: Final[dict[int, Codec]] = {
         lambda _typmod, _settings: text_out,
         lambda _typmod, _settings: _int_binary_in(_I32, _date_read),
         lambda _typmod: _date_send,
-        lambda _typmod, _settings: text_column_of_str,
-        lambda _typmod: _DAYS_COLUMN,
+        text_in_column=_date_column,
+        text_out_column=lambda _typmod, _settings: text_column_of_str,
+        binary_out_column=lambda _typmod: _DAYS_COLUMN,
     ),
     types.TIME: Codec(
         _time_text_in,
         lambda _typmod, _settings: text_out,
         lambda typmod, _settings: _int_binary_in(_I64, _time_reader(typmod)),
         lambda _typmod: _time_binary_out,
-        lambda _typmod, _settings: text_column_of_str,
+        text_out_column=lambda _typmod, _settings: text_column_of_str,
     ),
     types.TIMESTAMP: _timestamp_codec(with_zone=False),
     types.TIMESTAMPTZ: _timestamp_codec(with_zone=True),

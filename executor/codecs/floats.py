@@ -23,11 +23,13 @@ from catalog.errors import NumericValueOutOfRange
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnDecoder,
     ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
     check_size,
+    fixed_width_column,
     invalid_syntax,
 )
 from executor.codecs.columnar import arrow, each, inferred, patched
@@ -267,6 +269,15 @@ def _binary(packer: struct.Struct) -> tuple[BinDecoder, Encoder]:
     return binary_in, binary_out
 
 
+def _float_column(binary_in: BinDecoder, packer: struct.Struct) -> ColumnDecoder:
+    unpacked = fixed_width_column(binary_in, packer.size, packer.format[-1])
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [NAN if value != value else value for value in unpacked(values)]
+
+    return column
+
+
 def _float_codec(
     sql_name: str, packer: struct.Struct, shortest: Callable[[float], str], significant: int,
     text_out_column: Callable[[int, Settings], ColumnEncoder] | None = None,
@@ -279,8 +290,9 @@ def _float_codec(
         _text_out(shortest, significant),
         lambda _typmod, _settings: binary_in,
         lambda _typmod: binary_out,
-        text_out_column,
-        None if binary_column is None else lambda _typmod: binary_column,
+        binary_in_column=lambda _typmod, _settings: _float_column(binary_in, packer),
+        text_out_column=text_out_column,
+        binary_out_column=None if binary_column is None else lambda _typmod: binary_column,
     )
 
 

@@ -16,7 +16,15 @@ from typing import Any, Final
 
 from catalog import types
 from catalog.errors import FeatureNotSupported, NumericValueOutOfRange
-from executor.codecs.base import Codec, ColumnEncoder, check_size, invalid_syntax, plain
+from executor.codecs.base import (
+    Codec,
+    ColumnDecoder,
+    ColumnEncoder,
+    check_size,
+    fixed_width_column,
+    invalid_syntax,
+    plain,
+)
 from executor.codecs.columnar import arrow, each, inferred
 
 _INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
@@ -99,9 +107,13 @@ def _integer_codec(
         except arrow.pa.ArrowInvalid:
             return binary_each(values)
 
-    return replace(plain(text_in, _int_text_out, binary_in, binary_out),
-                   text_out_column=lambda _typmod, _settings: _int_text_column,
-                   binary_out_column=lambda _typmod: binary_column)
+    codec = replace(plain(text_in, _int_text_out, binary_in, binary_out),
+                    text_out_column=lambda _typmod, _settings: _int_text_column,
+                    binary_out_column=lambda _typmod: binary_column)
+    if not signed:
+        return codec
+    return replace(codec, binary_in_column=lambda _typmod, _settings: fixed_width_column(
+        binary_in, size, {2: "h", 4: "i", 8: "q"}[size]))
 
 
 def _oid_codec(sql_name: str) -> Codec:
@@ -127,6 +139,22 @@ def _bool_in(text: str) -> int:
     if value is None:
         raise invalid_syntax("boolean", text)
     return value
+
+
+_BOOL_SPELLINGS: Final[dict[bytes, int]] = {
+    spelling: value for word, value in (("true", 1), ("false", 0), ("t", 1), ("f", 0))
+    for spelling in (word.encode(), word.upper().encode())}
+"""How clients send booleans (pgjdbc: TRUE/FALSE; psql: t/f)."""
+
+
+def _bool_text_column(_typmod: int, _settings: object) -> ColumnDecoder:
+    """Raises KeyError on another spelling (the batch then decodes row by row)."""
+    spellings = _BOOL_SPELLINGS
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [None if value is None else spellings[value] for value in values]
+
+    return column
 
 
 def _bool_text_out(value: object) -> bytes:
@@ -159,6 +187,7 @@ def _bool_column(false: bytes, true: bytes) -> ColumnEncoder:
 
 CODECS: Final[dict[int, Codec]] = {
     types.BOOL: replace(plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
+                        text_in_column=_bool_text_column,
                         text_out_column=lambda _typmod, _settings: _bool_column(b"f", b"t"),
                         binary_out_column=lambda _typmod: _bool_column(b"\x00", b"\x01")),
     types.INT2: _integer_codec("smallint", 2),

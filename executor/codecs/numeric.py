@@ -343,7 +343,8 @@ def _received(data: bytes, typmod: int) -> Decimal:
 
 
 CODECS: Final[dict[int, Codec]] = {
-    types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out, _text_column),
+    types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out,
+                         text_out_column=_text_column),
 }
 ELEMENT_CODEC: Final = Codec(_element_text_in, _text_out, _element_binary_in, _binary_out)
 """numeric as the element of an array (keys, see ``_element_text_in``)."""

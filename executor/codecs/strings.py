@@ -18,11 +18,13 @@ from catalog.errors import InvalidParameterValue, StringDataRightTruncation
 from executor.codecs.base import (
     BinDecoder,
     Codec,
+    ColumnDecoder,
     ColumnEncoder,
     Decoder,
     Settings,
     check_size,
     decode_utf8,
+    each_text,
     fallback_text,
     invalid_syntax,
     plain,
@@ -86,14 +88,23 @@ def _text_codec(text_in: Callable[[int, Settings], Decoder]) -> Codec:
         decode = text_in(typmod, settings)
         return lambda data: decode(decode_utf8(data))
 
+    def text_in_column(typmod: int, settings: Settings) -> ColumnDecoder:
+        decode = text_in(typmod, settings)
+        return _utf8_column if decode is _identity else each_text(decode)
+
     return Codec(
         text_in,
         lambda _typmod, _settings: text_out,
         binary_in,
         lambda _typmod: text_out,
-        _text_column_factory,
-        lambda _typmod: text_column,
+        text_in_column=text_in_column,
+        text_out_column=_text_column_factory,
+        binary_out_column=lambda _typmod: text_column,
     )
+
+
+def _utf8_column(values: Sequence[bytes | None]) -> list[object]:
+    return [None if value is None else value.decode() for value in values]
 
 
 def _fixed(decode: Decoder) -> Callable[[int, Settings], Decoder]:

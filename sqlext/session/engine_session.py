@@ -49,6 +49,7 @@ from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
 from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.session.activity import Activity
+from sqlext.session.batch import batch_plan, execute_batch
 from sqlext.session.dataflow_rows import run_definitions
 from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
@@ -56,6 +57,7 @@ from sqlext.session.portals import (
     Prepared,
     RowEncoder,
     check_result_shape,
+    command_tag,
     decode_params,
     expand_formats,
     fields,
@@ -69,6 +71,7 @@ from sqlext.version import __version__
 from storage import sqlite
 from wire.backend import (
     BackendError,
+    BatchOutcome,
     Busy,
     Command,
     CopyIn,
@@ -185,10 +188,7 @@ def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return method(self, *args)
         except errors.SqlError as exc:
-            # PostgreSQL logs failed statements too (log_min_error_statement).
-            log.info("pid %d: %s %s: %s; statement: %s", self.process_id, exc.severity,
-                     exc.sqlstate, exc.message, self.current_sql)
-            raise BackendError(_notice(exc), fatal=exc.severity == "FATAL") from exc
+            raise self.backend_error(exc) from exc
         except WouldBlock as exc:
             raise Busy(exc.wakeup) from exc
 
@@ -319,6 +319,9 @@ class EngineSession:
         self.block: _Block | None = None
         self.failed = False
         self.implicit = False
+        self._implicit_started: datetime | None = None
+        """When the implicit transaction (statements up to a Sync, or of one
+        Query message) began: now() of each of its statements."""
         self._simple: list[Prepared] = []
         self._idle_timer: asyncio.TimerHandle | None = None
         self.on_terminate: Callable[[Notice], None] | None = None
@@ -521,8 +524,8 @@ class EngineSession:
 
     @_boundary
     def simple_statements(self, sql: str) -> int:
-        self._touch()
-        self._working_on(sql)
+        self.touch()
+        self.working_on(sql)
         parsed = parse(sql)
         self._simple = [Prepared(sql, index, statement, ())
                         for index, statement in enumerate(parsed.statements)]
@@ -551,9 +554,9 @@ class EngineSession:
 
     @_boundary
     def parse(self, name: str, sql: str, param_oids: Sequence[int]) -> None:
-        self._touch()
+        self.touch()
         self.implicit = True
-        self._working_on(sql)
+        self.working_on(sql)
         if name and name in self.statements:
             raise errors.DuplicatePreparedStatement(
                 f'prepared statement "{name}" already exists')
@@ -584,10 +587,10 @@ class EngineSession:
     @_boundary
     def bind(self, portal: str, statement: str, param_formats: Sequence[int],
              params: Sequence[bytes | None], result_formats: Sequence[int]) -> None:
-        self._touch()
+        self.touch()
         self.implicit = True
         if portal and portal in self.portals:
-            raise errors.DuplicateCursor(f'portal "{portal}" already exists')
+            raise errors.DuplicateCursor(f'cursor "{portal}" already exists')
         prepared = self._statement(statement)
         self.portals[portal] = self.bind_prepared(prepared, param_formats, params, result_formats,
                                           statement)
@@ -618,6 +621,29 @@ class EngineSession:
         encode = row_encoder(columns, formats, self.codec_settings) if columns else None
         return Portal(prepared, compiled, values, formats, encode, columns)
 
+    def batchable(self, statement: str) -> bool:
+        prepared = self.statements.get(statement)
+        return prepared is not None and batch_plan(self, prepared) is not None
+
+    @_boundary
+    def execute_batch(self, statement: str, param_formats: Sequence[int],
+                      rows: Sequence[Sequence[bytes | None]], result_formats: Sequence[int]
+                      ) -> BatchOutcome | None:
+        return execute_batch(self, statement, param_formats, rows, result_formats)
+
+    def done_portal(self, prepared: Prepared, compiled: Compiled, values: list[Any]) -> Portal:
+        """The unnamed portal after a batch: its last row's, executed."""
+        portal = self._portal_for(prepared, compiled, values, ())
+        portal.started = portal.done = True
+        return portal
+
+    def backend_error(self, exc: errors.SqlError) -> BackendError:
+        """An engine error as the wire layer reports it, logged as
+        PostgreSQL logs failed statements (log_min_error_statement)."""
+        log.info("pid %d: %s %s: %s; statement: %s", self.process_id, exc.severity,
+                 exc.sqlstate, exc.message, self.current_sql)
+        return BackendError(_notice(exc), fatal=exc.severity == "FATAL")
+
     @_boundary
     def describe_statement(self, name: str) -> StatementDescription:
         prepared = self._statement(name)
@@ -639,10 +665,10 @@ class EngineSession:
 
     @_boundary
     def execute(self, portal: str, max_rows: int) -> Outcome:
-        self._touch()
+        self.touch()
         self.implicit = True
         target = self._portal(portal)
-        self._working_on(target.prepared.sql)
+        self.working_on(target.prepared.sql)
         return self.execute_portal(target, max_rows)
 
     def close_statement(self, name: str) -> None:
@@ -663,7 +689,7 @@ class EngineSession:
 
     # --- what pg_stat_activity shows ---------------------------------------------------
 
-    def _working_on(self, sql: str) -> None:
+    def working_on(self, sql: str) -> None:
         """A command arrived (a repeated call, after waiting, keeps its start)."""
         activity = self.activity
         if not activity.active or sql != self.current_sql:
@@ -684,13 +710,14 @@ class EngineSession:
 
     # --- transaction bookkeeping ---------------------------------------------------
 
-    def _touch(self) -> None:
+    def touch(self) -> None:
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None
 
     def _end_implicit(self) -> None:
         self.implicit = False
+        self._implicit_started = None
         if self.block is None:
             self._commit_transaction()
             self._transaction_over(committed=True)
@@ -698,6 +725,7 @@ class EngineSession:
 
     def _after_error(self) -> None:
         self.implicit = False
+        self._implicit_started = None
         self.streaming = None
         if self.block is not None:
             self.failed = True
@@ -745,7 +773,7 @@ class EngineSession:
             self._refresh_derived()
 
     def _arm_idle_timer(self) -> None:
-        self._touch()  # an error then Sync arms it twice: one timer only
+        self.touch()  # an error then Sync arms it twice: one timer only
         if not self.executor.owns(self.token) or self.idle_timeout_ms <= 0:
             return
         loop = self.host.loop
@@ -792,7 +820,14 @@ class EngineSession:
 
     def statement_context(self) -> StatementContext:
         now = self.executor.clock()
-        started = self.block.started if self.block is not None else now
+        if self.block is not None:
+            started = self.block.started
+        elif self.implicit:
+            if self._implicit_started is None:
+                self._implicit_started = now
+            started = self._implicit_started
+        else:
+            started = now
         catalog = self._catalog()
         return StatementContext(self.settings_view, self.user, self.database,
                                 self.process_id, started, now, catalog=catalog,
@@ -839,8 +874,8 @@ class EngineSession:
         plan = portal.compiled.plan if portal.compiled else None
         assert plan is not None
         if portal.done:
-            return Rows([], _tag(verb, 0)) if plan.columns is not None else Command(
-                _tag(verb, 0))
+            return Rows([], command_tag(verb, 0)) if plan.columns is not None else Command(
+                command_tag(verb, 0))
         if not portal.started:
             # a SELECT writes only FOR UPDATE (translator)
             self.acquire(plan.writes, plan.observes,
@@ -878,14 +913,14 @@ class EngineSession:
             raise executor.translate_error(exc, self.token, plan.target, plan.tag) from exc
         finally:
             executor.end_statement()
-            self._take_notices(context)
+            self.take_statement_notices(context)
         if context.definitions:  # SQLite counts no row a view's trigger takes
             count = len(context.definitions)
             self.run_definitions(context.definitions)
         if rows is None:
             portal.done = True
             self._statement_done()
-            return Command(_tag(verb, count))
+            return Command(command_tag(verb, count))
         encode = encode or portal.encode
         assert encode is not None
         encoded = encode(rows)
@@ -911,7 +946,7 @@ class EngineSession:
         portal.done = True
         self.streaming = None
         self._statement_done()
-        return _tag(verb, sent)
+        return command_tag(verb, sent)
 
     @_boundary
     def _more_rows(self, portal: Portal, encode: RowEncoder) -> tuple[bytes, int, bool]:
@@ -937,7 +972,7 @@ class EngineSession:
             raise executor.translate_error(exc, self.token) from exc
         finally:
             executor.end_statement()
-            self._take_notices(context)
+            self.take_statement_notices(context)
         return encode(rows), len(rows), exhausted
 
     def note(self, prepared: Prepared, params: Sequence[Any], many: bool = False) -> None:
@@ -960,7 +995,7 @@ class EngineSession:
         log = self.statement_log
         return log.barrier() if log is not None else None
 
-    def _take_notices(self, context: StatementContext) -> None:
+    def take_statement_notices(self, context: StatementContext) -> None:
         for message in context.notices:
             self.notice(message)
         for message in context.warnings:
@@ -983,7 +1018,7 @@ class EngineSession:
             self.note(portal.prepared, portal.params)
         finally:
             executor.end_statement()
-            self._take_notices(context)
+            self.take_statement_notices(context)
         self._statement_done()
 
     def _run_ddl(self, portal: Portal, spec: DdlSpec) -> Outcome:
@@ -1221,7 +1256,7 @@ class EngineSession:
     # --- teardown ---------------------------------------------------------------------
 
     def close(self) -> None:
-        self._touch()
+        self.touch()
         for portal in list(self.portals.values()):
             if portal.cursor is not None:
                 portal.cursor.close()
@@ -1269,12 +1304,6 @@ def _show_duration(milliseconds: int) -> str:
         if milliseconds % size == 0:
             return f"{milliseconds // size}{unit}"
     return f"{milliseconds}ms"
-
-
-def _tag(verb: str, count: int) -> str:
-    if verb == "INSERT":
-        return f"INSERT 0 {count}"
-    return f"{verb} {count}"
 
 
 def _allowed_when_failed(statement: exp.Expression | None) -> bool:

@@ -73,6 +73,13 @@ class Portal:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def command_tag(verb: str, count: int) -> str:
+    """PostgreSQL's CommandComplete tag (an INSERT's names OID 0)."""
+    if verb == "INSERT":
+        return f"INSERT 0 {count}"
+    return f"{verb} {count}"
+
+
 def result_shape(compiled: Compiled | None) -> ResultShape:
     return tuple((c.name, c.type_oid, c.typmod)
                  for c in (compiled.columns if compiled is not None else None) or ())
@@ -130,6 +137,39 @@ def decode_params(types: Sequence[ParamType], formats: Sequence[int],
         else:
             decoded.append(decoder(value))
     return decoded
+
+
+def decode_param_rows(types: Sequence[ParamType], formats: Sequence[int],
+                      rows: Sequence[Sequence[bytes | None]], settings: codecs.Settings,
+                      statement_name: str) -> tuple[list[tuple[Any, ...]], errors.SqlError | None]:
+    """The parameter values of many Binds of one statement, decoded a column
+    at a time: the rows that decode, and the error of the first row that
+    does not (exactly what ``decode_params`` says of it; the rows after it
+    are left out)."""
+    count = len(types)
+    if all(len(row) == count for row in rows):
+        try:
+            binary = expand_formats(formats, count, "parameter")
+            decoders = _column_decoders(tuple(types), tuple(binary), settings)
+            columns = [decoder(column) for decoder, column in zip(
+                decoders, zip(*rows, strict=True), strict=True)]
+            return (list(zip(*columns, strict=True)) if count else [()] * len(rows)), None
+        except Exception:
+            pass  # the row-by-row decoding below is the reference: it says what is wrong
+    decoded: list[tuple[Any, ...]] = []
+    for row in rows:
+        try:
+            decoded.append(tuple(decode_params(types, formats, row, settings, statement_name)))
+        except errors.SqlError as exc:
+            return decoded, exc
+    return decoded, None
+
+
+@functools.lru_cache(maxsize=1024)
+def _column_decoders(types: tuple[ParamType, ...], codes: tuple[int, ...],
+                     settings: codecs.Settings) -> list[codecs.ColumnDecoder]:
+    return [codecs.column_decoder(p.oid, p.typmod, code == 1, settings)
+            for p, code in zip(types, codes, strict=True)]
 
 
 @functools.lru_cache(maxsize=1024)

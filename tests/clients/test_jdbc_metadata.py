@@ -17,7 +17,7 @@ import psycopg
 import pytest
 
 from sqlext.tools.peer import PostgresPeer
-from tests.fixtures.java import JDBC_JAR, compile_java
+from tests.fixtures.java import compile_java, finish_java, start_java
 from tests.fixtures.servers import ServerProcess
 
 SCHEMA = "jdbc_meta"
@@ -88,9 +88,7 @@ def _create(dsn: str) -> None:
 
 
 def _dump(process: subprocess.Popen[str]) -> Dump:
-    stdout, stderr = process.communicate(timeout=240)
-    assert process.returncode == 0, stderr[-3000:]
-    return {entry["call"]: entry for entry in map(json.loads, stdout.splitlines())}
+    return {entry["call"]: entry for entry in map(json.loads, finish_java(process).splitlines())}
 
 
 @pytest.fixture(scope="module")
@@ -102,10 +100,8 @@ def dumps(server: ServerProcess, postgres: PostgresPeer, classes: Path) -> Itera
     dsns = [f"host={host} port={port} user=postgres dbname=postgres" for host, port in servers]
     for dsn in dsns:
         _create(dsn)
-    running = [subprocess.Popen(
-        ["java", "-cp", f"{JDBC_JAR}:{classes}", "DumpMetadata",
-         f"jdbc:postgresql://{host}:{port}/postgres", SCHEMA, *QUERIES],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for host, port in servers]
+    running = [start_java(classes, "DumpMetadata", f"jdbc:postgresql://{host}:{port}/postgres",
+                          SCHEMA, *QUERIES) for host, port in servers]
     ours, theirs = (_dump(process) for process in running)
     yield ours, theirs
     for dsn in dsns:

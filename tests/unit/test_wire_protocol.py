@@ -21,6 +21,7 @@ from wire import messages as m
 from wire.auth import ScramVerifier, md5_password_hash
 from wire.backend import (
     BackendError,
+    BatchOutcome,
     Busy,
     Command,
     CopyIn,
@@ -157,6 +158,32 @@ class ScriptedSession:
         self.calls.append(f"bind {portal}<-{statement}")
         self.portals = {**getattr(self, "portals", {}), portal: self.prepared[statement]}
 
+    def batchable(self, statement: str) -> bool:
+        return getattr(self, "prepared", {}).get(statement, "").startswith("BATCH")
+
+    def execute_batch(self, statement: str, param_formats: Sequence[int],
+                      rows: Sequence[Sequence[bytes | None]], result_formats: Sequence[int]
+                      ) -> BatchOutcome | None:
+        """BATCH: each row "INSERT 0 1", up to a row whose value is b"bad"
+        (its Execute fails), b"badbind" (its Bind fails) or b"notice" (ends
+        the batch after it); BATCH BUSY waits once, BATCH NO declines."""
+        sql = self.prepared[statement]
+        self.calls.append(f"batch {statement} x{len(rows)}")
+        if sql == "BATCH NO":
+            return None
+        if sql == "BATCH BUSY" and self.busy_once:
+            self.busy_once = False
+            raise Busy(self.wakeup)
+        tags: list[str] = []
+        for (value, *_rest) in rows:
+            if value in (b"bad", b"badbind"):
+                error = BackendError(m.Notice("ERROR", "23505", f"row {len(tags)}"))
+                return BatchOutcome(tags, error, failed_bind=value == b"badbind")
+            tags.append("INSERT 0 1")
+            if value == b"notice":
+                break
+        return BatchOutcome(tags)
+
     def describe_statement(self, name: str) -> StatementDescription:
         return StatementDescription([23], FIELDS)
 
@@ -279,6 +306,83 @@ def test_extended_query_round_trip() -> None:
         m.encode_parse("", "ROWS 1") + m.encode_bind("", "") + m.encode_describe("P", "")
         + m.encode_execute("", 0) + m.encode_simple(b"S"))
     assert kinds(connection.take_output()) == "12TDCZ"
+
+
+def _batch(values: Sequence[bytes], described: bool = True) -> bytes:
+    return b"".join(m.encode_bind("", "s", [value]) + (m.encode_describe("P", "") if described
+                                                     else b"") + m.encode_execute("", 1)
+                    for value in values)
+
+
+def _batch_connection(sql: str = "BATCH") -> tuple[Connection, ScriptedBackend]:
+    connection, backend = connect()
+    connection.receive(m.encode_parse("s", sql) + m.encode_simple(b"S"))
+    assert kinds(connection.take_output()) == "1Z"
+    return connection, backend
+
+
+def test_pipelined_binds_run_as_one_batch_with_a_reply_per_row() -> None:
+    connection, backend = _batch_connection()
+    connection.receive(_batch([b"1", b"2", b"3"]) + _batch([b"4"], described=False)
+                       + m.encode_simple(b"S"))
+    output = messages_of(connection.take_output())
+    assert "".join(k.decode() for k, _ in output) == "2nC2nC2nC2CZ"
+    assert {body for kind, body in output if kind == b"C"} == {b"INSERT 0 1\0"}
+    assert backend.session.calls[-2:] == ["batch s x4", "sync"]
+
+
+def test_a_failing_row_ends_the_batch_and_the_rest_waits_for_sync() -> None:
+    connection, backend = _batch_connection()
+    connection.receive(_batch([b"1", b"bad", b"3"]) + m.encode_simple(b"S"))
+    assert kinds(connection.take_output()) == "2nC2nEZ"
+    assert backend.session.calls[-3:] == ["batch s x3", "fail", "sync"]
+    connection.receive(_batch([b"1", b"badbind", b"3"]) + m.encode_simple(b"S"))
+    assert kinds(connection.take_output()) == "2nCEZ"
+
+
+def test_a_row_with_a_notice_ends_the_batch_and_the_rest_runs_one_by_one() -> None:
+    connection, backend = _batch_connection()
+    connection.receive(_batch([b"1", b"notice", b"3", b"4"]) + m.encode_simple(b"S"))
+    # (the scripted session describes every portal as returning rows: T)
+    assert kinds(connection.take_output()) == "2nC2nC2TC2TCZ"
+    assert backend.session.calls[-6:] == ["batch s x4", "bind <-s", "execute ",
+                                          "bind <-s", "execute ", "sync"]
+
+
+def test_a_declined_batch_runs_message_by_message() -> None:
+    connection, backend = _batch_connection("BATCH NO")
+    connection.receive(_batch([b"1", b"2"]) + m.encode_simple(b"S"))
+    assert kinds(connection.take_output()) == "2TC2TCZ"
+    assert backend.session.calls[-6:] == ["batch s x2", "bind <-s", "execute ",
+                                          "bind <-s", "execute ", "sync"]
+
+
+def test_a_busy_batch_is_retried_whole() -> None:
+    connection, backend = _batch_connection("BATCH BUSY")
+    connection.receive(_batch([b"1", b"2"]) + m.encode_simple(b"S"))
+    assert connection.take_output() == b""
+    backend.session.wakeup.fire()
+    connection.resume()
+    assert kinds(connection.take_output()) == "2nC2nCZ"
+    assert backend.session.calls[-3:] == ["batch s x2", "batch s x2", "sync"]
+
+
+def test_a_run_takes_only_the_triples_that_have_arrived() -> None:
+    connection, backend = _batch_connection()
+    data = _batch([b"1", b"2", b"3"]) + m.encode_simple(b"S")
+    cut = len(_batch([b"1", b"2"])) + 7  # inside the third Bind
+    connection.receive(data[:cut])
+    assert kinds(connection.take_output()) == "2nC2nC"
+    connection.receive(data[cut:])
+    assert kinds(connection.take_output()) == "2TCZ"
+    assert backend.session.calls[-4:] == ["batch s x2", "bind <-s", "execute ", "sync"]
+
+
+def test_a_malformed_message_after_a_run_ends_the_connection_after_it() -> None:
+    connection, _ = _batch_connection()
+    connection.receive(_batch([b"1", b"2"]) + b"D\x00\x00\x00\x06Xx")
+    assert kinds(connection.take_output()) == "2nC2nCE"
+    assert connection.closed
 
 
 def test_error_discards_until_sync() -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 from sqlext.tools.bench.baseline import Baseline
 from sqlext.tools.bench.harness import Column, Output, Table
+from sqlext.tools.bench.spark_concurrency import run_concurrency
 from sqlext.tools.peer import PostgresPeer
 from sqlext.tools.processes import SqlextProcess, start_sqlext
 
@@ -99,22 +100,29 @@ def _timed(run: Callable[[], object], pid: int | None) -> tuple[float, float]:
     return time.perf_counter() - started, _cpu_seconds(pid) - cpu
 
 
-def _round(spark: SparkSession, data: DataFrame, rows: int, url: str, pid: int | None,
-           timings: dict[tuple[str, int, str], Timing], target: str) -> None:
+def _options(url: str, rows: int) -> dict[str, str]:
+    return {"url": url, "user": "postgres", "driver": "org.postgresql.Driver",
+            "dbtable": f"bench_{rows}"}
+
+
+def read_table(spark: SparkSession, url: str, rows: int) -> None:
+    """Read the ``rows``-row table back on 2 partitions, every value parsed."""
     from pyspark.sql import functions as F
 
-    options = {"url": url, "user": "postgres", "driver": "org.postgresql.Driver",
-               "dbtable": f"bench_{rows}"}
+    back = (spark.read.format("jdbc").options(**_options(url, rows))
+            .option("partitionColumn", "id").option("lowerBound", 0)
+            .option("upperBound", rows).option("numPartitions", PARTITIONS).load())
+    total = back.select(F.count("*"), F.sum(F.hash(*back.columns))).first()
+    assert total[0] == rows, total
 
+
+def _round(spark: SparkSession, data: DataFrame, rows: int, url: str, pid: int | None,
+           timings: dict[tuple[str, int, str], Timing], target: str) -> None:
     def write() -> None:
-        data.write.format("jdbc").options(**options).mode("overwrite").save()
+        data.write.format("jdbc").options(**_options(url, rows)).mode("overwrite").save()
 
     def read() -> None:
-        back = (spark.read.format("jdbc").options(**options)
-                .option("partitionColumn", "id").option("lowerBound", 0)
-                .option("upperBound", rows).option("numPartitions", PARTITIONS).load())
-        total = back.select(F.count("*"), F.sum(F.hash(*back.columns))).first()
-        assert total[0] == rows, total
+        read_table(spark, url, rows)
 
     for operation, run in (("write", write), ("read", read)):
         seconds, cpu = _timed(run, pid)
@@ -163,6 +171,10 @@ def run_spark(output: Output, with_peer: bool, sizes: tuple[int, ...] = SIZES,
                         server = sqlexts.get(target)
                         pid = server.process.pid if server is not None else None
                         _round(session, data, rows, url, pid, timings, target)
+                if rows == max(sizes):
+                    run_concurrency(output, session, data, rows,
+                                    lambda url, rows=rows: read_table(session, url, rows),
+                                    with_peer)
                 data.unpersist()
     finally:
         if peer is not None:

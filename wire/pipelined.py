@@ -1,0 +1,114 @@
+"""Runs of pipelined Bind [Describe] Execute messages, read straight from the
+receive buffer.
+
+pgjdbc's ``executeBatch`` and psycopg's ``executemany`` send, before one
+Sync, the same three messages for every row of parameters: a Bind of one
+prepared statement into the unnamed portal, maybe a Describe of that
+portal, and an Execute. Only the parameter values differ from row to row.
+Knowing the first row's messages, the rest are checked against the bytes
+they must start and end with, and only the values are cut out: no message
+objects are made. Anything that is not such a triple, or has not fully
+arrived, ends the run and is left in the buffer for the general path (which
+also reports any malformed message).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from wire.framing import FrameReader
+from wire.messages import Bind, Describe, Execute, FrontendMessage
+
+_INT16 = struct.Struct("!h")
+_INT32 = struct.Struct("!i")
+_BIND = ord("B")
+
+
+@dataclass(slots=True)
+class BindRun:
+    """The rows of a run, for the session to execute as one batch."""
+
+    first: Bind
+    rows: list[tuple[bytes | None, ...]]
+    """Each Bind's parameter values, the first's included."""
+    described: list[bool]
+    """Whether each Bind was followed by Describe of the portal."""
+    max_rows: list[int]
+    """Each Execute's row limit."""
+
+    def messages(self, start: int = 0) -> list[FrontendMessage]:
+        """The messages of the rows from ``start`` on, to handle one by one."""
+        first = self.first
+        portal = first.portal
+        found: list[FrontendMessage] = []
+        for row, described, max_rows in zip(self.rows[start:], self.described[start:],
+                                            self.max_rows[start:], strict=True):
+            found.append(Bind(portal, first.statement, first.param_formats, row,
+                              first.result_formats))
+            if described:
+                found.append(Describe("P", portal))
+            found.append(Execute(portal, max_rows))
+        return found
+
+
+def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
+    """The run that ``first`` (just read) begins, with the triples after it
+    that have fully arrived, taken from the buffer; None, taking nothing,
+    unless at least two complete triples are there. Only the unnamed portal
+    makes runs: binding a named one again before it is closed is 42P03."""
+    if first.portal:
+        return None
+    portal = b"\0"  # the unnamed portal's name
+    describe = b"D" + _INT32.pack(5 + len(portal)) + b"P" + portal
+    execute = b"E" + _INT32.pack(8 + len(portal)) + portal
+    head = (portal + first.statement.encode() + b"\0" + _INT16.pack(len(first.param_formats))
+            + struct.pack(f"!{len(first.param_formats)}h", *first.param_formats)
+            + _INT16.pack(len(first.params)))
+    tail = (_INT16.pack(len(first.result_formats))
+            + struct.pack(f"!{len(first.result_formats)}h", *first.result_formats))
+    buffer, pos = framer.view()
+    size = len(buffer)
+    unpack = _INT32.unpack_from
+    run = BindRun(first, [], [], [])
+    consumed = pos
+    count = len(first.params)
+    values: tuple[bytes | None, ...] | None = first.params
+    while True:
+        if values is None:  # the next Bind
+            if size - pos < 5 or buffer[pos] != _BIND:
+                break
+            end = pos + 1 + unpack(buffer, pos + 1)[0]
+            start = pos + 5 + len(head)
+            if end > size or end < start or not buffer.startswith(head, pos + 5):
+                break
+            found: list[bytes | None] = []
+            for _ in range(count):
+                if start + 4 > end:
+                    break
+                length = unpack(buffer, start)[0]
+                start += 4
+                if length == -1:
+                    found.append(None)
+                    continue
+                if length < 0 or start + length > end:
+                    break
+                found.append(bytes(buffer[start:start + length]))
+                start += length
+            if len(found) != count or buffer[start:end] != tail:
+                break
+            values = tuple(found)
+            pos = end
+        described = buffer.startswith(describe, pos)
+        after = pos + len(describe) if described else pos
+        if not buffer.startswith(execute, after) or after + len(execute) + 4 > size:
+            break
+        run.rows.append(values)
+        run.described.append(described)
+        run.max_rows.append(unpack(buffer, after + len(execute))[0])
+        pos = consumed = after + len(execute) + 4
+        values = None
+    if len(run.rows) < 2:
+        return None
+    framer.skip_to(consumed)
+    return run
