@@ -405,7 +405,8 @@ def test_serial_ids_and_now_defaults(peers: Peers) -> None:
             cursor.executemany(sql, [("5",), ("5",), (None,), ("5",)])
         except psycopg.Error as exc:
             told.append(failure(exc))
-        connection.execute("INSERT INTO events (grp) VALUES (6); SELECT count(*) FROM generate_series(1, 20000); "
+        connection.execute("INSERT INTO events (grp) VALUES (6); "
+                           "SELECT count(*) FROM generate_series(1, 20000); "
                            "INSERT INTO events (grp) VALUES (6)", prepare=False)
         return told
 
