@@ -18,7 +18,8 @@ PACKAGES: Final = ("sqlext", "wire", "executor", "catalog", "storage")
 IMPORT_NAMES: Final = {"psycopg": "psycopg", "sqlglot": "sqlglot", "pyarrow": "pyarrow",
                        "uvloop": "uvloop", "pyspark": "pyspark"}
 """Distribution -> the module it is imported as."""
-OPTIONAL_IN: Final = {"pyspark": ("sqlext.tools.bench.spark_bench",)}
+OPTIONAL_IN: Final = {"pyspark": ("sqlext.tools.bench.spark_bench",
+                                        "sqlext.tools.bench.spark_concurrency")}
 """Modules of an extra -> the only modules that may import them, lazily."""
 
 
