@@ -147,8 +147,7 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
     try:
         return datafiles.write_parquet(path, schema, batches())
     finally:
-        if portal.cursor is not None:
-            portal.cursor.close()
+        portal.close()
 
 
 def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[str],

@@ -48,6 +48,7 @@ from executor.streaming.scheduler import Scheduler
 from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
 from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
+from sqlext.session import snapshot_rows
 from sqlext.session.activity import Activity
 from sqlext.session.batch import batch_plan, execute_batch
 from sqlext.session.dataflow_rows import run_definitions
@@ -204,29 +205,36 @@ is small, small enough to stay in the CPU caches."""
 
 
 class _RowStream:
-    """The DataRows of a result, read from its cursor a chunk at a time as
-    the connection sends them (it stops asking while the client does not
-    read); each chunk's messages come as one bytes. The cursor is a
-    ``LiveCursor``: should another session start writing meanwhile, it
-    reads the rest first, so the rows stay those of the statement's
-    snapshot."""
+    """The DataRows of a result, read a chunk at a time as the connection
+    sends them (it stops asking while the client does not read); each
+    chunk's messages come as one bytes. The rows come from a ``LiveCursor``
+    (should another session start writing meanwhile, it reads the rest
+    first, so the rows stay those of the statement's snapshot), or from a
+    forked reader of a snapshot (``snapshot_rows``), which may not have the
+    next chunk yet: then ``more`` raises Busy and the connection asks again
+    later, the stream's place kept."""
 
     def __init__(self, first: bytes, count: int,
                  more: Callable[[], tuple[bytes, int, bool]],
                  done: Callable[[int], str]) -> None:
-        self._first = first, count, False
+        self._next: tuple[bytes, int, bool] | None = (first, count, False)
+        self._last = False
         self._more = more
         self._done = done
         self._sent = 0
 
     def __iter__(self) -> Iterator[bytes]:
-        chunk, count, last = self._first
-        while True:
-            self._sent += count
-            yield chunk
-            if last:
-                return
-            chunk, count, last = self._more()
+        return self
+
+    def __next__(self) -> bytes:
+        if self._next is None:
+            if self._last:
+                raise StopIteration
+            self._next = self._more()
+        chunk, count, self._last = self._next
+        self._next = None
+        self._sent += count
+        return chunk
 
     def finish(self) -> str:
         return self._done(self._sent)
@@ -676,8 +684,8 @@ class EngineSession:
 
     def close_portal(self, name: str) -> None:
         portal = self.portals.pop(name, None)
-        if portal is not None and portal.cursor is not None:
-            portal.cursor.close()
+        if portal is not None:
+            portal.close()
 
     @_boundary
     def sync(self) -> None:
@@ -876,6 +884,9 @@ class EngineSession:
         if portal.done:
             return Rows([], command_tag(verb, 0)) if plan.columns is not None else Command(
                 command_tag(verb, 0))
+        if portal.snapshot is not None:
+            return self._snapshot_rows(portal, max_rows, verb)
+        encode = encode or portal.encode
         if not portal.started:
             # a SELECT writes only FOR UPDATE (translator)
             self.acquire(plan.writes, plan.observes,
@@ -904,6 +915,9 @@ class EngineSession:
                     stored = len(buffered)
                     portal.cursor = LiveCursor(executor, cursor, buffered)
                     rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
+                    if (not exhausted and plan.snapshot_reads and portal.motion is None
+                            and encode is portal.encode and encode is not None):
+                        self._read_rest_from_snapshot(portal, max_rows or STREAM_CHUNK, encode)
                 if plan.after_insert:
                     self.host.dataflow.after_insert(plan, stored, self.compile_context(),
                                                       self.token)
@@ -921,7 +935,6 @@ class EngineSession:
             portal.done = True
             self._statement_done()
             return Command(command_tag(verb, count))
-        encode = encode or portal.encode
         assert encode is not None
         encoded = encode(rows)
         if not exhausted and max_rows == 0:
@@ -940,6 +953,34 @@ class EngineSession:
             return Rows([encoded], None)
         return Rows([encoded], self._portal_done(portal, verb, len(rows)))
 
+    def _read_rest_from_snapshot(self, portal: Portal, chunk_rows: int,
+                                 encode: RowEncoder) -> None:
+        """Fork a reader of the rest of the portal's rows, now, while the
+        database is as the statement found it (``snapshot_rows``); when no
+        more readers may run, or the fork fails, they are read here."""
+        cursor = portal.cursor
+        if cursor is None or not snapshot_rows.may_fork():
+            return
+        executor, token = self.executor, self.token
+        try:
+            portal.snapshot = cursor.hand_over(lambda rows, rest: snapshot_rows.ForkedRows.start(
+                self.host.loop, rows, rest, encode, chunk_rows,
+                lambda exc: executor.translate_error(exc, token)))
+        except OSError as exc:
+            log.warning("reading a query's rows on the executor: could not fork a reader "
+                        "(%s)", exc)
+            return
+        portal.cursor = None
+
+    def _snapshot_rows(self, portal: Portal, max_rows: int, verb: str) -> Outcome:
+        """The next Execute of a portal read from a snapshot: up to
+        ``max_rows`` rows as the forked reader sends them."""
+        assert portal.snapshot is not None
+        data, count, last = portal.snapshot.fetch(max_rows)
+        if not last or (max_rows and count == max_rows):
+            return Rows([data], None)
+        return Rows([data], self._portal_done(portal, verb, count))
+
     def _portal_done(self, portal: Portal, verb: str, sent: int) -> str:
         """The portal's last rows went out: its CommandComplete tag."""
         portal.cursor = None
@@ -953,17 +994,19 @@ class EngineSession:
         """The next rows of a portal whose rows are being sent (encoded), how
         many they are, and whether they are the last."""
         executor = self.executor
-        cursor = portal.cursor
-        assert cursor is not None
         token = self.token
         remaining_ms = math.ceil((portal.deadline - time.monotonic()) * 1000) if (
             portal.deadline) else 0
         timed_out = bool(portal.deadline) and remaining_ms <= 0
         if token.cancel_requested or timed_out:
-            cursor.close()  # or a writer would read the rest, which may not end
+            portal.close()  # or a writer would read the rest, which may not end
             token.cancel_requested = False
             reason = "statement timeout" if timed_out else "user request"
             raise errors.QueryCanceled(f"canceling statement due to {reason}")
+        if portal.snapshot is not None:
+            return portal.snapshot.fetch(0)
+        cursor = portal.cursor
+        assert cursor is not None
         context = self.statement_context()
         executor.begin_statement(token, context, remaining_ms)
         try:
@@ -1258,8 +1301,7 @@ class EngineSession:
     def close(self) -> None:
         self.touch()
         for portal in list(self.portals.values()):
-            if portal.cursor is not None:
-                portal.cursor.close()
+            portal.close()
         self.portals.clear()
         self.executor.forget(self.token)
         self.token.pending = None

@@ -22,6 +22,7 @@ from executor.core import LiveCursor
 from executor.plans import OutputColumn, ParamType
 from sqlext.compile.compiler import Compiled
 from sqlext.session.cursor_motion import CursorMotion
+from sqlext.session.snapshot_rows import ForkedRows
 from wire.messages import Field, data_rows_encoder
 
 RowEncoder = Callable[[list[Any]], Any]
@@ -71,6 +72,18 @@ class Portal:
     """While its rows are sent: when statement_timeout ends the statement
     (time.monotonic(); 0 for none)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    snapshot: ForkedRows | None = None
+    """Where the rest of its rows come from once a forked child reads them
+    (``snapshot_rows``; ``cursor`` is then None)."""
+
+    def close(self) -> None:
+        """Its rows are no longer wanted."""
+        if self.cursor is not None:
+            self.cursor.close()
+            self.cursor = None
+        if self.snapshot is not None:
+            self.snapshot.close()
+            self.snapshot = None
 
 
 def command_tag(verb: str, count: int) -> str:
