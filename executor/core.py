@@ -192,6 +192,16 @@ class LiveCursor:
             self.close()
         return rows, exhausted
 
+    def has_left(self, count: int) -> bool:
+        """Whether at least ``count`` rows are left, reading ahead as far as
+        needed (the rows read stay in order for the next fetch)."""
+        if len(self._buffer) < count and self._cursor is not None:
+            more = self._cursor.fetchmany(count - len(self._buffer))
+            self._buffer.extend(more)
+            if not more:
+                self.close()
+        return len(self._buffer) >= count
+
     def hand_over(self, reader: Callable[[list[Any], sqlite.Cursor | None], _Reader]
                   ) -> _Reader:
         """Give the rows read ahead and the cursor to ``reader`` (a forked

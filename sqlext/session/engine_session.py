@@ -956,10 +956,12 @@ class EngineSession:
     def _read_rest_from_snapshot(self, portal: Portal, chunk_rows: int,
                                  encode: RowEncoder) -> None:
         """Fork a reader of the rest of the portal's rows, now, while the
-        database is as the statement found it (``snapshot_rows``); when no
-        more readers may run, or the fork fails, they are read here."""
+        database is as the statement found it (``snapshot_rows``), if many
+        are left; when no more readers may run, or the fork fails, they are
+        read here."""
         cursor = portal.cursor
-        if cursor is None or not snapshot_rows.may_fork():
+        if cursor is None or not snapshot_rows.may_fork() or not cursor.has_left(
+                snapshot_rows.LARGE):
             return
         executor, token = self.executor, self.token
         try:

@@ -46,6 +46,9 @@ CHILD_NICENESS: Final = 7
 """How much lower the child's CPU priority is than the server's: by the
 Linux scheduler's weights, a server sharing a core with a reader keeps
 about 85% of it."""
+LARGE: Final = 2000
+"""Rows that must be left after a query's first chunk for a child to read
+them: fewer are read on the executor (a fork costs a few milliseconds)."""
 MAX_READERS: Final = 8
 """Forked readers at once; a query past that reads on the executor."""
 _FRAME: Final = struct.Struct("!iI")
