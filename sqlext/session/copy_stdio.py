@@ -425,6 +425,7 @@ def query_portal(session: EngineSession, source: exp.Expression,
     if portal.compiled is None or portal.compiled.plan is None:
         raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
     portal.encode = keep_rows
+    portal.sends_messages = False
     return portal
 
 

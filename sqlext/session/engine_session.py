@@ -916,7 +916,8 @@ class EngineSession:
                     portal.cursor = LiveCursor(executor, cursor, buffered)
                     rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
                     if (not exhausted and plan.snapshot_reads and portal.motion is None
-                            and encode is portal.encode and encode is not None):
+                            and encode is portal.encode and portal.sends_messages
+                            and encode is not None):
                         self._read_rest_from_snapshot(portal, max_rows or STREAM_CHUNK, encode)
                 if plan.after_insert:
                     self.host.dataflow.after_insert(plan, stored, self.compile_context(),

@@ -72,6 +72,9 @@ class Portal:
     """While its rows are sent: when statement_timeout ends the statement
     (time.monotonic(); 0 for none)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    sends_messages: bool = True
+    """``encode`` makes the DataRows the client gets (COPY's portal keeps
+    stored values for its own formats)."""
     snapshot: ForkedRows | None = None
     """Where the rest of its rows come from once a forked child reads them
     (``snapshot_rows``; ``cursor`` is then None)."""
