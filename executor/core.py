@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from catalog import errors
 from catalog.schema import Catalog
@@ -140,6 +140,9 @@ MATERIALIZE_LIMIT: Final = 1_000_000
 """Rows of an unfinished result kept in memory when a writer starts."""
 
 
+_Reader = TypeVar("_Reader")
+
+
 class LiveCursor:
     """Rows of a statement still being fetched in pieces (a portal).
 
@@ -188,6 +191,26 @@ class LiveCursor:
         if exhausted:
             self.close()
         return rows, exhausted
+
+    def has_left(self, count: int) -> bool:
+        """Whether at least ``count`` rows are left, reading ahead as far as
+        needed (the rows read stay in order for the next fetch)."""
+        if len(self._buffer) < count and self._cursor is not None:
+            more = self._cursor.fetchmany(count - len(self._buffer))
+            self._buffer.extend(more)
+            if not more:
+                self.close()
+        return len(self._buffer) >= count
+
+    def hand_over(self, reader: Callable[[list[Any], sqlite.Cursor | None], _Reader]
+                  ) -> _Reader:
+        """Give the rows read ahead and the cursor to ``reader`` (a forked
+        child reads the rest); once it has taken them this object holds
+        nothing, and if it fails this object stays as it was."""
+        taken = reader(list(self._buffer), self._cursor)
+        self._buffer.clear()
+        self.close()
+        return taken
 
     def materialize(self) -> None:
         """A writer is about to start: read the rest now, so the rows stay

@@ -103,6 +103,10 @@ class SqlPlan:
     """What the running role needs (checked each time the plan runs)."""
     slots: tuple[Slot, ...] = ()
     """Values bound after the ``bindings`` parameters (numbered on from them)."""
+    snapshot_reads: bool = False
+    """A query whose rows past the first chunk may be read from a snapshot
+    by a forked child (``sqlext.session.snapshot_rows``): it leaves the
+    engine as it found it."""
 
     def bound(self, args: Sequence[Any]) -> Sequence[Any]:
         """The values to bind of ``args`` (one per declared parameter)."""

@@ -44,19 +44,21 @@ class Busy(Exception):
         self.wakeup = wakeup
 
 
-Row = bytes
-"""One complete DataRow message (``messages.data_row`` or a
-``messages.data_row_encoder``)."""
+Messages = bytes
+"""One or more complete messages back to back: the DataRows of a chunk of
+rows (``messages.data_rows_encoder``), or the CopyData of a chunk of COPY
+rows."""
 
 
 @dataclass(slots=True)
 class Rows:
     """Result rows of one Execute, already encoded in the portal's formats.
     ``rows`` may produce them while they are sent (a generator reading its
-    cursor): the connection stops taking rows while the client does not
-    read, and calls ``finish`` once all are out."""
+    cursor, a chunk of DataRows at a time): the connection stops taking
+    them while the client does not read, and calls ``finish`` once all are
+    out."""
 
-    rows: Iterable[Row]
+    rows: Iterable[Messages]
     tag: str | None
     """CommandComplete tag, or None when the portal is suspended (row limit)."""
     finish: Callable[[], str] | None = None
@@ -99,10 +101,14 @@ class CopyIn:
 
 @dataclass(slots=True)
 class CopyOut:
-    chunks: Iterable[bytes]
+    """COPY ... TO STDOUT: its CopyData messages may be produced while they
+    are sent, as Rows' are; ``tag`` gives the CommandComplete tag once all
+    are out."""
+
+    messages: Iterable[Messages]
     overall_format: int
     column_formats: list[int]
-    tag: str
+    tag: Callable[[], str]
 
 
 Outcome = Rows | Command | EmptyQuery | CopyIn | CopyOut

@@ -51,6 +51,7 @@ from wire.pipelined import BindRun, read_run
 log = logging.getLogger("sqlext")
 
 OUTPUT_CHUNK = 1 << 20
+"""Hand output to the transport once this much has accumulated."""
 NOTIFICATION_BACKLOG_LIMIT = 32 << 20
 """Bytes of notifications and other output a listening connection may have
 waiting for its client (held until its transaction block ends, or sent and
@@ -59,10 +60,6 @@ subscribe server drops a subscriber that does not read (Redis: 32 MB): the
 memory a slow listener holds stays bounded, and the notifiers and the
 dataflow never wait for it. One transaction that sends a listener more than
 this at once drops it too."""
-OUTPUT_CHUNK_PARTS = 2000
-"""Messages (rows) sent between two looks at ``output_blocked``: small rows
-fill a chunk slowly, and the server's turn must end now and then."""
-"""Hand output to the transport once this much has accumulated."""
 
 
 class State(enum.Enum):
@@ -486,9 +483,9 @@ class Connection:
         elif isinstance(outcome, CopyOut):
             self._emit(messages.copy_out_response(outcome.overall_format,
                                                   outcome.column_formats))
-            self._send_all((messages.copy_data(chunk) for chunk in outcome.chunks),
+            self._send_all(iter(outcome.messages),
                            lambda: self._emit(messages.COPY_DONE_MESSAGE
-                                              + messages.command_complete(outcome.tag)))
+                                              + messages.command_complete(outcome.tag())))
         else:
             self._emit(messages.copy_in_response(outcome.overall_format,
                                                  outcome.column_formats))
@@ -501,37 +498,24 @@ class Connection:
         self._emit(messages.PORTAL_SUSPENDED if tag is None else messages.command_complete(tag))
 
     def _send_all(self, parts: Iterator[bytes], then: Callable[[], None]) -> None:
-        """Send the messages ``parts`` yields, then do ``then``. When the
-        client stops reading, or the connection has had its turn of the
-        event loop (``output_blocked``), this raises Busy and the retried
-        message continues here (``_continue_sending``): a result is never
-        held in memory whole, only what the transport buffers, and an
-        endless one does not keep other clients waiting."""
+        """Send the messages ``parts`` yields (each part one message or a
+        chunk of them), then do ``then``. When the client stops reading, or
+        the connection has had its turn of the event loop
+        (``output_blocked``, asked after every part), this raises Busy and
+        the retried message continues here (``_continue_sending``): a
+        result is never held in memory whole, only what the transport
+        buffers, and an endless one does not keep other clients waiting."""
         self._unfinished = (parts, then)
         self._continue_sending()
 
     def _continue_sending(self) -> None:
         assert self._unfinished is not None
         parts, then = self._unfinished
-        batch: list[bytes] = []
-        size = 0
-        try:
-            for part in parts:
-                batch.append(part)
-                size += len(part)
-                if size >= OUTPUT_CHUNK or len(batch) >= OUTPUT_CHUNK_PARTS:
-                    self._emit(b"".join(batch))
-                    batch.clear()
-                    size = 0
-                    blocked = self.output_blocked() if self.output_blocked else None
-                    if blocked is not None:
-                        raise Busy(blocked)
-        except BaseException:
-            if batch:
-                self._emit(b"".join(batch))
-            raise
-        if batch:
-            self._emit(b"".join(batch))
+        for part in parts:
+            self._emit(part)
+            blocked = self.output_blocked() if self.output_blocked else None
+            if blocked is not None:
+                raise Busy(blocked)
         self._unfinished = None
         then()
 

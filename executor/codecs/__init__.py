@@ -36,6 +36,7 @@ from executor.codecs.base import (
     BinDecoder,
     Codec,
     ColumnDecoder,
+    ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
@@ -43,6 +44,7 @@ from executor.codecs.base import (
     each_text,
     fallback_text,
 )
+from executor.codecs.columnar import each
 
 _SCALARS: Final[dict[int, Codec]] = {
     **integers.CODECS,
@@ -114,18 +116,39 @@ def binary_encoder(oid: int, typmod: int = -1) -> Encoder:
     return codec.binary_out(typmod)
 
 
+def text_column_encoder(oid: int, typmod: int = -1, settings: Settings = DEFAULT
+                        ) -> ColumnEncoder:
+    """A column of storage values -> their text output, a chunk at a time."""
+    codec = _CODECS.get(oid)
+    if codec is not None and codec.text_out_column is not None:
+        return codec.text_out_column(typmod, settings)
+    return each(text_encoder(oid, typmod, settings))
+
+
+def binary_column_encoder(oid: int, typmod: int = -1) -> ColumnEncoder:
+    """A column of storage values -> their binary output, a chunk at a time."""
+    codec = _CODECS.get(oid)
+    if codec is not None and codec.binary_out_column is not None:
+        return codec.binary_out_column(typmod)
+    return each(binary_encoder(oid, typmod))
+
+
 __all__ = [
     "DEFAULT",
     "BinDecoder",
     "ColumnDecoder",
+    "ColumnEncoder",
     "Decoder",
     "Encoder",
     "Settings",
+    "binary_column_encoder",
     "binary_decoder",
     "binary_encoder",
     "column_decoder",
     "dump_array",
+    "each",
     "load_array",
+    "text_column_encoder",
     "text_decoder",
     "text_encoder",
 ]

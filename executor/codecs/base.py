@@ -42,6 +42,11 @@ BinDecoder = Callable[[bytes], object]
 """PostgreSQL binary input -> storage value."""
 Encoder = Callable[[object], bytes]
 """Storage value -> wire bytes (never called with None)."""
+ColumnEncoder = Callable[[Sequence[Any]], Any]
+"""The values of one column in a chunk of rows (None for NULL) -> an Arrow
+array of their wire forms, null where the value is NULL: their bytes as
+string or binary, or fixed-width numbers sent in network byte order
+(``executor.codecs.columnar``)."""
 ColumnDecoder = Callable[[Sequence[bytes | None]], list[object]]
 """The wire values of one parameter in many rows (text ones as UTF-8 bytes,
 NULL as None) -> their storage values. It may raise on a value the
@@ -51,8 +56,10 @@ is the reference (a column decoder is a shortcut for the common forms)."""
 
 @dataclass(frozen=True, slots=True)
 class Codec:
-    """The four factories of one type; each is called once per column. The
-    optional column factories decode many rows' values at once (batches)."""
+    """The factories of one type; each is called once per column. The
+    column-wise factories are optional: input ones decode many rows' values
+    at once (batches, COPY FROM), output ones encode a chunk of rows' values
+    at once; without them a column goes value by value."""
 
     text_in: Callable[[int, Settings], Decoder]
     text_out: Callable[[int, Settings], Encoder]
@@ -60,6 +67,8 @@ class Codec:
     binary_out: Callable[[int], Encoder]
     text_in_column: Callable[[int, Settings], ColumnDecoder] | None = None
     binary_in_column: Callable[[int, Settings], ColumnDecoder] | None = None
+    text_out_column: Callable[[int, Settings], ColumnEncoder] | None = None
+    binary_out_column: Callable[[int], ColumnEncoder] | None = None
 
 
 def each_text(decode: Decoder) -> ColumnDecoder:

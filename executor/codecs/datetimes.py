@@ -35,6 +35,7 @@ from executor.codecs.base import (
     BinDecoder,
     Codec,
     ColumnDecoder,
+    ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
@@ -66,7 +67,9 @@ from executor.codecs.civil import (
     format_offset,
     format_timestamp,
 )
+from executor.codecs.columnar import arrow, each, inferred, patched
 from executor.codecs.integers import SPACE
+from executor.codecs.strings import text_column as text_column_of_str
 from executor.codecs.strings import text_out
 from executor.codecs.zones import UTC_ZONE, Zone, input_zone, offset_zone, session_zone
 
@@ -99,6 +102,9 @@ _EPOCH: Final = datetime(2000, 1, 1)
 _MICROSECOND: Final = timedelta(microseconds=1)
 _RELATIVE: Final = frozenset({"now", "today", "tomorrow", "yesterday"})
 _EPOCH_DAYS: Final = days_from_civil(1970, 1, 1)
+_UNIX_TO_2000_MICROS: Final = -_EPOCH_DAYS * USECS_PER_DAY
+_UNIX_YEAR_1: Final = (days_from_civil(1, 1, 1) - _EPOCH_DAYS) * USECS_PER_DAY
+_UNIX_YEAR_10000: Final = (days_from_civil(10000, 1, 1) - _EPOCH_DAYS) * USECS_PER_DAY
 # IS_VALID_JULIAN checks the year and month only: November 4714 BC passes.
 _JULIAN_FIRST: Final = days_from_civil(-4713, 11, 1)
 _I32: Final = struct.Struct(">i")
@@ -311,6 +317,111 @@ def _timestamptz_out(zone: Zone) -> Encoder:
     return utc_out
 
 
+def _timestamptz_column(zone: Zone) -> ColumnEncoder:
+    """``_timestamptz_out`` of a whole column: in UTC the stored forms (a
+    digit first and last) only gain '+00'; other zones, ``_zoned_column``."""
+    per_value = _timestamptz_out(zone)
+    whole_column = each(per_value)
+    if not (zone.fixed and zone.offset == 0):
+        return _zoned_column(zone, per_value, whole_column)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "string")
+        if column is None:
+            return whole_column(values)
+        pc = arrow.pc
+        stored_form = pc.match_substring_regex(column, "^[0-9](?:.*[0-9])?$")
+        return patched(pc.binary_join_element_wise(column, "+00", ""), stored_form, values,
+                       per_value)
+
+    return encode
+
+
+def _zoned_column(zone: Zone, per_value: Encoder, whole_column: ColumnEncoder
+                  ) -> ColumnEncoder:
+    """Local times in a zone other than UTC: Arrow reads the stored forms,
+    adds the offsets and prints the local times. The offsets are looked up
+    once per day of the chunk, at both ends of it (the tz database's
+    transitions are days apart, four at the least today, so an offset that
+    agrees there holds all day); the values of a day with a transition,
+    BC, or past 9999 go through ``per_value``."""
+
+    def encode(values: Sequence[Any]) -> Any:
+        utc = _unix_micros(values)
+        if utc is None:
+            return whole_column(values)
+        pa, pc = arrow.pa, arrow.pc
+        first = pc.min(utc).as_py()
+        start = first - first % USECS_PER_DAY
+        days = pc.divide(pc.subtract(utc, start), USECS_PER_DAY)  # not negative: floor
+        seen = pc.unique(days).drop_null()
+        offsets = [_steady_offset(zone, start - _UNIX_TO_2000_MICROS + day * USECS_PER_DAY)
+                   for day in seen.to_pylist()]
+        which = pc.index_in(days, value_set=seen)
+        offset = pc.take(pa.array(offsets, pa.int64()), which)
+        local = pc.add(utc, pc.multiply(offset, USECS_PER_SECOND))
+        clock = pc.replace_substring_regex(local.cast("timestamp[us]").cast("string"),
+                                           r"\.?0+$", "")  # '.ffffff' without trailing zeros
+        suffixes = pa.array([None if seconds is None else format_offset(seconds)
+                             for seconds in offsets], pa.string())
+        printed = pc.binary_join_element_wise(clock, pc.take(suffixes, which), "")
+        ordinary = pc.and_kleene(pc.is_valid(offset), pc.and_(
+            pc.greater_equal(local, _UNIX_YEAR_1), pc.less(local, _UNIX_YEAR_10000)))
+        return patched(printed, ordinary, values, per_value)
+
+    return encode
+
+
+def _steady_offset(zone: Zone, day_start: int) -> int | None:
+    """The zone's offset all day long from ``day_start`` (UTC), or None
+    when it changes that day."""
+    offset = zone.utc_offset(day_start)
+    return offset if zone.utc_offset(day_start + USECS_PER_DAY - 1) == offset else None
+
+
+def _unix_micros(values: Sequence[Any]) -> Any | None:
+    """Stored timestamps as Arrow int64 microseconds from 1970, or None when
+    Arrow cannot read them all (BC, infinities, years past 9999...)."""
+    column = inferred(values, "string")
+    try:
+        return None if column is None else column.cast("timestamp[us]").cast("int64")
+    except arrow.pa.ArrowInvalid:
+        return None
+
+
+def _days_column(per_value: Encoder) -> ColumnEncoder:
+    """Dates as their day numbers from 2000-01-01 (binary send): Arrow reads
+    the ISO forms; BC dates and infinities go through ``per_value``."""
+    whole_column = each(per_value)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "string")
+        try:
+            days = None if column is None else column.cast("date32").cast("int32")
+        except arrow.pa.ArrowInvalid:
+            days = None
+        if days is None:
+            return whole_column(values)
+        return arrow.pc.subtract(days, arrow.pa.scalar(-_EPOCH_DAYS, "int32"))
+
+    return encode
+
+
+def _micros_column(per_value: Encoder) -> ColumnEncoder:
+    """Timestamps as their microseconds from 2000-01-01 (binary send): Arrow
+    reads the ISO forms; BC, infinities and years past 9999 go through
+    ``per_value``."""
+    whole_column = each(per_value)
+
+    def encode(values: Sequence[Any]) -> Any:
+        micros = _unix_micros(values)
+        if micros is None:
+            return whole_column(values)
+        return arrow.pc.subtract(micros, arrow.pa.scalar(_UNIX_TO_2000_MICROS, "int64"))
+
+    return encode
+
+
 def _int_binary_in(packer: struct.Struct, read: Callable[[int], str]) -> BinDecoder:
     size, unpack = packer.size, packer.unpack
 
@@ -512,10 +623,23 @@ def _timestamp_codec(with_zone: bool) -> Codec:
         return _int_binary_in(_I64, _timestamp_reader(typmod))
 
     def binary_out(_typmod: int) -> Encoder:
-        return lambda value: _I64.pack(stored_timestamp(value))
+        return _timestamp_send
 
-    return Codec(text_in, encoder, binary_in, binary_out, text_in_column,
-                 _timestamp_binary_column)
+    def text_column(_typmod: int, settings: Settings) -> ColumnEncoder:
+        if with_zone:
+            return _timestamptz_column(session_zone(settings.timezone))
+        return text_column_of_str
+
+    return Codec(text_in, encoder, binary_in, binary_out, text_in_column=text_in_column,
+                 binary_in_column=_timestamp_binary_column, text_out_column=text_column,
+                 binary_out_column=lambda _typmod: _MICROS_COLUMN)
+
+
+def _timestamp_send(value: object) -> bytes:
+    return _I64.pack(stored_timestamp(value))
+
+
+_MICROS_COLUMN: Final = _micros_column(_timestamp_send)
 
 
 def _time_text_in(typmod: int, _settings: Settings) -> Decoder:
@@ -526,20 +650,31 @@ def _time_binary_out(value: object) -> bytes:
     return _I64.pack(_time_micros(str(value), -1))
 
 
+def _date_send(value: object) -> bytes:
+    return _I32.pack(stored_date(value))
+
+
+_DAYS_COLUMN: Final = _days_column(_date_send)
+
+
 CODECS: Final[dict[int, Codec]] = {
     types.DATE: Codec(
         lambda _typmod, _settings: _date_in,
         lambda _typmod, _settings: text_out,
         lambda _typmod, _settings: _int_binary_in(_I32, _date_read),
-        lambda _typmod: lambda value: _I32.pack(stored_date(value)),
-        lambda typmod, settings: _printed(_CALENDAR_DAY, _date_column(typmod, settings)),
-        _date_binary_column,
+        lambda _typmod: _date_send,
+        text_in_column=lambda typmod, settings: _printed(_CALENDAR_DAY,
+                                                         _date_column(typmod, settings)),
+        binary_in_column=_date_binary_column,
+        text_out_column=lambda _typmod, _settings: text_column_of_str,
+        binary_out_column=lambda _typmod: _DAYS_COLUMN,
     ),
     types.TIME: Codec(
         _time_text_in,
         lambda _typmod, _settings: text_out,
         lambda typmod, _settings: _int_binary_in(_I64, _time_reader(typmod)),
         lambda _typmod: _time_binary_out,
+        text_out_column=lambda _typmod, _settings: text_column_of_str,
     ),
     types.TIMESTAMP: _timestamp_codec(with_zone=False),
     types.TIMESTAMPTZ: _timestamp_codec(with_zone=True),

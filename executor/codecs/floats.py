@@ -24,6 +24,7 @@ from executor.codecs.base import (
     BinDecoder,
     Codec,
     ColumnDecoder,
+    ColumnEncoder,
     Decoder,
     Encoder,
     Settings,
@@ -33,6 +34,7 @@ from executor.codecs.base import (
     invalid_syntax,
     without_nulls,
 )
+from executor.codecs.columnar import arrow, each, inferred, patched
 
 NAN: Final = "NaN"
 """Storage form of NaN for float and numeric columns."""
@@ -216,6 +218,33 @@ def _text_out(
     return factory
 
 
+def _shortest8_column(typmod: int, settings: Settings) -> ColumnEncoder:
+    """``shortest8`` of a whole column: Arrow prints the same shortest
+    digits, laid out as PostgreSQL does for zeros and 1e-4 <= |x| < 1e10;
+    other values (and 'NaN' as stored) go through ``shortest8``."""
+    per_value = _text_out(shortest8, 15)(typmod, settings)
+    whole_column = each(per_value)
+    if settings.extra_float_digits <= 0:
+        return whole_column
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "double")
+        if column is None:
+            return whole_column(values)
+        pc = arrow.pc
+        printed = pc.cast(column, "string")
+        magnitude = pc.abs(column)
+        low, high = (bound.as_py() for bound in pc.min_max(magnitude).values())  # not NaN
+        if low is not None and low >= 1e-4 and high < 1e10 and not (
+                pc.any(pc.is_nan(column)).as_py()):
+            return printed
+        laid_out_alike = pc.or_(pc.equal(magnitude, 0.0), pc.and_(
+            pc.greater_equal(magnitude, 1e-4), pc.less(magnitude, 1e10)))
+        return patched(printed, laid_out_alike, values, per_value)
+
+    return encode
+
+
 def _text_in(sql_name: str, narrow: bool) -> Callable[[int, Settings], Decoder]:
     def decode(text: str) -> float | str:
         return _parse(text, sql_name, narrow)
@@ -277,10 +306,13 @@ def _double_text_column(decode: Decoder) -> ColumnDecoder:
 
 
 def _float_codec(
-    sql_name: str, packer: struct.Struct, shortest: Callable[[float], str], significant: int
+    sql_name: str, packer: struct.Struct, shortest: Callable[[float], str], significant: int,
+    text_out_column: Callable[[int, Settings], ColumnEncoder] | None = None,
+    binary_out_column: Callable[[Encoder], ColumnEncoder] | None = None,
 ) -> Codec:
     binary_in, binary_out = _binary(packer)
     text_in = _text_in(sql_name, packer is _F4)
+    binary_column = None if binary_out_column is None else binary_out_column(binary_out)
     return Codec(
         text_in,
         _text_out(shortest, significant),
@@ -289,10 +321,23 @@ def _float_codec(
         text_in_column=None if packer is _F4 else lambda typmod, settings: _double_text_column(
             text_in(typmod, settings)),
         binary_in_column=lambda _typmod, _settings: _float_column(binary_in, packer),
+        text_out_column=text_out_column,
+        binary_out_column=None if binary_column is None else lambda _typmod: binary_column,
     )
+
+
+def _float8_binary_column(binary_out: Encoder) -> ColumnEncoder:
+    whole_column = each(binary_out)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "double")
+        return whole_column(values) if column is None else column
+
+    return encode
 
 
 CODECS: Final[dict[int, Codec]] = {
     types.FLOAT4: _float_codec("real", _F4, shortest4, 6),
-    types.FLOAT8: _float_codec("double precision", _F8, shortest8, 15),
+    types.FLOAT8: _float_codec("double precision", _F8, shortest8, 15, _shortest8_column,
+                               _float8_binary_column),
 }

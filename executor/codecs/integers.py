@@ -19,6 +19,7 @@ from catalog.errors import FeatureNotSupported, NumericValueOutOfRange
 from executor.codecs.base import (
     Codec,
     ColumnDecoder,
+    ColumnEncoder,
     Decoder,
     check_size,
     each_binary,
@@ -28,6 +29,7 @@ from executor.codecs.base import (
     plain,
     without_nulls,
 )
+from executor.codecs.columnar import arrow, each, inferred
 
 _INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
 SPACE: Final = " \t\n\r\v\f"
@@ -54,6 +56,16 @@ def as_int(value: object, sql_name: str = "integer") -> int:
 
 def _int_text_out(value: object) -> bytes:
     return b"%d" % (value if type(value) is int else as_int(value))
+
+
+def _int_text_out_column(values: Sequence[Any]) -> Any:
+    column = inferred(values, "int64")
+    if column is None:
+        return _INT_TEXT_EACH(values)
+    return arrow.pc.cast(column, arrow.pa.string())
+
+
+_INT_TEXT_EACH: Final = each(_int_text_out)
 
 
 def _integer_codec(
@@ -89,12 +101,24 @@ def _integer_codec(
         except OverflowError:
             raise NumericValueOutOfRange(range_error) from None
 
-    codec = plain(text_in, _int_text_out, binary_in, binary_out)
+    arrow_type = f"{'' if signed else 'u'}int{bits}"
+    binary_each = each(binary_out)
+
+    def binary_column(values: Sequence[Any]) -> Any:
+        column = inferred(values, "int64")
+        try:  # a safe cast refuses values out of the type's range
+            return binary_each(values) if column is None else column.cast(arrow_type)
+        except arrow.pa.ArrowInvalid:
+            return binary_each(values)
+
+    codec = replace(plain(text_in, _int_text_out, binary_in, binary_out),
+                    text_out_column=lambda _typmod, _settings: _int_text_out_column,
+                    binary_out_column=lambda _typmod: binary_column)
     if not signed:
         return codec
     return replace(
         codec,
-        text_in_column=lambda _typmod, _settings: _int_text_column(text_in, low, high),
+        text_in_column=lambda _typmod, _settings: _int_text_in_column(text_in, low, high),
         binary_in_column=lambda _typmod, _settings: fixed_width_column(
             binary_in, size, {2: "h", 4: "i", 8: "q"}[size]))
 
@@ -102,7 +126,7 @@ def _integer_codec(
 _DECIMAL: Final = b"0123456789-"
 
 
-def _int_text_column(decode: Decoder, low: int, high: int) -> ColumnDecoder:
+def _int_text_in_column(decode: Decoder, low: int, high: int) -> ColumnDecoder:
     """Plain decimal integers (digits after an optional minus sign) within
     range are read by int() all at once; a column with anything else
     (spaces, a plus sign, a bad value) is read value by value."""
@@ -190,10 +214,27 @@ def _bool_binary_out(value: object) -> bytes:
     return b"\x01" if value else b"\x00"
 
 
+def _bool_column(false: bytes, true: bytes) -> ColumnEncoder:
+    """What ``true if value else false`` gives, for a whole column."""
+    per_value = each(lambda value: true if value else false)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "int64")
+        if column is None:
+            return per_value(values)
+        pa, pc = arrow.pa, arrow.pc
+        return pc.if_else(pc.not_equal(column, 0), pa.scalar(true, pa.binary()),
+                          pa.scalar(false, pa.binary()))
+
+    return encode
+
+
 CODECS: Final[dict[int, Codec]] = {
     types.BOOL: replace(plain(_bool_in, _bool_text_out, _bool_binary_in, _bool_binary_out),
                         text_in_column=_bool_text_column,
-                        binary_in_column=_bool_binary_column),
+                        binary_in_column=_bool_binary_column,
+                        text_out_column=lambda _typmod, _settings: _bool_column(b"f", b"t"),
+                        binary_out_column=lambda _typmod: _bool_column(b"\x00", b"\x01")),
     types.INT2: _integer_codec("smallint", 2),
     types.INT4: _integer_codec("integer", 4),
     types.INT8: _integer_codec("bigint", 8),

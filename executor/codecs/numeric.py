@@ -22,6 +22,7 @@ from executor.codecs.base import (
     BinDecoder,
     Codec,
     ColumnDecoder,
+    ColumnEncoder,
     Decoder,
     Encoder,
     Reader,
@@ -30,6 +31,7 @@ from executor.codecs.base import (
     invalid_syntax,
     without_nulls,
 )
+from executor.codecs.columnar import arrow, each, inferred
 from executor.codecs.integers import SPACE
 
 _NUMBER: Final = re.compile(
@@ -234,8 +236,63 @@ def _text_out(typmod: int, _settings: Settings) -> Encoder:
     return encode
 
 
+def _text_column(typmod: int, settings: Settings) -> ColumnEncoder:
+    """``_text_out`` of a whole column: the scaled integers of a
+    ``numeric(p,s)`` column printed by Arrow kernels (sign, whole part,
+    point, zero-padded fraction), everything else value by value."""
+    per_value = _text_out(typmod, settings)
+    whole_column = each(per_value)
+    scale = storage.scaled_scale(typmod)
+    if scale is None:
+        return whole_column
+    unit = 10**scale
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, "int64")
+        if column is None:
+            return whole_column(values)
+        pa, pc = arrow.pa, arrow.pc
+        if not scale:
+            return pc.cast(column, "string")
+        magnitude = pc.abs(column)
+        whole = pc.divide(magnitude, unit)  # integer division
+        fraction = pc.subtract(magnitude, pc.multiply(whole, unit))
+        sign = pc.if_else(pc.less(column, 0), pa.scalar("-"), pa.scalar(""))
+        return pc.binary_join_element_wise(
+            sign, pc.cast(whole, "string"), ".",
+            pc.utf8_lpad(pc.cast(fraction, "string"), scale, "0"), "")
+
+    return encode
+
+
 def _binary_out(typmod: int) -> Encoder:
-    return lambda value: _send(exact(value, typmod))
+    scale = storage.scaled_scale(typmod)
+    if scale is None:
+        return lambda value: _send(exact(value, typmod))
+    pad = -scale % 4  # zeros that complete the last base-10000 digit
+    fraction_groups = (scale + pad) // 4
+    shift = 10**pad
+
+    def send_scaled(value: object) -> bytes:
+        """``_send`` of a scaled integer without Decimal: the same
+        base-10000 digits, from the integer itself."""
+        if type(value) is not int:
+            return _send(exact(value, typmod))
+        whole = abs(value) * shift
+        groups: list[int] = []
+        while whole:
+            whole, group = divmod(whole, 10000)
+            groups.append(group)
+        if not groups:
+            return _HEADER.pack(0, 0, 0, scale)
+        weight = len(groups) - fraction_groups - 1
+        groups.reverse()
+        while groups[-1] == 0:
+            groups.pop()
+        return _HEADER.pack(len(groups), weight, 0x4000 if value < 0 else 0, scale) + (
+            struct.pack(f">{len(groups)}H", *groups))
+
+    return send_scaled
 
 
 def _send(value: Decimal) -> bytes:
@@ -319,7 +376,8 @@ def _received(data: bytes, typmod: int) -> Decimal:
 
 
 CODECS: Final[dict[int, Codec]] = {
-    types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out, _text_in_column),
+    types.NUMERIC: Codec(_text_in, _text_out, _binary_in, _binary_out,
+                         text_in_column=_text_in_column, text_out_column=_text_column),
 }
 ELEMENT_CODEC: Final = Codec(_element_text_in, _text_out, _element_binary_in, _binary_out)
 """numeric as the element of an array (keys, see ``_element_text_in``)."""

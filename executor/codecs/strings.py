@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from catalog import types
 from catalog.errors import InvalidParameterValue, StringDataRightTruncation
@@ -19,6 +19,7 @@ from executor.codecs.base import (
     BinDecoder,
     Codec,
     ColumnDecoder,
+    ColumnEncoder,
     Decoder,
     Settings,
     check_size,
@@ -29,6 +30,7 @@ from executor.codecs.base import (
     invalid_syntax,
     plain,
 )
+from executor.codecs.columnar import each, inferred
 
 NAMEDATALEN: Final = 64
 
@@ -36,6 +38,19 @@ NAMEDATALEN: Final = 64
 def text_out(value: object) -> bytes:
     """Text output (and binary send) of every str-stored type."""
     return value.encode() if type(value) is str else fallback_text(value)
+
+
+def text_column(values: Sequence[Any]) -> Any:
+    """``text_out`` of a whole column: str values are already what goes out."""
+    column = inferred(values, "string")
+    return _TEXT_EACH(values) if column is None else column
+
+
+_TEXT_EACH: Final = each(text_out)
+
+
+def _text_column_factory(_typmod: int, _settings: Settings) -> ColumnEncoder:
+    return text_column
 
 
 def _identity(text: str) -> str:
@@ -87,8 +102,10 @@ def _text_codec(text_in: Callable[[int, Settings], Decoder]) -> Codec:
         lambda _typmod, _settings: text_out,
         binary_in,
         lambda _typmod: text_out,
-        text_in_column,
-        binary_in_column,
+        text_in_column=text_in_column,
+        binary_in_column=binary_in_column,
+        text_out_column=_text_column_factory,
+        binary_out_column=lambda _typmod: text_column,
     )
 
 

@@ -168,7 +168,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
                        translator.writes, refresh=frozenset(translator.live_tables),
                        observes=_observes(translator),
                        recompute=_recomputed_views(translator), bindings=translator.highest_param,
-                       access=_access(translator, statement), slots=slots)
+                       access=_access(translator, statement), slots=slots,
+                       snapshot_reads=_snapshot_reads(translator))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -270,6 +271,17 @@ def _observes(translator: Translator) -> bool:
     return bool(translator.live_tables or any(f.session_control for f in called)) and not (
         translator.writes or any(f.waits_for_dataflow for f in called)) and all(
         relation.schema == PG_CATALOG for relation in translator.read_relations.values())
+
+
+def _snapshot_reads(translator: Translator) -> bool:
+    """Whether the query may read the rest of its rows from a snapshot in a
+    forked child (``SqlPlan.snapshot_reads``): it writes nothing, reads no
+    live system view and calls no function of the running engine
+    (sequences, settings, notifications, locks, the dataflow, random()),
+    whose effects the child would keep to itself."""
+    return not (translator.writes or translator.live_tables) and not any(
+        implementation.kind == "runtime" for name in translator.called
+        for implementation in FUNCTIONS[name].implementations)
 
 
 def _recomputed_views(translator: Translator) -> tuple[tuple[str, str], ...]:

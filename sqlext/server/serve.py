@@ -95,6 +95,10 @@ class Server:
                 tls = server_context(Path(options.tls_cert), Path(options.tls_key))
             except (OSError, ssl.SSLError) as exc:
                 raise StartupRefused(f"cannot load the TLS certificate and key: {exc}") from exc
+        # Arrow's kernels encode large results: loaded by a server, not with the CLI
+        from wire import bulk
+
+        bulk.prepare()
         engine = self.engine = Engine(config, loop)
         engine.start()
         loop.add_signal_handler(signal.SIGHUP, engine.reload_config)

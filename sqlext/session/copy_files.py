@@ -13,6 +13,7 @@ and are written to the command log as rows, so recovery never needs the file.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +22,12 @@ from sqlglot import exp
 
 from catalog import errors
 from executor.values import arrow
+from sqlext.session.copy_out import CopyTo
 from sqlext.session.copy_stdio import (
     BATCH_ROWS,
     copy_format,
     copy_kind,
     copy_sink,
-    copy_to_chunks,
     insert_rows,
     insert_target,
     query_portal,
@@ -107,9 +108,9 @@ def copy_file(session: EngineSession, statement: x.CopyStatement) -> Outcome:
 
 def _text_to(session: EngineSession, source: exp.Expression, columns: list[str], path: Path,
              options: dict[str, object]) -> int:
-    chunks, count, _ = copy_to_chunks(session, source, columns, copy_format(options))
-    datafiles.write_bytes(path, chunks)
-    return count
+    output = CopyTo(session, source, columns, copy_format(options))
+    datafiles.write_bytes(path, output.data())
+    return output.count
 
 
 def _text_from(session: EngineSession, table: exp.Expression, columns: list[str], path: Path,
@@ -136,7 +137,7 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
             outcome = session.execute_portal(portal, EXPORT_CHUNK_ROWS)
             if not isinstance(outcome, Rows):
                 raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
-            rows: list[Any] = list(outcome.rows)
+            rows: list[Any] = list(chain.from_iterable(outcome.rows))
             if rows:
                 arrays = [build([r[i] for r in rows]) for i, build in enumerate(builders)]
                 yield pa.RecordBatch.from_arrays(arrays, schema=schema)
@@ -146,8 +147,7 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
     try:
         return datafiles.write_parquet(path, schema, batches())
     finally:
-        if portal.cursor is not None:
-            portal.cursor.close()
+        portal.close()
 
 
 def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[str],

@@ -6,7 +6,8 @@ Incoming data is parsed as it arrives (CopyData messages may split lines
 anywhere) and inserted in batches through an ordinary prepared INSERT, so
 column defaults, type input functions and constraints apply exactly as for
 INSERT. Outgoing rows use the types' text (or binary) output functions, one
-CopyData per row, as PostgreSQL sends them.
+CopyData per row, as PostgreSQL sends them; the per-row formatting here is
+the reference that ``copy_out`` follows for large chunks.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from executor import codecs
 from executor.codecs.base import decode_utf8
 from sqlext.session import copy_binary
 from sqlext.session.copy_fields import FieldReader
-from sqlext.session.portals import Portal, Prepared, column_encoders
+from sqlext.session.portals import Portal, Prepared, keep_rows
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
 from storage import sqlite
-from wire.backend import CopyIn, CopyOut, Outcome
+from wire.backend import CopyIn
 
 if TYPE_CHECKING:
     from sqlext.session.engine_session import EngineSession
@@ -490,10 +491,12 @@ def _escape_text(value: str, delimiter: str) -> str:
     return escaped
 
 
-def _csv_field(value: str, fmt: CopyFormat, force: bool) -> str:
+def _csv_field(value: str, fmt: CopyFormat, force: bool, alone: bool) -> str:
+    """A CSV field, quoted when it must be; ``alone``: the only one of its
+    line, where the end-of-data marker \\. would be taken as such."""
     needs = force or value == fmt.null or any(
         c in value for c in (fmt.delimiter, fmt.quote, "\n", "\r")) or (
-        value.startswith("\\."))
+        alone and value == "\\.")
     if not needs:
         return value
     doubled = value.replace(fmt.escape, fmt.escape * 2) if fmt.escape != fmt.quote else value
@@ -501,21 +504,34 @@ def _csv_field(value: str, fmt: CopyFormat, force: bool) -> str:
     return f"{fmt.quote}{doubled}{fmt.quote}"
 
 
+def header_line(names: list[str], fmt: CopyFormat) -> bytes:
+    """The HEADER line of a text or CSV COPY ... TO."""
+    if fmt.csv:
+        alone = len(names) == 1
+        return (fmt.delimiter.join(_csv_field(n, fmt, False, alone) for n in names)
+                + "\n").encode()
+    return (fmt.delimiter.join(names) + "\n").encode()
+
+
+def forced_quotes(names: list[str], fmt: CopyFormat) -> list[bool]:
+    """Which columns FORCE_QUOTE names (CSV)."""
+    return [fmt.force_quote == "*" or name in fmt.force_quote for name in names]
+
+
 def format_rows(rows: Iterator[Sequence[bytes | None]], names: list[str],
                 fmt: CopyFormat) -> Iterator[bytes]:
+    """Text or CSV lines of rows of encoded values (with the header line if
+    the format has one)."""
     if fmt.header:
-        if fmt.csv:
-            yield (fmt.delimiter.join(_csv_field(n, fmt, False) for n in names) + "\n").encode()
-        else:
-            yield (fmt.delimiter.join(names) + "\n").encode()
-    forced = [fmt.force_quote == "*" or name in fmt.force_quote for name in names]
+        yield header_line(names, fmt)
+    forced = forced_quotes(names, fmt)
     for row in rows:
         fields = []
         for value, force in zip(row, forced, strict=True):
             if value is None:
                 fields.append(fmt.null)
             elif fmt.csv:
-                fields.append(_csv_field(value.decode(), fmt, force))
+                fields.append(_csv_field(value.decode(), fmt, force, len(forced) == 1))
             else:
                 fields.append(_escape_text(value.decode(), fmt.delimiter))
         yield (fmt.delimiter.join(fields) + "\n").encode()
@@ -541,30 +557,9 @@ def query_portal(session: EngineSession, source: exp.Expression,
     portal = session.bind_prepared(prepared, [], [], [], "")
     if portal.compiled is None or portal.compiled.plan is None:
         raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
-    portal.encode = _as_stored
+    portal.encode = keep_rows
+    portal.sends_messages = False
     return portal
-
-
-def _as_stored(row: Sequence[Any]) -> Sequence[Any]:
-    return row
-
-
-def copy_to_chunks(session: EngineSession, source: exp.Expression, columns: list[str],
-                   fmt: CopyFormat) -> tuple[list[bytes], int, int]:
-    """COPY ... TO in text, CSV or binary: the output's chunks, rows and columns."""
-    portal = query_portal(session, source, columns)
-    described = portal.columns or ()
-    encoders = column_encoders(described, [int(fmt.binary)] * len(described),
-                               session.codec_settings)
-    outcome = session.execute_portal(portal, 0)
-    rows = list(getattr(outcome, "rows", []))
-    encoded = ([None if value is None else encode(value)
-                for value, encode in zip(row, encoders, strict=False)] for row in rows)
-    if fmt.binary:
-        chunks = copy_binary.copy_out_chunks(encoded)
-    else:
-        chunks = list(format_rows(encoded, [c.name for c in described], fmt))
-    return chunks, len(rows), len(described)
 
 
 @dataclass(frozen=True, slots=True)
@@ -627,20 +622,22 @@ def _from_utf8(decode: codecs.Decoder) -> codecs.BinDecoder:
     return lambda data: decode(data.decode())
 
 
-def copy_stdio(session: EngineSession, statement: x.CopyStatement) -> Outcome:
-    """COPY ... FROM STDIN / TO STDOUT."""
+def stdio_format(statement: x.CopyStatement) -> CopyFormat:
+    """The format of COPY ... FROM STDIN / TO STDOUT (Parquet is for files)."""
     options = statement.args.get("options") or {}
     if copy_kind(options) == "parquet":
         raise errors.FeatureNotSupported(
             "COPY FORMAT parquet works with files on the server, not STDIN or STDOUT",
             hint="COPY table TO 'file.parquet' (FORMAT parquet); the file lands in the "
                  "server's --copy-dir.")
-    fmt = copy_format(options)
+    return copy_format(options)
+
+
+def copy_from_stdin(session: EngineSession, statement: x.CopyStatement) -> CopyIn:
+    """COPY ... FROM STDIN."""
+    fmt = stdio_format(statement)
     columns: list[str] = list(statement.args.get("columns") or [])
     code = int(fmt.binary)
-    if statement.args.get("to"):
-        chunks, count, width = copy_to_chunks(session, statement.this, columns, fmt)
-        return CopyOut(chunks, code, [code] * width, f"COPY {count}")
     sink = copy_sink(session, statement.this, columns, fmt, statement.args.get("where"))
     return CopyIn(sink, code, [code] * len(sink.columns))
 

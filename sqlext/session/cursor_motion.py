@@ -3,7 +3,7 @@ and which rows it passes on the way (PostgreSQL's ``DoPortalRunFetch``).
 
 Positions number the rows from 1; 0 is before the first row and, once the
 query has no more rows, ``end + 1`` is after the last. A cursor declared
-SCROLL keeps the rows it has read (as DataRows), so it can go back to
+SCROLL keeps the rows it has read (as stored), so it can go back to
 them; any other reads forward only, as PostgreSQL's NO SCROLL cursors: a
 move that needs a row already passed is 55000.
 """
@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from catalog import errors
 
-Reader = Callable[[int | None], list[bytes]]
+Reader = Callable[[int | None], list[Any]]
 """Up to that many more rows of the cursor's query (None: all the rest);
 fewer means there are no more."""
 
@@ -28,11 +29,11 @@ class CursorMotion:
     """The number of rows, once the query has given its last."""
     read: int = 0
     """Rows taken from the query so far."""
-    kept: list[bytes] = field(default_factory=list)
+    kept: list[Any] = field(default_factory=list)
     """The rows read so far (SCROLL cursors only)."""
 
     def fetch(self, direction: str, count: int | None, reader: Reader,
-              move: bool) -> tuple[list[bytes], int]:
+              move: bool) -> tuple[list[Any], int]:
         """The rows FETCH returns (none for MOVE) and the count its tag shows."""
         if direction == "next":
             direction, count = "forward", 1
@@ -59,7 +60,7 @@ class CursorMotion:
             "cursor can only scan forward",
             hint="Declare it with SCROLL option to enable backward scan.")
 
-    def _take(self, count: int | None, reader: Reader) -> list[bytes]:
+    def _take(self, count: int | None, reader: Reader) -> list[Any]:
         """The query's next ``count`` rows (None: all)."""
         if self.end is not None or count == 0:
             return []
@@ -71,7 +72,7 @@ class CursorMotion:
             self.kept.extend(rows)
         return rows
 
-    def _from(self, start: int, count: int | None, reader: Reader) -> list[bytes]:
+    def _from(self, start: int, count: int | None, reader: Reader) -> list[Any]:
         """Up to ``count`` rows (None: all) from position ``start`` on."""
         if start <= self.read:
             if not self.scroll:
@@ -87,7 +88,7 @@ class CursorMotion:
         more = self._take(None if count is None else skipped + count, reader)
         return more[skipped:]
 
-    def _current(self, reader: Reader, move: bool) -> tuple[list[bytes], int]:
+    def _current(self, reader: Reader, move: bool) -> tuple[list[Any], int]:
         """FETCH 0 / RELATIVE 0: the row the cursor is on, if any."""
         on_row = self.position >= 1 and (self.end is None or self.position <= self.end)
         if move or not on_row:
@@ -95,7 +96,7 @@ class CursorMotion:
         rows = self._from(self.position, 1, reader)
         return rows, len(rows)
 
-    def _forward(self, count: int | None, reader: Reader) -> list[bytes]:
+    def _forward(self, count: int | None, reader: Reader) -> list[Any]:
         rows = self._from(self.position + 1, count, reader)
         if count is not None and len(rows) == count:
             self.position += count
@@ -104,7 +105,7 @@ class CursorMotion:
             self.position = self.end + 1
         return rows
 
-    def _backward(self, count: int | None) -> list[bytes]:
+    def _backward(self, count: int | None) -> list[Any]:
         if not self.scroll:
             self._refuse()
         last = self.position - 1  # the first row back (the last one after the end)
@@ -113,7 +114,7 @@ class CursorMotion:
         self.position = 0 if count is None else max(self.position - count, 0)
         return rows
 
-    def _absolute(self, target: int, from_end: bool, reader: Reader) -> list[bytes]:
+    def _absolute(self, target: int, from_end: bool, reader: Reader) -> list[Any]:
         """ABSOLUTE n (``from_end``: n < 0) or RELATIVE n as the position it aims at."""
         if from_end:
             if not self.scroll:

@@ -48,6 +48,7 @@ from executor.streaming.scheduler import Scheduler
 from sqlext.compile.compiler import CompileContext, Compiled, compile_statement
 from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
+from sqlext.session import snapshot_rows
 from sqlext.session.activity import Activity
 from sqlext.session.batch import batch_plan, execute_batch
 from sqlext.session.dataflow_rows import run_definitions
@@ -55,6 +56,7 @@ from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,
     Prepared,
+    RowEncoder,
     check_result_shape,
     command_tag,
     decode_params,
@@ -196,32 +198,43 @@ def _boundary(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-STREAM_CHUNK = 1000
-"""Rows read from a cursor at a time while a result is sent."""
+STREAM_CHUNK = 2000
+"""Rows read from a cursor at a time while a result is sent: large enough
+that the fixed cost of encoding a chunk column by column (``wire.bulk``)
+is small, small enough to stay in the CPU caches."""
 
 
 class _RowStream:
-    """The DataRows of a result, read from its cursor a chunk at a time as
-    the connection sends them (it stops asking while the client does not
-    read). The cursor is a ``LiveCursor``: should another session start
-    writing meanwhile, it reads the rest first, so the rows stay those of
-    the statement's snapshot."""
+    """The DataRows of a result, read a chunk at a time as the connection
+    sends them (it stops asking while the client does not read); each
+    chunk's messages come as one bytes. The rows come from a ``LiveCursor``
+    (should another session start writing meanwhile, it reads the rest
+    first, so the rows stay those of the statement's snapshot), or from a
+    forked reader of a snapshot (``snapshot_rows``), which may not have the
+    next chunk yet: then ``more`` raises Busy and the connection asks again
+    later, the stream's place kept."""
 
-    def __init__(self, first: list[bytes], more: Callable[[], tuple[list[bytes], bool]],
+    def __init__(self, first: bytes, count: int,
+                 more: Callable[[], tuple[bytes, int, bool]],
                  done: Callable[[int], str]) -> None:
-        self._first = first
+        self._next: tuple[bytes, int, bool] | None = (first, count, False)
+        self._last = False
         self._more = more
         self._done = done
         self._sent = 0
 
     def __iter__(self) -> Iterator[bytes]:
-        rows, last = self._first, False
-        while True:
-            self._sent += len(rows)
-            yield from rows
-            if last:
-                return
-            rows, last = self._more()
+        return self
+
+    def __next__(self) -> bytes:
+        if self._next is None:
+            if self._last:
+                raise StopIteration
+            self._next = self._more()
+        chunk, count, self._last = self._next
+        self._next = None
+        self._sent += count
+        return chunk
 
     def finish(self) -> str:
         return self._done(self._sent)
@@ -671,8 +684,8 @@ class EngineSession:
 
     def close_portal(self, name: str) -> None:
         portal = self.portals.pop(name, None)
-        if portal is not None and portal.cursor is not None:
-            portal.cursor.close()
+        if portal is not None:
+            portal.close()
 
     @_boundary
     def sync(self) -> None:
@@ -861,14 +874,19 @@ class EngineSession:
         assert plan is not None
         return self.run_portal(portal, max_rows, plan.tag)
 
-    def run_portal(self, portal: Portal, max_rows: int, verb: str) -> Outcome:
+    def run_portal(self, portal: Portal, max_rows: int, verb: str,
+                   encode: RowEncoder | None = None) -> Outcome:
         """Start a query portal if needed and return up to ``max_rows`` of its
-        rows (0 means all); ``verb`` starts the command tag."""
+        rows (0 means all) through ``encode`` (by default the portal's);
+        ``verb`` starts the command tag."""
         plan = portal.compiled.plan if portal.compiled else None
         assert plan is not None
         if portal.done:
             return Rows([], command_tag(verb, 0)) if plan.columns is not None else Command(
                 command_tag(verb, 0))
+        if portal.snapshot is not None:
+            return self._snapshot_rows(portal, max_rows, verb)
+        encode = encode or portal.encode
         if not portal.started:
             # a SELECT writes only FOR UPDATE (translator)
             self.acquire(plan.writes, plan.observes,
@@ -897,6 +915,10 @@ class EngineSession:
                     stored = len(buffered)
                     portal.cursor = LiveCursor(executor, cursor, buffered)
                     rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
+                    if (not exhausted and plan.snapshot_reads and portal.motion is None
+                            and encode is portal.encode and portal.sends_messages
+                            and encode is not None):
+                        self._read_rest_from_snapshot(portal, max_rows or STREAM_CHUNK, encode)
                 if plan.after_insert:
                     self.host.dataflow.after_insert(plan, stored, self.compile_context(),
                                                       self.token)
@@ -914,21 +936,53 @@ class EngineSession:
             portal.done = True
             self._statement_done()
             return Command(command_tag(verb, count))
-        encode = portal.encode
         assert encode is not None
-        encoded = [encode(row) for row in rows]
+        encoded = encode(rows)
         if not exhausted and max_rows == 0:
             # The rows still to come belong to this statement: its timeout
             # and a CancelRequest apply while they are sent.
             timeout_ms = self.statement_timeout_ms
             portal.deadline = started + timeout_ms / 1000 if timeout_ms > 0 else 0.0
             self.streaming = portal
-            stream = _RowStream(encoded, lambda: self._more_rows(portal),
+            stream = _RowStream(encoded, len(rows), lambda: self._more_rows(portal, encode),
                                 lambda sent: self._portal_done(portal, verb, sent))
             return Rows(stream, None, stream.finish)
-        if not exhausted:
-            return Rows(encoded, None)
-        return Rows(encoded, self._portal_done(portal, verb, len(rows)))
+        if not exhausted or (max_rows and len(rows) == max_rows):
+            # PostgreSQL stops at the limit without looking further: the
+            # portal is suspended even when no row is left, and the next
+            # Execute completes it with none.
+            return Rows([encoded], None)
+        return Rows([encoded], self._portal_done(portal, verb, len(rows)))
+
+    def _read_rest_from_snapshot(self, portal: Portal, chunk_rows: int,
+                                 encode: RowEncoder) -> None:
+        """Fork a reader of the rest of the portal's rows, now, while the
+        database is as the statement found it (``snapshot_rows``), if many
+        are left; when no more readers may run, or the fork fails, they are
+        read here."""
+        cursor = portal.cursor
+        if cursor is None or not snapshot_rows.may_fork() or not cursor.has_left(
+                snapshot_rows.LARGE):
+            return
+        executor, token = self.executor, self.token
+        try:
+            portal.snapshot = cursor.hand_over(lambda rows, rest: snapshot_rows.ForkedRows.start(
+                self.host.loop, rows, rest, encode, chunk_rows,
+                lambda exc: executor.translate_error(exc, token)))
+        except OSError as exc:
+            log.warning("reading a query's rows on the executor: could not fork a reader "
+                        "(%s)", exc)
+            return
+        portal.cursor = None
+
+    def _snapshot_rows(self, portal: Portal, max_rows: int, verb: str) -> Outcome:
+        """The next Execute of a portal read from a snapshot: up to
+        ``max_rows`` rows as the forked reader sends them."""
+        assert portal.snapshot is not None
+        data, count, last = portal.snapshot.fetch(max_rows)
+        if not last or (max_rows and count == max_rows):
+            return Rows([data], None)
+        return Rows([data], self._portal_done(portal, verb, count))
 
     def _portal_done(self, portal: Portal, verb: str, sent: int) -> str:
         """The portal's last rows went out: its CommandComplete tag."""
@@ -939,21 +993,23 @@ class EngineSession:
         return command_tag(verb, sent)
 
     @_boundary
-    def _more_rows(self, portal: Portal) -> tuple[list[bytes], bool]:
-        """The next rows of a portal whose rows are being sent (encoded), and
-        whether they are the last."""
+    def _more_rows(self, portal: Portal, encode: RowEncoder) -> tuple[bytes, int, bool]:
+        """The next rows of a portal whose rows are being sent (encoded), how
+        many they are, and whether they are the last."""
         executor = self.executor
-        cursor, encode = portal.cursor, portal.encode
-        assert cursor is not None and encode is not None
         token = self.token
         remaining_ms = math.ceil((portal.deadline - time.monotonic()) * 1000) if (
             portal.deadline) else 0
         timed_out = bool(portal.deadline) and remaining_ms <= 0
         if token.cancel_requested or timed_out:
-            cursor.close()  # or a writer would read the rest, which may not end
+            portal.close()  # or a writer would read the rest, which may not end
             token.cancel_requested = False
             reason = "statement timeout" if timed_out else "user request"
             raise errors.QueryCanceled(f"canceling statement due to {reason}")
+        if portal.snapshot is not None:
+            return portal.snapshot.fetch(0)
+        cursor = portal.cursor
+        assert cursor is not None
         context = self.statement_context()
         executor.begin_statement(token, context, remaining_ms)
         try:
@@ -963,7 +1019,7 @@ class EngineSession:
         finally:
             executor.end_statement()
             self.take_statement_notices(context)
-        return [encode(row) for row in rows], exhausted
+        return encode(rows), len(rows), exhausted
 
     def note(self, prepared: Prepared, params: Sequence[Any], many: bool = False) -> None:
         """The running statement succeeded in this session's transaction:
@@ -1248,8 +1304,7 @@ class EngineSession:
     def close(self) -> None:
         self.touch()
         for portal in list(self.portals.values()):
-            if portal.cursor is not None:
-                portal.cursor.close()
+            portal.close()
         self.portals.clear()
         self.executor.forget(self.token)
         self.token.pending = None

@@ -22,11 +22,12 @@ from executor.core import LiveCursor
 from executor.plans import OutputColumn, ParamType
 from sqlext.compile.compiler import Compiled
 from sqlext.session.cursor_motion import CursorMotion
-from wire.messages import Field, data_row_encoder
+from sqlext.session.snapshot_rows import ForkedRows
+from wire.messages import Field, data_rows_encoder
 
-RowEncoder = Callable[[Sequence[Any]], Any]
-"""A row of stored values -> its DataRow message (COPY TO keeps the stored
-values: ``copy.query_portal``)."""
+RowEncoder = Callable[[list[Any]], Any]
+"""A chunk of rows of stored values -> their DataRow messages (COPY TO and
+FETCH keep the stored rows: ``copy_stdio.query_portal``, ``keep_rows``)."""
 ResultShape = tuple[tuple[str, int, int], ...]
 """A statement's result columns: names, types and typmods."""
 
@@ -71,6 +72,21 @@ class Portal:
     """While its rows are sent: when statement_timeout ends the statement
     (time.monotonic(); 0 for none)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    sends_messages: bool = True
+    """``encode`` makes the DataRows the client gets (COPY's portal keeps
+    stored values for its own formats)."""
+    snapshot: ForkedRows | None = None
+    """Where the rest of its rows come from once a forked child reads them
+    (``snapshot_rows``; ``cursor`` is then None)."""
+
+    def close(self) -> None:
+        """Its rows are no longer wanted."""
+        if self.cursor is not None:
+            self.cursor.close()
+            self.cursor = None
+        if self.snapshot is not None:
+            self.snapshot.close()
+            self.snapshot = None
 
 
 def command_tag(verb: str, count: int) -> str:
@@ -201,20 +217,42 @@ def row_encoder(columns: Sequence[OutputColumn], formats: Sequence[int],
 @functools.lru_cache(maxsize=1024)
 def _row_encoder(columns: tuple[OutputColumn, ...], formats: tuple[int, ...],
                  settings: codecs.Settings) -> RowEncoder:
-    return data_row_encoder(column_encoders(columns, formats, settings))
+    return data_rows_encoder(value_encoders(columns, formats, settings),
+                             column_encoders(columns, formats, settings))
 
 
-def column_encoders(columns: Sequence[OutputColumn], formats: Sequence[int],
-                    settings: codecs.Settings) -> list[codecs.Encoder]:
-    """Each column's output function in its format (0 text, 1 binary)."""
+def keep_rows(rows: list[Any]) -> list[Any]:
+    """The RowEncoder of a reader that wants the stored rows themselves."""
+    return rows
+
+
+def _check_binary(columns: Sequence[OutputColumn], formats: Sequence[int]) -> None:
     for column, code in zip(columns, formats, strict=True):
         if code == 1 and column.encode_as and column.type_oid != t.REGTYPE:
             raise errors.FeatureNotSupported(
                 f'binary output of column "{column.name}" '
                 f"({t.format_type(column.type_oid)}) is not supported; request text")
+
+
+def value_encoders(columns: Sequence[OutputColumn], formats: Sequence[int],
+                   settings: codecs.Settings) -> list[codecs.Encoder]:
+    """Each column's output function in its format (0 text, 1 binary)."""
+    _check_binary(columns, formats)
     return [
         codecs.text_encoder(c.encode_as or c.type_oid, c.typmod, settings) if code == 0
         else _type_oid_sent if c.encode_as else codecs.binary_encoder(c.type_oid, c.typmod)
+        for c, code in zip(columns, formats, strict=True)
+    ]
+
+
+def column_encoders(columns: Sequence[OutputColumn], formats: Sequence[int],
+                    settings: codecs.Settings) -> list[codecs.ColumnEncoder]:
+    """Each column's output function in its format, a chunk of rows at a time."""
+    _check_binary(columns, formats)
+    return [
+        codecs.text_column_encoder(c.encode_as or c.type_oid, c.typmod, settings) if code == 0
+        else _TYPE_OIDS_SENT if c.encode_as
+        else codecs.binary_column_encoder(c.type_oid, c.typmod)
         for c, code in zip(columns, formats, strict=True)
     ]
 
@@ -226,3 +264,6 @@ def _type_oid_sent(name: object) -> bytes:
     """A regtype computed as its name (pg_typeof) sent in binary: its OID,
     found in the fixed table of types."""
     return _OID_SEND(t.lookup_name(str(name)).oid)
+
+
+_TYPE_OIDS_SENT: Final = codecs.each(_type_oid_sent)

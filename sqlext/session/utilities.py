@@ -7,7 +7,8 @@ SQL-level cursors and prepared statements, maintenance no-ops.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from itertools import chain
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -15,10 +16,11 @@ from catalog import errors
 from catalog import types as t
 from executor.notifications import check_channel, notification
 from sqlext.dataflow.explain import explain_dataflow
-from sqlext.session.copy_stdio import copy_stdio
+from sqlext.session.copy_out import copy_to_stdout
+from sqlext.session.copy_stdio import copy_from_stdin
 from sqlext.session.cursor_motion import CursorMotion
 from sqlext.session.locks import lock_privileges, lockable_relation
-from sqlext.session.portals import Portal, Prepared, row_encoder
+from sqlext.session.portals import Portal, Prepared, keep_rows, row_encoder
 from sqlext.sql import nodes as x
 from sqlext.sql import settings as config
 from sqlext.translate.type_names import resolve_type
@@ -271,11 +273,11 @@ class Utilities:
             # SCROLL cursor; positions count from the first FETCH or MOVE
             cursor.motion = CursorMotion(False)
 
-        def read(count: int | None) -> list[bytes]:
-            outcome = session.run_portal(cursor, count or 0, "SELECT")
+        def read(count: int | None) -> list[Any]:
+            outcome = session.run_portal(cursor, count or 0, "SELECT", keep_rows)
             if not isinstance(outcome, Rows):
                 return []
-            rows = list(outcome.rows)
+            rows = list(chain.from_iterable(outcome.rows))
             if outcome.finish is not None:
                 outcome.finish()
             return rows
@@ -288,7 +290,8 @@ class Utilities:
         portal.formats = cursor.formats
         if move:
             return Command(f"MOVE {count}")
-        return Rows(rows, f"FETCH {count}")
+        assert cursor.encode is not None
+        return Rows([cursor.encode(rows)], f"FETCH {count}")
 
     def _close(self, session: EngineSession, portal: Portal, node: x.UtilityStatement,
                max_rows: int) -> Outcome:
@@ -360,7 +363,9 @@ class Utilities:
             from sqlext.session.copy_files import copy_file
 
             return copy_file(session, node)
-        return copy_stdio(session, node)
+        if node.args.get("to"):
+            return copy_to_stdout(session, node)
+        return copy_from_stdin(session, node)
 
 
 _HANDLERS: dict[type, Handler] = {

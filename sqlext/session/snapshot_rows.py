@@ -1,0 +1,245 @@
+"""The rest of a large result, read from a snapshot by a forked child.
+
+A query runs on the serial executor between transactions, as every
+statement does; its first chunk of rows goes out from there. When rows are
+left after that chunk (a Spark partition read, a big SELECT), the server
+forks, as the checkpointer does: the child holds a copy-on-write image of
+the whole process as of that instant, so the query's open SQLite cursor in
+the child goes on reading exactly the state the statement started on, while
+the server's own copy moves on at once. The child encodes the rows a chunk
+at a time (the DataRows the portal would send) and writes them to a pipe;
+the server passes them to the client. Writers never wait for the reader and
+the reader never for writers; several such reads run at once, each on a
+core of its own; the stream stalls only for the fork, which copies page
+tables, not data (about 2 ms per 100 MB of the server's memory).
+
+The child runs at a lower CPU priority than the server (``CHILD_NICENESS``),
+so a machine with fewer free cores than readers gives the dataflow its share
+first. Only queries that leave the engine untouched read this way
+(``SqlPlan.snapshot_reads``): no writes, no sequences, settings,
+notifications, locks or dataflow waits, whose effects the child would keep
+to itself.
+
+Pipe frames: ``!iI`` (rows, bytes) then the DataRows of that many rows;
+rows -1 ends the result, rows -2 carries a pickled error (SQLSTATE,
+message, fields) instead of rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import os
+import pickle
+import signal
+import struct
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+from catalog import errors
+from executor.core import WouldBlock
+from storage import sqlite
+
+CHILD_NICENESS: Final = 7
+"""How much lower the child's CPU priority is than the server's: by the
+Linux scheduler's weights, a server sharing a core with a reader keeps
+about 85% of it."""
+LARGE: Final = 2000
+"""Rows that must be left after a query's first chunk for a child to read
+them: fewer are read on the executor (a fork costs a few milliseconds)."""
+MAX_READERS: Final = 8
+"""Forked readers at once; a query past that reads on the executor."""
+_FRAME: Final = struct.Struct("!iI")
+_END: Final = -1
+_ERROR: Final = -2
+_ERROR_FIELDS: Final = ("detail", "hint", "position", "severity", "schema", "table", "column",
+                        "constraint", "routine")
+_readers: set[ForkedRows] = set()
+
+RowsEncoder = Callable[[Sequence[Any]], bytes]
+"""A chunk of stored rows -> their DataRow messages."""
+ErrorTranslator = Callable[[sqlite.Error], errors.SqlError]
+
+
+def may_fork() -> bool:
+    return len(_readers) < MAX_READERS
+
+
+class ForkedRows:
+    """The server's end: chunks of encoded rows as the child sends them."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, pid: int, fd: int) -> None:
+        self._loop = loop
+        self._pid: int | None = pid
+        self._fd: int | None = fd
+        self._received = bytearray()
+        self._frames: list[tuple[int, bytes]] = []
+        """Whole frames received and not yet taken."""
+        self._ended = False
+        self._failure: errors.SqlError | None = None
+        self._readable: asyncio.Future[None] | None = None
+        _readers.add(self)
+
+    @classmethod
+    def start(cls, loop: asyncio.AbstractEventLoop, rows: list[Any],
+              cursor: sqlite.Cursor | None, encode: RowsEncoder, chunk_rows: int,
+              translate: ErrorTranslator) -> ForkedRows:
+        """Fork now: the child sends ``rows`` (read but not sent), then the
+        rest of ``cursor``, ``chunk_rows`` at a time."""
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child ends in os._exit
+            os.close(read_fd)
+            _child(write_fd, rows, cursor, encode, chunk_rows, translate)
+        os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        return cls(loop, pid, read_fd)
+
+    def fetch(self, count: int) -> tuple[bytes, int, bool]:
+        """The DataRows of up to ``count`` rows (0: the next chunk), how many
+        they are, and whether they are the last. Raises WouldBlock until the
+        child has sent them, and the child's error when it failed."""
+        self._receive()
+        if not self._frames and not self._ended:
+            raise WouldBlock(self._when_readable())
+        if self._failure is not None and not self._frames:
+            failure, self._failure = self._failure, None
+            self.close()
+            raise failure
+        if not self._frames:
+            self.close()
+            return b"", 0, True
+        rows, data = self._frames.pop(0)
+        if count and rows > count:
+            data, rest = _split_rows(data, count)
+            self._frames.insert(0, (rows - count, rest))
+            rows = count
+        last = self._ended and not self._frames and self._failure is None
+        if last:
+            self.close()
+        return data, rows, last
+
+    def close(self) -> None:
+        """The rows are no longer wanted (or all taken): the child goes."""
+        _readers.discard(self)
+        if self._readable is not None:
+            self._loop.remove_reader(self._fd)  # type: ignore[arg-type]
+            self._readable = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        pid, self._pid = self._pid, None
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            threading.Thread(target=_reap, args=(pid,), name="sqlext-reader-reap",
+                             daemon=True).start()
+
+    def _receive(self) -> None:
+        while self._fd is not None and not self._ended:
+            try:
+                data = os.read(self._fd, 1 << 20)
+            except BlockingIOError:
+                break
+            if not data:  # the child ended without its last frame
+                self._ended = True
+                self._failure = self._failure or errors.InternalError(
+                    "the process reading the query's snapshot ended before its last row")
+                break
+            self._received += data
+            self._take_frames()
+
+    def _take_frames(self) -> None:
+        received = self._received
+        position = 0
+        while len(received) - position >= _FRAME.size:
+            rows, size = _FRAME.unpack_from(received, position)
+            end = position + _FRAME.size + size
+            if len(received) < end:
+                break
+            payload = bytes(received[position + _FRAME.size:end])
+            position = end
+            if rows == _END:
+                self._ended = True
+            elif rows == _ERROR:
+                self._ended = True
+                self._failure = _error(payload)
+            else:
+                self._frames.append((rows, payload))
+        del received[:position]
+
+    def _when_readable(self) -> asyncio.Future[None]:
+        if self._readable is None:
+            future = self._loop.create_future()
+            fd = self._fd
+            assert fd is not None
+
+            def readable() -> None:
+                self._loop.remove_reader(fd)
+                self._readable = None
+                if not future.done():
+                    future.set_result(None)
+
+            self._loop.add_reader(fd, readable)
+            self._readable = future
+        return self._readable
+
+
+def _split_rows(data: bytes, count: int) -> tuple[bytes, bytes]:
+    """The first ``count`` DataRows of ``data`` and the rest (a client asked
+    for fewer rows at a time than the child sends)."""
+    position = 0
+    length = struct.Struct("!i").unpack_from
+    for _ in range(count):
+        position += 1 + length(data, position + 1)[0]
+    return data[:position], data[position:]
+
+
+def _error(payload: bytes) -> errors.SqlError:
+    sqlstate, message, fields = pickle.loads(payload)
+    return errors.lookup(sqlstate)(message, **fields)
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def _child(fd: int, rows: list[Any], cursor: sqlite.Cursor | None, encode: RowsEncoder,
+           chunk_rows: int, translate: ErrorTranslator) -> None:  # pragma: no cover
+    """The forked child: send the rows, then exit (never return into the
+    server's code: its event loop, threads and files are the server's)."""
+    try:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_DFL)
+        os.closerange(3, fd)
+        os.closerange(fd + 1, os.sysconf("SC_OPEN_MAX"))
+        os.nice(CHILD_NICENESS)
+        gc.disable()  # a collection would touch (and so copy) pages for nothing
+        out = os.fdopen(fd, "wb", buffering=1 << 20)
+        try:
+            while True:
+                if cursor is not None and len(rows) < chunk_rows:
+                    more = cursor.fetchmany(chunk_rows - len(rows))
+                    if len(more) < chunk_rows - len(rows):
+                        cursor = None
+                    rows.extend(more)
+                if rows:
+                    data = encode(rows)
+                    out.write(_FRAME.pack(len(rows), len(data)))
+                    out.write(data)
+                    rows = []
+                if cursor is None:
+                    out.write(_FRAME.pack(_END, 0))
+                    break
+        except (sqlite.Error, errors.SqlError) as exc:
+            failure = translate(exc) if isinstance(exc, sqlite.Error) else exc
+            payload = pickle.dumps((failure.sqlstate, failure.message,
+                                    {name: getattr(failure, name) for name in _ERROR_FIELDS}))
+            out.write(_FRAME.pack(_ERROR, len(payload)))
+            out.write(payload)
+        out.flush()
+    finally:
+        os._exit(0)
