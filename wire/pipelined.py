@@ -23,6 +23,8 @@ from wire.messages import Bind, Describe, Execute, FrontendMessage
 _INT16 = struct.Struct("!h")
 _INT32 = struct.Struct("!i")
 _BIND = ord("B")
+READ_AHEAD = 1 << 20
+"""Bytes of the receive buffer one run is read from at most."""
 
 
 @dataclass(slots=True)
@@ -67,48 +69,56 @@ def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
             + _INT16.pack(len(first.params)))
     tail = (_INT16.pack(len(first.result_formats))
             + struct.pack(f"!{len(first.result_formats)}h", *first.result_formats))
-    buffer, pos = framer.view()
-    size = len(buffer)
+    buffer, base = framer.view()
+    # One copy of what has arrived (up to a bound, so a long pipeline of
+    # short runs is not copied again and again): its values are then cut
+    # out of it with one copy each.
+    data = bytes(buffer[base:base + READ_AHEAD])
+    size = len(data)
     unpack = _INT32.unpack_from
     run = BindRun(first, [], [], [])
-    consumed = pos
+    pos = consumed = 0
     count = len(first.params)
     values: tuple[bytes | None, ...] | None = first.params
     while True:
         if values is None:  # the next Bind
-            if size - pos < 5 or buffer[pos] != _BIND:
+            if size - pos < 5 or data[pos] != _BIND:
                 break
-            end = pos + 1 + unpack(buffer, pos + 1)[0]
+            end = pos + 1 + unpack(data, pos + 1)[0]
             start = pos + 5 + len(head)
-            if end > size or end < start or not buffer.startswith(head, pos + 5):
+            if end > size or end < start or not data.startswith(head, pos + 5):
                 break
             found: list[bytes | None] = []
-            for _ in range(count):
-                if start + 4 > end:
-                    break
-                length = unpack(buffer, start)[0]
-                start += 4
-                if length == -1:
-                    found.append(None)
-                    continue
-                if length < 0 or start + length > end:
-                    break
-                found.append(bytes(buffer[start:start + length]))
-                start += length
-            if len(found) != count or buffer[start:end] != tail:
+            append = found.append
+            try:
+                for _ in range(count):
+                    length = unpack(data, start)[0]
+                    start += 4
+                    if length >= 0:
+                        append(data[start:start + length])
+                        start += length
+                    elif length == -1:
+                        append(None)
+                    else:
+                        break
+            except struct.error:  # past the end of what has arrived
+                break
+            # (a length past the Bind's end shows here: the tail is not found)
+            if len(found) != count or start + len(tail) != end or not data.startswith(
+                    tail, start):
                 break
             values = tuple(found)
             pos = end
-        described = buffer.startswith(describe, pos)
+        described = data.startswith(describe, pos)
         after = pos + len(describe) if described else pos
-        if not buffer.startswith(execute, after) or after + len(execute) + 4 > size:
+        if not data.startswith(execute, after) or after + len(execute) + 4 > size:
             break
         run.rows.append(values)
         run.described.append(described)
-        run.max_rows.append(unpack(buffer, after + len(execute))[0])
+        run.max_rows.append(unpack(data, after + len(execute))[0])
         pos = consumed = after + len(execute) + 4
         values = None
     if len(run.rows) < 2:
         return None
-    framer.skip_to(consumed)
+    framer.skip_to(base + consumed)
     return run

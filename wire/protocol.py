@@ -672,13 +672,12 @@ class Connection:
             self._lookahead.extend(run.messages())
             return
         tags = outcome.tags
-        replies: list[bytes] = []
-        for index, tag in enumerate(tags):
-            replies.append(_BATCH_REPLIES[run.described[index]])
-            if index < len(tags) - 1:
-                replies.append(_command_complete(tag))
-        self._emit(b"".join(replies))
         if tags:  # notices come with the last row (they end a batch)
+            before_last = len(tags) - 1
+            self._emit(b"".join(map(bytes.__add__, map(
+                _BATCH_REPLIES.__getitem__, run.described[:before_last]), map(
+                _command_complete, tags[:before_last]))) + _BATCH_REPLIES[
+                run.described[before_last]])
             self._notices()
             self._emit(_command_complete(tags[-1]))
         if outcome.error is not None:

@@ -149,9 +149,13 @@ def _run(session: EngineSession, prepared: Prepared, plan: SqlPlan,
     tags: list[str] = []
     error: errors.SqlError | None = None
     verb = plan.tag
+    known: dict[int, str] = {}
     try:
         for count in executor.run_plan_each(plan, values):
-            tags.append(command_tag(verb, count))
+            tag = known.get(count)
+            if tag is None:
+                tag = known[count] = command_tag(verb, count)
+            tags.append(tag)
             if context.notices or context.warnings:
                 break
     except sqlite.Error as exc:
