@@ -489,44 +489,26 @@ def _timestamp_column(decode: Decoder, typmod: int, zone: Zone | None) -> Column
     match = _COMMON_TIMESTAMP.fullmatch
     zoneless = zone is None or (zone.fixed and zone.utc_offset(0) == 0)
 
-    def column(values: Sequence[bytes | None]) -> list[object]:
-        decoded: list[object] = []
-        append = decoded.append
-        for value in values:
-            if value is None:
-                append(None)
-                continue
-            text = value.decode()
-            common = match(text)
-            if common is not None:
-                day, clock, fraction, offset = common.groups()
-                if (offset is not None or zoneless) and _real_date(day):
-                    fraction = fraction.rstrip("0") if fraction else ""
-                    append(f"{day} {clock}.{fraction}" if fraction else f"{day} {clock}")
-                    continue
-            append(decode(text))
-        return decoded
+    def read(text: str) -> object:
+        common = match(text)
+        if common is not None:
+            day, clock, fraction, offset = common.groups()
+            if (offset is not None or zoneless) and _real_date(day):
+                fraction = fraction.rstrip("0") if fraction else ""
+                return f"{day} {clock}.{fraction}" if fraction else f"{day} {clock}"
+        return decode(text)
 
-    return column
+    return each_text(read)
 
 
 def _date_column(_typmod: int, _settings: Settings) -> ColumnDecoder:
     match = _COMMON_DATE.fullmatch
 
-    def column(values: Sequence[bytes | None]) -> list[object]:
-        decoded: list[object] = []
-        append = decoded.append
-        for value in values:
-            if value is None:
-                append(None)
-                continue
-            text = value.decode()
-            common = match(text)
-            append(common[1] if common is not None and _real_date(common[1])
-                   else _date_in(text))
-        return decoded
+    def read(text: str) -> object:
+        common = match(text)
+        return common[1] if common is not None and _real_date(common[1]) else _date_in(text)
 
-    return column
+    return each_text(read)
 
 
 _EPOCH: Final = datetime(2000, 1, 1)
