@@ -28,7 +28,7 @@ import random
 import struct
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol, TypeVar
@@ -632,23 +632,24 @@ class Executor:
 
     def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> sqlite.Cursor:
         """Run a DML statement once per row of parameter values (COPY FROM)."""
-        self._check_access(plan)
-        if plan.slots:
-            slot_values = self._slot_values(plan.slots)
-            return self.database.executemany(plan.sql, ((*row, *slot_values) for row in rows))
-        return self.database.executemany(plan.sql, rows)
+        return self.database.executemany(plan.sql, self._bound_rows(plan, rows))
 
     def run_plan_each(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> Iterator[int]:
         """Run a DML statement once per row of parameter values (a batch of
         pipelined executions), yielding the count of rows each changed."""
+        return self.database.row_counts(plan.sql, self._bound_rows(plan, rows))
+
+    def _bound_rows(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]
+                    ) -> Iterable[Sequence[Any]]:
+        """What SQLite binds for each row of a many-row run (``SqlPlan.bound``
+        and the slots), once the role is found to have the privileges."""
         self._check_access(plan)
         if plan.slots:
             slot_values = self._slot_values(plan.slots)
-            return self.database.row_counts(plan.sql, ((*plan.bound(row), *slot_values)
-                                                       for row in rows))
-        if rows and len(rows[0]) != plan.bindings:
-            return self.database.row_counts(plan.sql, (plan.bound(row) for row in rows))
-        return self.database.row_counts(plan.sql, rows)
+            return ((*plan.bound(row), *slot_values) for row in rows)
+        if plan.bindings != len(plan.params):
+            return (plan.bound(row) for row in rows)
+        return rows
 
     def _slot_values(self, slots: tuple[Slot, ...]) -> tuple[Any, ...]:
         values: list[Any] = []

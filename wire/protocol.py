@@ -281,17 +281,11 @@ class Connection:
                     if (type(message) is messages.Bind and self.state is State.READY
                             and self.session is not None
                             and self.session.batchable(message.statement)):
-                        message = self._bind_run(message)
+                        message = read_run(self.framer, message) or message
                 if not self._dispatch(message):
                     return
         except MalformedMessage as exc:
             self._fatal(protocol_violation(str(exc)))
-
-    def _bind_run(self, first: messages.Bind) -> messages.FrontendMessage | BindRun:
-        """``first`` with the Bind [Describe] Execute triples like it that
-        have already arrived (``wire.pipelined``), or just ``first``."""
-        run = read_run(self.framer, first)
-        return first if run is None else run
 
     def _dispatch(self, message: messages.FrontendMessage | BindRun) -> bool:
         """Handle one message; False when processing must pause (Busy)."""

@@ -40,7 +40,7 @@ from storage import sqlite
 from wire.backend import BackendError, BatchOutcome
 
 
-class EngineSession(Protocol):
+class BatchSession(Protocol):
     """What a batch uses of the session (``engine_session.EngineSession``)."""
 
     executor: Executor
@@ -72,10 +72,11 @@ class EngineSession(Protocol):
 
     def backend_error(self, exc: errors.SqlError) -> BackendError: ...
 
+
 BATCH_VERBS = frozenset({"INSERT", "UPDATE", "DELETE"})
 
 
-def batch_plan(session: EngineSession, prepared: Prepared) -> SqlPlan | None:
+def batch_plan(session: BatchSession, prepared: Prepared) -> SqlPlan | None:
     """The plan of ``prepared`` if its executions may run as one batch now."""
     if prepared.statement is None or session.failed:
         return None
@@ -99,7 +100,7 @@ def _all_tables(catalog: Catalog, plan: SqlPlan) -> bool:
                for access in plan.access)
 
 
-def execute_batch(session: EngineSession, statement: str, param_formats: Sequence[int],
+def execute_batch(session: BatchSession, statement: str, param_formats: Sequence[int],
                   rows: Sequence[Sequence[bytes | None]], result_formats: Sequence[int]
                   ) -> BatchOutcome | None:
     """Run ``statement`` once per row of parameters (see the module); None
@@ -135,7 +136,7 @@ def execute_batch(session: EngineSession, statement: str, param_formats: Sequenc
     return BatchOutcome(tags)
 
 
-def _run(session: EngineSession, prepared: Prepared, plan: SqlPlan,
+def _run(session: BatchSession, prepared: Prepared, plan: SqlPlan,
          values: list[tuple[Any, ...]]) -> tuple[list[str], errors.SqlError | None]:
     """The rows' tags, and the error of the row after them if one failed."""
     if not values:

@@ -32,6 +32,7 @@ from sqlext.session.copy_stdio import (
     insert_target,
     query_portal,
 )
+from sqlext.session.portals import keep_rows
 from sqlext.sql import nodes as x
 from storage import datafiles
 from wire.backend import Command, Outcome, Rows
@@ -134,7 +135,7 @@ def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[st
 
     def batches() -> Iterator[pa.RecordBatch]:
         while True:
-            outcome = session.execute_portal(portal, EXPORT_CHUNK_ROWS)
+            outcome = session.run_portal(portal, EXPORT_CHUNK_ROWS, "SELECT", keep_rows)
             if not isinstance(outcome, Rows):
                 raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
             rows: list[Any] = list(chain.from_iterable(outcome.rows))

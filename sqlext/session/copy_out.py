@@ -26,7 +26,7 @@ from sqlext.session.copy_stdio import (
     query_portal,
     stdio_format,
 )
-from sqlext.session.portals import column_encoders, value_encoders
+from sqlext.session.portals import column_encoders, keep_rows, value_encoders
 from sqlext.sql import nodes as x
 from wire import messages
 from wire.backend import CopyOut, Rows
@@ -52,7 +52,7 @@ class CopyTo:
         self._encoders = value_encoders(described, formats, session.codec_settings)
         self._columns = [(itemgetter(index), encode) for index, encode in enumerate(
             column_encoders(described, formats, session.codec_settings))]
-        self._outcome = session.execute_portal(portal, 0)
+        self._outcome = session.run_portal(portal, 0, "SELECT", keep_rows)
 
     def messages(self) -> Iterator[bytes]:
         """CopyData messages, one a row, several to an item."""

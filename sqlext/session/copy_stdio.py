@@ -24,7 +24,7 @@ from executor import codecs
 from executor.codecs.base import decode_utf8
 from sqlext.session import copy_binary
 from sqlext.session.copy_fields import FieldReader
-from sqlext.session.portals import Portal, Prepared, keep_rows
+from sqlext.session.portals import Portal, Prepared
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
 from storage import sqlite
@@ -546,7 +546,8 @@ def _quote(name: str) -> str:
 def query_portal(session: EngineSession, source: exp.Expression,
                  columns: list[str]) -> Portal:
     """A portal, not yet run, over what COPY ... TO reads: a table's columns
-    or a query's rows, as stored values (each format encodes them itself)."""
+    or a query's rows, read as stored values (``run_portal`` with
+    ``keep_rows``: each format encodes them itself)."""
     if isinstance(source, exp.Table):
         listed = ", ".join(_quote(c) for c in columns) if columns else "*"
         table = source.sql(dialect="postgres")
@@ -557,8 +558,6 @@ def query_portal(session: EngineSession, source: exp.Expression,
     portal = session.bind_prepared(prepared, [], [], [], "")
     if portal.compiled is None or portal.compiled.plan is None:
         raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
-    portal.encode = keep_rows
-    portal.sends_messages = False
     return portal
 
 

@@ -886,6 +886,7 @@ class EngineSession:
                 command_tag(verb, 0))
         if portal.snapshot is not None:
             return self._snapshot_rows(portal, max_rows, verb)
+        own_rows = encode is None  # DataRows for the client, not rows for COPY or FETCH
         encode = encode or portal.encode
         if not portal.started:
             # a SELECT writes only FOR UPDATE (translator)
@@ -915,9 +916,8 @@ class EngineSession:
                     stored = len(buffered)
                     portal.cursor = LiveCursor(executor, cursor, buffered)
                     rows, exhausted = portal.cursor.fetch(max_rows or STREAM_CHUNK)
-                    if (not exhausted and plan.snapshot_reads and portal.motion is None
-                            and encode is portal.encode and portal.sends_messages
-                            and encode is not None):
+                    if (not exhausted and own_rows and plan.snapshot_reads
+                            and portal.motion is None and encode is not None):
                         self._read_rest_from_snapshot(portal, max_rows or STREAM_CHUNK, encode)
                 if plan.after_insert:
                     self.host.dataflow.after_insert(plan, stored, self.compile_context(),

@@ -27,7 +27,7 @@ from wire.messages import Field, data_rows_encoder
 
 RowEncoder = Callable[[list[Any]], Any]
 """A chunk of rows of stored values -> their DataRow messages (COPY TO and
-FETCH keep the stored rows: ``copy_stdio.query_portal``, ``keep_rows``)."""
+FETCH keep the stored rows: they run their portals with ``keep_rows``)."""
 ResultShape = tuple[tuple[str, int, int], ...]
 """A statement's result columns: names, types and typmods."""
 
@@ -72,9 +72,6 @@ class Portal:
     """While its rows are sent: when statement_timeout ends the statement
     (time.monotonic(); 0 for none)."""
     extra: dict[str, Any] = field(default_factory=dict)
-    sends_messages: bool = True
-    """``encode`` makes the DataRows the client gets (COPY's portal keeps
-    stored values for its own formats)."""
     snapshot: ForkedRows | None = None
     """Where the rest of its rows come from once a forked child reads them
     (``snapshot_rows``; ``cursor`` is then None)."""

@@ -35,6 +35,7 @@ import pickle
 import signal
 import struct
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -52,6 +53,7 @@ them: fewer are read on the executor (a fork costs a few milliseconds)."""
 MAX_READERS: Final = 8
 """Forked readers at once; a query past that reads on the executor."""
 _FRAME: Final = struct.Struct("!iI")
+_INT32: Final = struct.Struct("!i")
 _END: Final = -1
 _ERROR: Final = -2
 _ERROR_FIELDS: Final = ("detail", "hint", "position", "severity", "schema", "table", "column",
@@ -75,7 +77,7 @@ class ForkedRows:
         self._pid: int | None = pid
         self._fd: int | None = fd
         self._received = bytearray()
-        self._frames: list[tuple[int, bytes]] = []
+        self._frames: deque[tuple[int, bytes]] = deque()
         """Whole frames received and not yet taken."""
         self._ended = False
         self._failure: errors.SqlError | None = None
@@ -111,10 +113,10 @@ class ForkedRows:
         if not self._frames:
             self.close()
             return b"", 0, True
-        rows, data = self._frames.pop(0)
+        rows, data = self._frames.popleft()
         if count and rows > count:
             data, rest = _split_rows(data, count)
-            self._frames.insert(0, (rows - count, rest))
+            self._frames.appendleft((rows - count, rest))
             rows = count
         last = self._ended and not self._frames and self._failure is None
         if last:
@@ -191,7 +193,7 @@ def _split_rows(data: bytes, count: int) -> tuple[bytes, bytes]:
     """The first ``count`` DataRows of ``data`` and the rest (a client asked
     for fewer rows at a time than the child sends)."""
     position = 0
-    length = struct.Struct("!i").unpack_from
+    length = _INT32.unpack_from
     for _ in range(count):
         position += 1 + length(data, position + 1)[0]
     return data[:position], data[position:]
