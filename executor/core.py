@@ -31,11 +31,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any, Final, Protocol, TypeVar
 
 from catalog import errors
 from catalog.schema import Catalog
-from executor import error_translation
+from executor import error_translation, grouped_insert
 from executor.batches import BatchLedger, LedgerMark
 from executor.context import StatementContext
 from executor.matview_maintenance import recompute_stale
@@ -319,6 +320,8 @@ class Executor:
         """What now() reads; recovery replays the recorded times."""
         self._origins: dict[SequenceKey, int | None] | None = None
         """Sequences the running statement moved, with their positions before."""
+        self._group_origins: dict[SequenceKey, int | None] | None = None
+        """Those the running group of rows moved (``_insert_group``)."""
         self._reseeded = False
         self.refresh_live: Callable[[frozenset[str]], None] | None = None
         """Fills the live system views a plan reads (``LiveTables.refresh``)."""
@@ -630,14 +633,69 @@ class Executor:
                                                     *self._slot_values(plan.slots)))
         return self.database.execute(plan.sql, plan.bound(args))
 
-    def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> sqlite.Cursor:
-        """Run a DML statement once per row of parameter values (COPY FROM)."""
-        return self.database.executemany(plan.sql, self._bound_rows(plan, rows))
+    def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> int:
+        """Run a DML statement once per row of parameter values (COPY FROM):
+        how many rows it changed in all."""
+        if self._grouped(plan, rows) is None:
+            return self.database.executemany(plan.sql, self._bound_rows(plan, rows)).rowcount
+        return sum(self.run_plan_each(plan, rows))
 
     def run_plan_each(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> Iterator[int]:
         """Run a DML statement once per row of parameter values (a batch of
-        pipelined executions), yielding the count of rows each changed."""
-        return self.database.row_counts(plan.sql, self._bound_rows(plan, rows))
+        pipelined executions), yielding the count of rows each changed; an
+        INSERT of parameters a group of rows at a time (``grouped_insert``)."""
+        bound = self._bound_rows(plan, rows)
+        size = self._grouped(plan, rows)
+        if size is None:
+            return self.database.row_counts(plan.sql, bound)
+        return self._insert_groups(plan, bound, size)
+
+    def _grouped(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> int | None:
+        """The rows per group of a run of ``plan`` over ``rows``, if it goes
+        a group at a time."""
+        if plan.values_row is None or not plan.bindings or not self.database.in_transaction:
+            return None
+        size = grouped_insert.group_size(plan.bindings, self.database.variable_limit)
+        return size if size > 1 and len(rows) >= size else None
+
+    def _insert_groups(self, plan: SqlPlan, rows: Iterable[Sequence[Any]], size: int
+                       ) -> Iterator[int]:
+        assert plan.values_row is not None
+        sql = grouped_insert.grouped_sql(plan.values_row, plan.bindings, size)
+        row_counts = self.database.row_counts
+        for values, group in grouped_insert.groups(rows, size, plan.bindings):
+            if values and self._insert_group(sql, values):
+                yield from repeat(1, size)
+            else:
+                yield from row_counts(plan.sql, group)
+
+    def _insert_group(self, sql: str, values: list[Any]) -> bool:
+        """Insert a group of rows with one statement: False, with nothing of
+        it left behind, when it failed or raised a notice (its rows then
+        run a statement each, the reference)."""
+        database, context = self.database, self.context
+        notices, warnings, undo = len(context.notices), len(context.warnings), self.undo.mark()
+        self._group_origins = {}
+        database.execute('SAVEPOINT "sqlext_group"')
+        try:
+            database.execute(sql, values)
+        except sqlite.Error:
+            if not database.in_transaction:
+                raise  # SQLite ended the transaction (an interrupt), as for one row
+        else:
+            if len(context.notices) == notices and len(context.warnings) == warnings:
+                database.execute('RELEASE SAVEPOINT "sqlext_group"')
+                self._group_origins = None
+                return True
+        database.execute('ROLLBACK TO SAVEPOINT "sqlext_group"')
+        database.execute('RELEASE SAVEPOINT "sqlext_group"')
+        self.undo.undo_to(undo)
+        self.place_sequences(tuple(self._group_origins.items()))
+        self._group_origins = None
+        del context.notices[notices:]
+        del context.warnings[warnings:]
+        context.take_error()
+        return False
 
     def _bound_rows(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]
                     ) -> Iterable[Sequence[Any]]:
@@ -753,6 +811,8 @@ class Executor:
         if self._origins is None:
             self._origins = {}
         self._origins.setdefault(key, self.sequences.get(key))
+        if self._group_origins is not None:
+            self._group_origins.setdefault(key, self.sequences.get(key))
         transaction = self._transaction
         if transaction is not None and transaction.owner is self._running:
             transaction.log.moved[key] = None

@@ -72,6 +72,16 @@ class Access:
     any one of its columns."""
 
 
+class ValuesRow(NamedTuple):
+    """A single-row INSERT ... VALUES whose values are all parameters, as a
+    run of many rows can insert several of them with one statement
+    (``executor.grouped_insert``): the statement's text before its row, and
+    the parameter each value of the row is."""
+
+    head: str
+    params: tuple[int, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class SqlPlan:
     """A statement SQLite runs: a query, or DML with or without RETURNING."""
@@ -103,6 +113,9 @@ class SqlPlan:
     """What the running role needs (checked each time the plan runs)."""
     slots: tuple[Slot, ...] = ()
     """Values bound after the ``bindings`` parameters (numbered on from them)."""
+    values_row: ValuesRow | None = None
+    """Set for an INSERT whose rows a many-row run may insert a group at a
+    time: one row of parameters into a table, nothing else computed."""
     snapshot_reads: bool = False
     """A query whose rows past the first chunk may be read from a snapshot
     by a forked child (``sqlext.session.snapshot_rows``): it leaves the

@@ -48,6 +48,8 @@ class Database:
         self.connection.execute("PRAGMA recursive_triggers = ON")
         # The connection's own methods, not wrappers: every statement of the
         # hot path goes through them, and a Python frame each is measurable.
+        self.variable_limit = self.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        """How many parameters one statement may bind."""
         self.execute: Callable[..., sqlite3.Cursor] = self.connection.execute
         """``execute(sql, params=())``: run one statement."""
         self.executemany: Callable[[str, Iterable[Sequence[Any]]], sqlite3.Cursor] = (

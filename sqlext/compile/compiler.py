@@ -30,6 +30,7 @@ from executor.plans import (
     ParamType,
     Slot,
     SqlPlan,
+    ValuesRow,
 )
 from sqlext.compile.dataflow_ddl import DataflowCompiler
 from sqlext.compile.object_ddl import compile_object_statement
@@ -187,7 +188,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
                        recompute=_recomputed_views(translator),
                        after_insert=_after_insert(translator, verb),
                        bindings=translator.highest_param, access=_access(translator, statement),
-                       slots=slots)
+                       slots=slots, values_row=None if returning is not None or slots
+                       else _values_row(tree, sql, translator.target_relation))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     spec = DdlCompiler(translator).compile(tree)
     return Compiled(statement, _params(translator), None, ddl=spec)
@@ -230,6 +232,35 @@ def _sqlite_text(tree: exp.Expression, translator: Translator) -> tuple[str, tup
 
 
 _NOW: Final = FUNCTIONS["now"].target
+_PLAIN_INSERT_ARGS: Final = frozenset({"this", "expression"})
+"""What an INSERT a group of rows at a time may have: no WITH, ON CONFLICT..."""
+
+
+def _values_row(tree: exp.Expression, sql: str, relation: Relation | None) -> ValuesRow | None:
+    """How a many-row run of this statement may insert a group of rows at
+    once, where that is the same as one statement per row: one row of
+    parameters only, into a table that is no stream (a stream's rows are
+    numbered into batches as they come) and has no foreign key to itself
+    (SQLite checks a statement's foreign keys at its end, so one row of a
+    group could refer to a later one)."""
+    if (not isinstance(tree, exp.Insert) or relation is None or relation.stream is not None
+            or any(value for name, value in tree.args.items()
+                   if name not in _PLAIN_INSERT_ARGS)):
+        return None
+    source = tree.expression
+    if not isinstance(source, exp.Values) or len(source.expressions) != 1:
+        return None
+    row = source.expressions[0]
+    if not isinstance(row, exp.Tuple) or not row.expressions or not all(
+            isinstance(value, exp.Parameter) for value in row.expressions):
+        return None
+    own = (relation.schema, relation.name)
+    if any(c.kind == "f" and c.ref_table == own for c in relation.constraints):
+        return None
+    text = to_sqlite(row)
+    if not sql.endswith(text) or not sql[:-len(text)].endswith("VALUES "):
+        return None
+    return ValuesRow(sql[:-len(text)], tuple(int(value.name) for value in row.expressions))
 
 
 _WRITE_PRIVILEGE: Final = {exp.Insert: "a", exp.Update: "w", exp.Delete: "d"}

@@ -119,7 +119,7 @@ class Journal:
             user, role = session.logged_identity
             self._append(records.Environment(logged.ident, user, session.database,
                                              tuple({**settings, "role": role}.items())))
-        values = tuple(tuple(row) for row in params) if many else tuple(params)
+        values = tuple(map(tuple, params)) if many else tuple(params)
         return records.Statement(sql, index, tuple(param_oids), values, many,
                                  micros(context.transaction_start),
                                  micros(context.statement_start), origins, logged.ident)

@@ -463,7 +463,7 @@ def insert_rows(session: EngineSession, prepared: Prepared,
     context = session.statement_context()
     executor.begin_statement(session.token, context, session.statement_timeout_ms)
     try:
-        stored = executor.run_plan_many(compiled.plan, rows).rowcount
+        stored = executor.run_plan_many(compiled.plan, rows)
         # a stream's windows and EE triggers see COPY like an INSERT
         session.host.dataflow.after_insert(compiled.plan, stored, session.compile_context(),
                                              session.token)

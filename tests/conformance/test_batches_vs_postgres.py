@@ -246,6 +246,80 @@ def test_pipeline_groups_with_a_failing_row(peers: Peers, kind: str,
                  _items_after(kind))
 
 
+PLAIN_TABLE = [
+    "DROP TABLE IF EXISTS plain, items, parents CASCADE",
+    "CREATE TABLE parents (id int PRIMARY KEY)",
+    "INSERT INTO parents VALUES (1), (2)",
+    """CREATE TABLE plain (id int PRIMARY KEY, parent int REFERENCES parents,
+        qty int NOT NULL CHECK (qty > 0), label varchar(3), due date)""",
+    "INSERT INTO plain VALUES (100000, 2, 1, 'old', '2024-01-01')",
+]
+PLAIN_INSERT = "INSERT INTO plain VALUES (%t, %t, %t, %t, %t)"
+"""Parameters only, into a table without defaults: sqlext inserts such rows
+100 at a time (``executor.grouped_insert``), the rows short of 100 one by one."""
+PLAIN_ROWS = 250
+PLAIN_BAD: dict[str, dict[int, str | None]] = {
+    "unique": {0: "100000"}, "not_null": {2: None}, "check": {2: "0"},
+    "foreign_key": {1: "9"}, "invalid_integer": {0: "x1"},
+}
+PLAIN_AFTER = ["SELECT count(*), sum(id), sum(qty), min(id), max(id) FROM plain",
+               "SELECT * FROM plain ORDER BY id DESC LIMIT 3"]
+
+
+def plain_rows(kind: str | None = None, position: int = 0, count: int = PLAIN_ROWS,
+               first: int = 1) -> list[tuple[str | None, ...]]:
+    """``count`` rows of ``PLAIN_INSERT``; with ``kind``, the one at
+    ``position`` fails so."""
+    rows: list[tuple[str | None, ...]] = [
+        (str(n), str(n % 2 + 1), str(n), "abc", "2024-01-31") for n in range(first, first + count)]
+    if kind is not None:
+        bad = list(rows[position])
+        for index, value in PLAIN_BAD[kind].items():
+            bad[index] = value
+        rows[position] = tuple(bad)
+    return rows
+
+
+@pytest.mark.parametrize("transaction", [False, True], ids=["autocommit", "transaction"])
+@pytest.mark.parametrize("position", [0, 57, 99, 100, 199, 200, 249])
+@pytest.mark.parametrize("kind", list(PLAIN_BAD))
+def test_a_failing_row_in_a_group_of_rows(peers: Peers, kind: str, position: int,
+                                          transaction: bool) -> None:
+    """Rows inserted a group at a time fail at the row one statement per
+    row fails at, with the rows before it in, in the first and the last
+    group, at their edges, and among the rows short of a group."""
+    rows = plain_rows(kind, position)
+    same_on_both(peers, PLAIN_TABLE, executemany(
+        PLAIN_INSERT, rows, transaction=transaction,
+        before=["INSERT INTO plain VALUES (100001, 1, 1, 'new', NULL)"] if transaction else []),
+        PLAIN_AFTER)
+
+
+@pytest.mark.parametrize("transaction", [False, True], ids=["autocommit", "transaction"])
+def test_groups_of_rows_in_a_pipeline(peers: Peers, transaction: bool) -> None:
+    """A Sync after 250, 120 (one failing) and 300 rows; a savepoint before
+    the failing ones in a transaction."""
+    groups = [plain_rows(), plain_rows("unique", 110, 120, first=1000),
+              plain_rows(count=300, first=2000)]
+    same_on_both(peers, PLAIN_TABLE, pipelined(PLAIN_INSERT, groups, transaction=transaction),
+                 PLAIN_AFTER)
+
+
+def test_groups_of_rows_rolled_back_to_a_savepoint(peers: Peers) -> None:
+    def run(connection: psycopg.Connection) -> list[Any]:
+        connection.execute("BEGIN")
+        told = executemany(PLAIN_INSERT, plain_rows())(connection)
+        connection.execute("SAVEPOINT grouped")
+        told += executemany(PLAIN_INSERT, plain_rows(count=300, first=1000))(connection)
+        told.append(connection.execute("ROLLBACK TO SAVEPOINT grouped").statusmessage)
+        told += executemany(PLAIN_INSERT, plain_rows("check", 150, first=5000))(connection)
+        told.append(connection.execute("ROLLBACK").statusmessage)
+        told += executemany(PLAIN_INSERT, plain_rows(count=101, first=7000))(connection)
+        return told
+
+    same_on_both(peers, PLAIN_TABLE, run, PLAIN_AFTER)
+
+
 @pytest.mark.parametrize("begin", [
     ["BEGIN", BEFORE_BATCH, "SAVEPOINT before_batch"],
     ["BEGIN", "SAVEPOINT before_batch"],  # the batch is the first write
