@@ -660,12 +660,14 @@ class Executor:
 
     def _insert_groups(self, plan: SqlPlan, rows: Iterable[Sequence[Any]], size: int
                        ) -> Iterator[int]:
-        assert plan.values_row is not None
-        sql = grouped_insert.grouped_sql(plan.values_row, plan.bindings, size)
+        row, bindings = plan.values_row, plan.bindings
+        assert row is not None
         row_counts = self.database.row_counts
-        for values, group in grouped_insert.groups(rows, size, plan.bindings):
-            if values and self._insert_group(sql, values):
-                yield from repeat(1, size)
+        for values, group in grouped_insert.groups(rows, size, bindings):
+            count = len(values) // bindings
+            if values and self._insert_group(grouped_insert.grouped_sql(row, bindings, count),
+                                             values):
+                yield from repeat(1, count)
             else:
                 yield from row_counts(plan.sql, group)
 

@@ -20,10 +20,18 @@ from typing import Any, Final, Protocol
 
 from executor.context import StatementContext
 from executor.core import SequenceKey, TransactionLog
+from executor.grouped_insert import ColumnarRows
 from executor.streaming.scheduler import Task
 from sqlext.durability import records
 from sqlext.durability.records import micros
 from storage.commandlog import LogWriter
+
+
+def _columns(rows: Sequence[Any]) -> tuple[Any, ...]:
+    """The values of many rows a column at a time, as records keep them."""
+    if isinstance(rows, ColumnarRows):
+        return tuple(rows.columns)
+    return tuple(zip(*rows, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +127,8 @@ class Journal:
             user, role = session.logged_identity
             self._append(records.Environment(logged.ident, user, session.database,
                                              tuple({**settings, "role": role}.items())))
-        values = tuple(map(tuple, params)) if many else tuple(params)
-        return records.Statement(sql, index, tuple(param_oids), values, many,
+        values = _columns(params) if many else tuple(params)
+        return records.Statement(sql, index, tuple(param_oids), values, len(params) if many else 0,
                                  micros(context.transaction_start),
                                  micros(context.statement_start), origins, logged.ident)
 

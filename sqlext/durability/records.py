@@ -10,6 +10,9 @@ None) and times are microseconds since the Unix epoch, UTC.
 its records were written in (``storage.commandlog``); a server refuses to
 replay a layout it does not know (``RecordError``) instead of guessing.
 Change a field, its order or a kind's meaning, and the version goes up.
+Layout 1 kept the parameters of a many-row statement as one tuple per row;
+layout 2 keeps them a column at a time, with the count of rows in ``many``
+(a COPY's rows are columns already: no tuple is made per row). Both are read.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ import marshal
 from datetime import UTC, datetime
 from typing import Any, Final, NamedTuple
 
-LAYOUT_VERSION: Final = 1
-"""The record layout this server writes and reads."""
+LAYOUT_VERSION: Final = 2
+"""The record layout this server writes."""
+READABLE_LAYOUTS: Final = (1, 2)
 _MARSHAL_VERSION: Final = 4
 
 SequencePositions = tuple[tuple[tuple[str, str], int | None], ...]
@@ -40,9 +44,11 @@ class Statement(NamedTuple):
     param_oids: tuple[int, ...]
     """Parameter types the client declared (0: inferred)."""
     params: tuple[Any, ...]
-    """The parameter values; with ``many``, one tuple of them per execution."""
-    many: bool
-    """Run once per row of ``params`` (COPY FROM)."""
+    """The parameter values; with ``many``, a sequence of each parameter's
+    values, one per execution."""
+    many: int
+    """Executions of the statement with a row of ``params`` each (COPY FROM,
+    a batch), or 0: one, with ``params``."""
     transaction_start: int
     statement_start: int
     sequence_origins: SequencePositions
@@ -114,9 +120,9 @@ def encode(record: Record) -> bytes:
 
 def decode(payload: bytes, layout: int) -> Record:
     """The record of a payload written in ``layout``."""
-    if layout != LAYOUT_VERSION:
-        raise RecordError(f"record layout version {layout}; this server reads version "
-                          f"{LAYOUT_VERSION}")
+    if layout not in READABLE_LAYOUTS:
+        raise RecordError(f"record layout version {layout}; this server reads versions "
+                          f"{', '.join(map(str, READABLE_LAYOUTS))}")
     try:
         fields = marshal.loads(payload)
     except (ValueError, EOFError, TypeError) as exc:
@@ -129,12 +135,22 @@ def decode(payload: bytes, layout: int) -> Record:
     try:
         record = record_type(*fields[1:])
         if isinstance(record, Transaction):
+            statements = (Statement(*statement) for statement in record.statements)
             record = record._replace(statements=tuple(
-                Statement(*statement) for statement in record.statements))
+                statements if layout == LAYOUT_VERSION else map(_columns_of_rows, statements)))
     except TypeError as exc:
         raise RecordError(f"{record_type.__name__} record of the wrong shape ({exc})"
                           ) from exc
     return record
+
+
+def _columns_of_rows(statement: Statement) -> Statement:
+    """A layout-1 statement as layout 2 keeps it."""
+    if not statement.many:
+        return statement._replace(many=0)
+    rows = statement.params
+    return statement._replace(params=tuple(zip(*rows, strict=True)) if rows and rows[0]
+                              else (), many=len(rows))
 
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)

@@ -24,7 +24,7 @@ from executor.core import wall_clock
 from executor.streaming.scheduler import Task
 from sqlext.durability import engine_state, records
 from sqlext.progress import Progress
-from sqlext.session.copy_stdio import insert_rows
+from sqlext.session.copy_stdio import column_rows, insert_rows
 from sqlext.session.engine_session import EngineSession, SessionHost
 from sqlext.session.identity import Identity
 from sqlext.session.portals import Prepared
@@ -84,7 +84,7 @@ class _ReplaySession(EngineSession):
                 prepared = Prepared(sql, index, parse(sql).statements[index],
                                     statement.param_oids)
                 if statement.many:
-                    insert_rows(self, prepared, [list(row) for row in statement.params])
+                    insert_rows(self, prepared, column_rows(statement.params, statement.many))
                 else:
                     self.execute_portal(self.bind_values(prepared, list(statement.params)), 0)
         except BaseException:
@@ -187,11 +187,11 @@ def _read_log(directory: Path, after: int) -> list[_Logged]:
                 path.unlink()
                 break
             raise RecoveryError(str(exc)) from exc
-        if segment.layout != records.LAYOUT_VERSION:
+        if segment.layout not in records.READABLE_LAYOUTS:
             raise RecoveryError(
                 f"{path.name} holds records of layout version {segment.layout}; this server "
-                f"reads version {records.LAYOUT_VERSION} (was the log written by a newer "
-                "sqlext?)")
+                f"reads versions {', '.join(map(str, records.READABLE_LAYOUTS))} (was the "
+                "log written by a newer sqlext?)")
         weak = segment.mode == "weak"
         if segment.first_lsn > expected:
             raise RecoveryError(

@@ -88,6 +88,43 @@ def _run(sizes: Sequence[int], width: int, first: bool, variable: bool) -> _Run:
                 ((width,) if first else ()) + tuple(sizes), slice(lead + 1, end, 2), variable)
 
 
+RunReader = Callable[[bytes, int, list[bytes | None]], tuple[int, int]]
+"""(buffer, position, found) -> where the whole rows of expected sizes from
+``position`` end, and how many they are; their fields are added to ``found``."""
+
+
+def _run_reader(runs: Sequence[_Run]) -> RunReader:
+    """The loop that reads rows a run at a time, written out for these runs:
+    a generic loop over them spends more on its own bookkeeping (~0.5 us a
+    row of 3 fields) than this one (~0.35 us) spends on a row."""
+    lines = ["def read(buffer, position, found):", "    end = len(buffer)", "    count = 0",
+             "    while True:", "        row = position"]
+    kept: list[str] = []
+    scope: dict[str, object] = {}
+    for number, run in enumerate(runs):
+        width = len(run.unpack(bytes(run.size), 0))
+        items = [f"f{number}_{index}" for index in range(width)]
+        scope[f"unpack{number}"] = run.unpack
+        heads = items[run.heads]
+        checks = " or ".join(f"{name} != {value}" for name, value in zip(
+            heads, run.expected, strict=True)) or "False"
+        lines += [f"        if row + {run.size} > end: break",
+                  f"        {', '.join(items)}, = unpack{number}(buffer, row)",
+                  f"        row += {run.size}",
+                  f"        if {checks}: break"]
+        kept += items[run.values]
+        if run.variable:
+            length = items[-1]
+            lines += [f"        if {length} < 0 or row + {length} > end: break",
+                      f"        v{number} = buffer[row:row + {length}]",
+                      f"        row += {length}"]
+            kept.append(f"v{number}")
+    lines += [f"        found += ({''.join(name + ', ' for name in kept)})",
+              "        position = row", "        count += 1", "    return position, count"]
+    exec("\n".join(lines), scope)  # our own text, made of the columns' sizes
+    return scope["read"]  # type: ignore[return-value]
+
+
 def _runs(sizes: Sequence[int | None]) -> list[_Run]:
     """The runs of a row whose fields have ``sizes`` (None: variable)."""
     runs: list[_Run] = []
@@ -116,8 +153,7 @@ class BinaryRows:
     def __init__(self, width: int, sizes: Sequence[int | None] | None = None) -> None:
         """``sizes``: each field's size where its type's binary form has one."""
         self.width = width
-        # plain tuples, which the reading loop unpacks fastest
-        self.runs = [tuple(run) for run in _runs(sizes if sizes is not None else [None] * width)]
+        self.read_runs = _run_reader(_runs(sizes if sizes is not None else [None] * width))
         self.buffer = bytearray()
         self.header_read = False
         self.ended = False
@@ -138,7 +174,7 @@ class BinaryRows:
                 return fields, 0
             position = self._header(buffer)
         while not self.ended:
-            position, read = self._run_rows(buffer, position, fields)
+            position, read = self.read_runs(buffer, position, fields)
             count += read
             row_end = self._row(buffer, position, fields)
             if row_end is None:
@@ -169,36 +205,6 @@ class BinaryRows:
             raise errors.BadCopyFileFormat("invalid COPY file header (wrong length)")
         self.header_read = True
         return _HEADER_SIZE + extension
-
-    def _run_rows(self, buffer: bytes, position: int,
-                  found: list[bytes | None]) -> tuple[int, int]:
-        """Reads the rows from ``position`` on a run at a time while they
-        are whole and have the expected sizes: where they end, how many."""
-        runs = self.runs
-        end = len(buffer)
-        count = 0
-        while True:
-            start, row = len(found), position
-            for unpack, size, heads, expected, values, variable in runs:
-                if row + size > end:
-                    break
-                fields = unpack(buffer, row)
-                row += size
-                if fields[heads] != expected:
-                    break
-                found += fields[values]
-                if variable:
-                    length = fields[-1]
-                    if length < 0 or row + length > end:
-                        break
-                    found.append(buffer[row:row + length])
-                    row += length
-            else:
-                position = row
-                count += 1
-                continue
-            del found[start:]
-            return position, count
 
     def _row(self, buffer: bytes, start: int,
              found: list[bytes | None]) -> int | None:

@@ -452,6 +452,13 @@ class ColumnRows(Sequence[tuple[Any, ...]]):
         return tuple(column[index] for column in self.columns) if self.columns else ()
 
 
+def column_rows(columns: Sequence[Sequence[Any]], count: int) -> ColumnRows:
+    """``count`` rows kept as ``columns`` (a command log's many-row statement)."""
+    rows = ColumnRows(len(columns))
+    rows.extend(columns, count)
+    return rows
+
+
 def insert_rows(session: EngineSession, prepared: Prepared,
                 rows: Sequence[Sequence[Any]]) -> int:
     """Run the INSERT ``prepared`` once per row of parameters (COPY FROM,

@@ -36,3 +36,10 @@ def test_rows_and_columns_give_the_same_groups() -> None:
     assert [values for values, _ in as_rows] == [values for values, _ in as_columns]
     assert [group for _, group in as_columns][-1] == [(6, "v6")]
     assert [group for _, group in as_rows][-1] == [(6, "v6", 12)]
+
+
+def test_the_last_group_takes_the_rows_left() -> None:
+    rows = [(n, n) for n in range(5)]
+    assert [values for values, _ in groups(rows, 3, 2)] == [[0, 0, 1, 1, 2, 2], [3, 3, 4, 4]]
+    assert [values for values, _ in groups(Columns([[0, 1, 2, 3, 4]] * 2), 3, 2)] == [
+        [0, 0, 1, 1, 2, 2], [3, 3, 4, 4]]

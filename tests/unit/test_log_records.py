@@ -9,12 +9,12 @@ import pytest
 
 from sqlext.durability import records
 
-STATEMENT = records.Statement("INSERT INTO t VALUES ($1, $2)", 0, (23, 0), (1, "x"), False,
+STATEMENT = records.Statement("INSERT INTO t VALUES ($1, $2)", 0, (23, 0), (1, "x"), 0,
                               1_700_000_000_000_001, 1_700_000_000_000_002,
                               ((("public", "s"), 4),), 1)
 EXAMPLES: list[records.Record] = [
     records.Transaction(1_700_000_000_000_003, 42, ((16400, 7),),
-                        (STATEMENT, STATEMENT._replace(params=((1, "a"), (2, None)), many=True)),
+                        (STATEMENT, STATEMENT._replace(params=((1, 2), ("a", None)), many=2)),
                         ((("public", "s"), 5),)),
     records.TaskRun(1_700_000_000_000_004, 43, "public", "validate", 16400, 7,
                     1_700_000_000_000_000, ((("public", "s"), None),), ((16401, 7),)),
@@ -32,18 +32,21 @@ def test_every_kind_round_trips(record: records.Record) -> None:
 
 
 def test_layout_one_is_the_tuples_earlier_servers_wrote() -> None:
-    """Logs written before the records were typed replay unchanged."""
+    """Logs written before the records were typed, with a many-row
+    statement's values a row at a time, replay unchanged."""
     transaction = EXAMPLES[0]
     assert isinstance(transaction, records.Transaction)
-    written = marshal.dumps((1, *transaction[:3], tuple(map(tuple, transaction.statements)),
-                             transaction.sequences), 4)
+    rows_of_values = ((1, "a"), (2, None))
+    statements = (tuple(STATEMENT._replace(many=False)),
+                  tuple(STATEMENT._replace(params=rows_of_values, many=True)))
+    written = marshal.dumps((1, *transaction[:3], statements, transaction.sequences), 4)
     assert records.decode(written, 1) == transaction
 
 
 def test_an_unknown_layout_is_refused_by_version() -> None:
     with pytest.raises(records.RecordError,
-                       match="record layout version 2; this server reads version 1"):
-        records.decode(records.encode(EXAMPLES[2]), 2)
+                       match="record layout version 3; this server reads versions 1, 2"):
+        records.decode(records.encode(EXAMPLES[2]), 3)
 
 
 @pytest.mark.parametrize(("payload", "reason"), [
