@@ -14,7 +14,9 @@ also reports any malformed message).
 
 from __future__ import annotations
 
+import functools
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wire.framing import FrameReader
@@ -54,6 +56,32 @@ class BindRun:
         return found
 
 
+ValuesReader = Callable[[bytes, int, int], "tuple[tuple[bytes | None, ...], int] | None"]
+"""(data, start, end) -> the values of a Bind's parameters from ``start``
+(each a length, -1 for NULL, and that many bytes) and where they end, or
+None when they do not fit before ``end``."""
+
+
+@functools.lru_cache(maxsize=64)
+def _values_reader(count: int) -> ValuesReader:
+    """The reader of ``count`` parameter values, written out for that
+    count: a loop over the parameters costs ~0.2 us each in its own
+    bookkeeping, the written-out reader about half."""
+    lines = ["def read(data, start, end):", "    while True:"]
+    for number in range(count):
+        lines += ["        if start + 4 > end: break",
+                  f"        (l{number},) = unpack(data, start)",
+                  "        start += 4",
+                  f"        if l{number} == -1: v{number} = None",
+                  f"        elif l{number} < 0 or start + l{number} > end: break",
+                  f"        else: v{number} = data[start:start + l{number}]; start += l{number}"]
+    lines += [f"        return ({''.join(f'v{number}, ' for number in range(count))}), start",
+              "    return None"]
+    scope: dict[str, object] = {"unpack": _INT32.unpack_from}
+    exec("\n".join(lines), scope)  # our own text, made of the count
+    return scope["read"]  # type: ignore[return-value]
+
+
 def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
     """The run that ``first`` (just read) begins, with the triples after it
     that have fully arrived, taken from the buffer; None, taking nothing,
@@ -78,7 +106,7 @@ def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
     unpack = _INT32.unpack_from
     run = BindRun(first, [], [], [])
     pos = consumed = 0
-    count = len(first.params)
+    read_values = _values_reader(len(first.params))
     values: tuple[bytes | None, ...] | None = first.params
     while True:
         if values is None:  # the next Bind
@@ -88,26 +116,12 @@ def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
             start = pos + 5 + len(head)
             if end > size or end < start or not data.startswith(head, pos + 5):
                 break
-            found: list[bytes | None] = []
-            append = found.append
-            try:
-                for _ in range(count):
-                    length = unpack(data, start)[0]
-                    start += 4
-                    if length >= 0:
-                        append(data[start:start + length])
-                        start += length
-                    elif length == -1:
-                        append(None)
-                    else:
-                        break
-            except struct.error:  # past the end of what has arrived
+            read = read_values(data, start, end)
+            if read is None:
                 break
-            # (a length past the Bind's end shows here: the tail is not found)
-            if len(found) != count or start + len(tail) != end or not data.startswith(
-                    tail, start):
+            values, start = read
+            if start + len(tail) != end or not data.startswith(tail, start):
                 break
-            values = tuple(found)
             pos = end
         described = data.startswith(describe, pos)
         after = pos + len(describe) if described else pos
