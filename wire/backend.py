@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from wire.column_rows import ColumnRows
 from wire.messages import Field, Notice
 
 
@@ -214,7 +215,7 @@ class Session(Protocol):
         self,
         statement: str,
         param_formats: Sequence[int],
-        rows: Sequence[Sequence[bytes | None]],
+        rows: ColumnRows,
         result_formats: Sequence[int],
     ) -> BatchOutcome | None:
         """Bind the unnamed portal to ``statement`` with each row of

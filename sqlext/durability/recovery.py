@@ -24,12 +24,13 @@ from executor.core import wall_clock
 from executor.streaming.scheduler import Task
 from sqlext.durability import engine_state, records
 from sqlext.progress import Progress
-from sqlext.session.copy_stdio import column_rows, insert_rows
+from sqlext.session.copy_stdio import insert_rows
 from sqlext.session.engine_session import EngineSession, SessionHost
 from sqlext.session.identity import Identity
 from sqlext.session.portals import Prepared
 from sqlext.sql.parse import parse
 from storage import commandlog, snapshots
+from wire.column_rows import ColumnRows
 
 log = logging.getLogger("sqlext")
 
@@ -84,7 +85,8 @@ class _ReplaySession(EngineSession):
                 prepared = Prepared(sql, index, parse(sql).statements[index],
                                     statement.param_oids)
                 if statement.many:
-                    insert_rows(self, prepared, column_rows(statement.params, statement.many))
+                    insert_rows(self, prepared, ColumnRows(list(map(list, statement.params)),
+                                                          statement.many))
                 else:
                     self.execute_portal(self.bind_values(prepared, list(statement.params)), 0)
         except BaseException:

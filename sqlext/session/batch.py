@@ -38,6 +38,7 @@ from sqlext.session.portals import (
 )
 from storage import sqlite
 from wire.backend import BackendError, BatchOutcome
+from wire.column_rows import ColumnRows
 
 
 class BatchSession(Protocol):
@@ -101,7 +102,7 @@ def _all_tables(catalog: Catalog, plan: SqlPlan) -> bool:
 
 
 def execute_batch(session: BatchSession, statement: str, param_formats: Sequence[int],
-                  rows: Sequence[Sequence[bytes | None]], result_formats: Sequence[int]
+                  rows: ColumnRows, result_formats: Sequence[int]
                   ) -> BatchOutcome | None:
     """Run ``statement`` once per row of parameters (see the module); None
     when it cannot run as a batch now, having changed nothing."""

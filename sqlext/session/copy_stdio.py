@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -29,6 +29,7 @@ from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
 from storage import sqlite
 from wire.backend import CopyIn
+from wire.column_rows import ColumnRows
 
 if TYPE_CHECKING:
     from sqlext.session.engine_session import EngineSession
@@ -195,7 +196,7 @@ class CopyFromSink:
         """Each column's input function, from its field's bytes."""
         self.column_decoders = column_decoders
         self.pending = bytearray()
-        self.rows = ColumnRows(len(columns))
+        self.rows = ColumnRows.empty(len(columns))
         self.count = 0
         self.line = 0
         self.header_pending = fmt.header
@@ -225,7 +226,7 @@ class CopyFromSink:
         return f"COPY {self.count}"
 
     def abort(self, message: str) -> None:
-        self.rows = ColumnRows(len(self.columns))
+        self.rows = ColumnRows.empty(len(self.columns))
 
     def _binary_rows(self, data: bytes, final: bool) -> None:
         assert self.binary is not None
@@ -413,50 +414,7 @@ class CopyFromSink:
         if not self.rows.count:
             return
         self.count += insert_rows(self.session, self.prepared, self.rows)
-        self.rows = ColumnRows(len(self.columns))
-
-
-class ColumnRows(Sequence[tuple[Any, ...]]):
-    """Rows kept as the columns they were decoded in. Iterating makes each
-    row when it is needed: zip reuses its tuple while nobody keeps it, so
-    executemany inserts them without allocating a row (which would also
-    wake the garbage collector every few hundred rows)."""
-
-    def __init__(self, width: int) -> None:
-        self.columns: list[list[Any]] = [[] for _ in range(width)]
-        self.count = 0
-
-    def extend(self, columns: Sequence[Sequence[Any]], count: int) -> None:
-        for column, values in zip(self.columns, columns, strict=True):
-            column += values
-        self.count += count
-
-    def append(self, row: Sequence[Any]) -> None:
-        self.extend([[value] for value in row], 1)
-
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return zip(*self.columns, strict=True) if self.columns else iter([()] * self.count)
-
-    def __len__(self) -> int:
-        return self.count
-
-    @overload
-    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[tuple[Any, ...]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | Sequence[tuple[Any, ...]]:
-        if isinstance(index, slice):
-            return list(self)[index]
-        return tuple(column[index] for column in self.columns) if self.columns else ()
-
-
-def column_rows(columns: Sequence[Sequence[Any]], count: int) -> ColumnRows:
-    """``count`` rows kept as ``columns`` (a command log's many-row statement)."""
-    rows = ColumnRows(len(columns))
-    rows.extend(columns, count)
-    return rows
+        self.rows = ColumnRows.empty(len(self.columns))
 
 
 def insert_rows(session: EngineSession, prepared: Prepared,

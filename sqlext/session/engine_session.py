@@ -83,6 +83,7 @@ from wire.backend import (
     Rows,
     StatementDescription,
 )
+from wire.column_rows import ColumnRows
 from wire.messages import Notice
 
 log = logging.getLogger("sqlext")
@@ -635,7 +636,7 @@ class EngineSession:
 
     @_boundary
     def execute_batch(self, statement: str, param_formats: Sequence[int],
-                      rows: Sequence[Sequence[bytes | None]], result_formats: Sequence[int]
+                      rows: ColumnRows, result_formats: Sequence[int]
                       ) -> BatchOutcome | None:
         return execute_batch(self, statement, param_formats, rows, result_formats)
 

@@ -23,6 +23,7 @@ from executor.plans import OutputColumn, ParamType
 from sqlext.compile.compiler import Compiled
 from sqlext.session.cursor_motion import CursorMotion
 from sqlext.session.snapshot_rows import ForkedRows
+from wire.column_rows import ColumnRows
 from wire.messages import Field, data_rows_encoder
 
 RowEncoder = Callable[[list[Any]], Any]
@@ -153,20 +154,19 @@ def decode_params(types: Sequence[ParamType], formats: Sequence[int],
 
 
 def decode_param_rows(types: Sequence[ParamType], formats: Sequence[int],
-                      rows: Sequence[Sequence[bytes | None]], settings: codecs.Settings,
-                      statement_name: str) -> tuple[list[tuple[Any, ...]], errors.SqlError | None]:
+                      rows: ColumnRows, settings: codecs.Settings, statement_name: str
+                      ) -> tuple[Sequence[tuple[Any, ...]], errors.SqlError | None]:
     """The parameter values of many Binds of one statement, decoded a column
     at a time: the rows that decode, and the error of the first row that
     does not (exactly what ``decode_params`` says of it; the rows after it
     are left out)."""
     count = len(types)
-    if all(len(row) == count for row in rows):
+    if len(rows.columns) == count:
         try:
             binary = expand_formats(formats, count, "parameter")
             decoders = _column_decoders(tuple(types), tuple(binary), settings)
-            columns = [decoder(column) for decoder, column in zip(
-                decoders, zip(*rows, strict=True), strict=True)]
-            return (list(zip(*columns, strict=True)) if count else [()] * len(rows)), None
+            return ColumnRows([decoder(column) for decoder, column in zip(
+                decoders, rows.columns, strict=True)], len(rows)), None
         except Exception:
             pass  # the row-by-row decoding below is the reference: it says what is wrong
     decoded: list[tuple[Any, ...]] = []

@@ -32,6 +32,7 @@ from wire.backend import (
     Rows,
     StatementDescription,
 )
+from wire.column_rows import ColumnRows
 from wire.protocol import Connection, State
 
 FIELDS = [m.Field("n", 23, 4)]
@@ -162,7 +163,7 @@ class ScriptedSession:
         return getattr(self, "prepared", {}).get(statement, "").startswith("BATCH")
 
     def execute_batch(self, statement: str, param_formats: Sequence[int],
-                      rows: Sequence[Sequence[bytes | None]], result_formats: Sequence[int]
+                      rows: ColumnRows, result_formats: Sequence[int]
                       ) -> BatchOutcome | None:
         """BATCH: each row "INSERT 0 1", up to a row whose value is b"bad"
         (its Execute fails), b"badbind" (its Bind fails) or b"notice" (ends
