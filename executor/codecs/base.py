@@ -80,6 +80,25 @@ def each_text(decode: Decoder) -> ColumnDecoder:
     return column
 
 
+def repeated_text(decode: Decoder, distinct: int = 4096) -> ColumnDecoder:
+    """A column decoder for texts that repeat (dates): each distinct text
+    is decoded once, and the first ``distinct`` of them are remembered (the
+    decoder is made per type and settings, so a text always means the same)."""
+    known: dict[bytes, object] = {}
+
+    def first_time(value: bytes) -> object:
+        decoded = decode(value.decode())
+        if len(known) < distinct:
+            known[value] = decoded
+        return decoded
+
+    def column(values: Sequence[bytes | None]) -> list[object]:
+        return [None if value is None else known[value] if value in known
+                else first_time(value) for value in values]
+
+    return column
+
+
 def without_nulls(decode: Callable[[Sequence[bytes]], list[object]]) -> ColumnDecoder:
     """A column decoder from ``decode``, which is given the non-NULL values only."""
 

@@ -43,6 +43,7 @@ from executor.codecs.base import (
     each_binary,
     each_text,
     invalid_syntax,
+    repeated_text,
     unpack_column,
     without_nulls,
 )
@@ -508,7 +509,7 @@ def _date_column(_typmod: int, _settings: Settings) -> ColumnDecoder:
         common = match(text)
         return common[1] if common is not None and _real_date(common[1]) else _date_in(text)
 
-    return each_text(read)
+    return repeated_text(read)
 
 
 _EPOCH: Final = datetime(2000, 1, 1)

@@ -19,7 +19,7 @@ import pytest
 
 from catalog import types as t
 from executor import codecs
-from executor.codecs.base import Settings
+from executor.codecs.base import Settings, repeated_text
 
 BERLIN = Settings(timezone="Europe/Berlin")
 DEFERRING = {
@@ -155,3 +155,21 @@ def test_column_decoder_gives_what_the_value_decoder_gives(
             assert got == expected, f"{name}: {values_of_column!r}"
         else:
             assert got in (None, expected), f"{name}: {values_of_column!r}"
+
+
+def test_repeated_texts_are_decoded_once_and_errors_never_kept() -> None:
+    seen: list[str] = []
+
+    def decode(text: str) -> object:
+        seen.append(text)
+        if text == "bad":
+            raise ValueError(text)
+        return text.upper()
+
+    column = repeated_text(decode, distinct=2)
+    assert column([b"a", None, b"a", b"b", b"c", b"c"]) == ["A", None, "A", "B", "C", "C"]
+    assert seen == ["a", "b", "c", "c"]  # only two are remembered
+    for _ in range(2):
+        with pytest.raises(ValueError, match="bad"):
+            column([b"bad"])
+    assert seen.count("bad") == 2
