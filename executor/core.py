@@ -638,16 +638,18 @@ class Executor:
         how many rows it changed in all."""
         if self._grouped(plan, rows) is None:
             return self.database.executemany(plan.sql, self._bound_rows(plan, rows)).rowcount
-        return sum(self.run_plan_each(plan, rows))
+        return sum(count * times for count, times in self.run_plan_each(plan, rows))
 
-    def run_plan_each(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> Iterator[int]:
+    def run_plan_each(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]
+                      ) -> Iterator[tuple[int, int]]:
         """Run a DML statement once per row of parameter values (a batch of
-        pipelined executions), yielding the count of rows each changed; an
-        INSERT of parameters a group of rows at a time (``grouped_insert``)."""
+        pipelined executions), yielding the count of rows an execution
+        changed and for how many executions in a row; an INSERT of
+        parameters a group of rows at a time (``grouped_insert``)."""
         bound = self._bound_rows(plan, rows)
         size = self._grouped(plan, rows)
         if size is None:
-            return self.database.row_counts(plan.sql, bound)
+            return zip(self.database.row_counts(plan.sql, bound), repeat(1))
         return self._insert_groups(plan, bound, size)
 
     def _grouped(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> int | None:
@@ -659,7 +661,7 @@ class Executor:
         return size if size > 1 and len(rows) >= size else None
 
     def _insert_groups(self, plan: SqlPlan, rows: Iterable[Sequence[Any]], size: int
-                       ) -> Iterator[int]:
+                       ) -> Iterator[tuple[int, int]]:
         row, bindings = plan.values_row, plan.bindings
         assert row is not None
         row_counts = self.database.row_counts
@@ -667,9 +669,9 @@ class Executor:
             count = len(values) // bindings
             if values and self._insert_group(grouped_insert.grouped_sql(row, bindings, count),
                                              values):
-                yield from repeat(1, count)
+                yield 1, count
             else:
-                yield from row_counts(plan.sql, group)
+                yield from zip(row_counts(plan.sql, group), repeat(1))
 
     def _insert_group(self, sql: str, values: list[Any]) -> bool:
         """Insert a group of rows with one statement: False, with nothing of

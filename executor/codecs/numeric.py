@@ -9,6 +9,7 @@ display scale, as numeric_out and numeric_send do.
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from collections.abc import Callable, Sequence
@@ -332,11 +333,12 @@ def _binary_in(typmod: int, _settings: Settings) -> BinDecoder:
         """The common case without Decimal: a finite value sent with no more
         decimals than the column keeps, within its precision, becomes its
         scaled integer straight from the base-10000 digits."""
-        if len(data) >= _HEADER.size:
-            ndigits, weight, sign, dscale = _HEADER.unpack_from(data)
-            if sign in _SIGNS and dscale <= scale and len(data) == _HEADER.size + 2 * ndigits:
+        size = len(data)
+        if _HEADER.size <= size <= _LAYOUT_BYTES and not size & 1:
+            ndigits, weight, sign, dscale, *groups = _layout(size)(data)
+            if sign in _SIGNS and dscale <= scale and len(groups) == ndigits:
                 number = 0
-                for group in struct.unpack_from(f">{ndigits}H", data, _HEADER.size):
+                for group in groups:
                     if group >= 10000:
                         break
                     number = number * 10000 + group
@@ -348,6 +350,18 @@ def _binary_in(typmod: int, _settings: Settings) -> BinDecoder:
                         return -scaled if sign else scaled
         return stored(_received(data, typmod), typmod)
     return decode_scaled
+
+
+_LAYOUT_BYTES: Final = _HEADER.size + 2 * 64
+"""The longest binary numeric read with one struct call (64 base-10000
+digits: 256 decimal digits)."""
+
+
+@functools.cache
+def _layout(size: int) -> Callable[[bytes], tuple[int, ...]]:
+    """The unpacking of a binary numeric of ``size`` bytes: its header and
+    base-10000 digits in one call."""
+    return struct.Struct(f">HhHH{(size - _HEADER.size) // 2}H").unpack
 
 
 def _element_binary_in(typmod: int, _settings: Settings) -> BinDecoder:

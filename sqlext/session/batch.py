@@ -20,6 +20,7 @@ it are handled one by one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any, Protocol
 
 from catalog import errors
@@ -153,11 +154,11 @@ def _run(session: BatchSession, prepared: Prepared, plan: SqlPlan,
     verb = plan.tag
     known: dict[int, str] = {}
     try:
-        for count in executor.run_plan_each(plan, values):
+        for count, times in executor.run_plan_each(plan, values):
             tag = known.get(count)
             if tag is None:
                 tag = known[count] = command_tag(verb, count)
-            tags.append(tag)
+            tags += repeat(tag, times)
             if context.notices or context.warnings:
                 break
     except sqlite.Error as exc:
