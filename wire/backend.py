@@ -205,10 +205,13 @@ class Session(Protocol):
         result_formats: Sequence[int],
     ) -> None: ...
 
-    def batchable(self, statement: str) -> bool:
-        """Whether Bind/Execute pairs of this prepared statement may run as
-        one batch (``execute_batch``): cheap, asked before the connection
-        looks ahead for the rest of a pipelined run."""
+    def batch_sizes(self, statement: str, param_formats: Sequence[int]
+                    ) -> Sequence[int | None] | None:
+        """None unless Bind/Execute pairs of this prepared statement may run
+        as one batch (``execute_batch``); else the size of each parameter's
+        value in these formats where it is always the same (None: any).
+        Cheap: asked before the connection looks ahead for the rest of a
+        pipelined run."""
         ...
 
     def execute_batch(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wire.column_rows import ColumnRows
@@ -64,14 +64,48 @@ Scanner = Callable[..., int]
 triples from ``position`` end, their values and flags added to ``run``."""
 
 
+def _value(name: str, indent: str) -> list[str]:
+    """Lines reading one value (a length, -1 for NULL, then its bytes)."""
+    return [f"{indent}if start + 4 > end: break",
+            f"{indent}(l_{name},) = unpack(data, start)",
+            f"{indent}start += 4",
+            f"{indent}if l_{name} == -1: {name} = None",
+            f"{indent}elif l_{name} < 0 or start + l_{name} > end: break",
+            f"{indent}else: {name} = data[start:start + l_{name}]; start += l_{name}"]
+
+
+def _fixed_values(names: list[str], sizes: list[int], number: int,
+                  scope: dict[str, object]) -> list[str]:
+    """Lines reading values of known sizes with one struct call (a NULL or
+    another size among them: value by value)."""
+    packer = struct.Struct("!" + "".join(f"i{size}s" for size in sizes))
+    scope[f"fixed{number}"] = packer.unpack_from
+    items = ", ".join(f"l_{name}, {name}" for name in names)
+    same = " and ".join(f"l_{name} == {size}" for name, size in zip(names, sizes, strict=True))
+    slow = [line for name in names for line in _value(name, "            ")]
+    return [f"        if start + {packer.size} <= end:",
+            f"            {items} = fixed{number}(data, start)",
+            f"            fits = {same}",
+            "        else:",
+            "            fits = False",
+            "        if fits:",
+            f"            start += {packer.size}",
+            "        else:",
+            *slow]
+
+
 @functools.lru_cache(maxsize=64)
-def _scanner(count: int) -> Scanner:
+def _scanner(sizes: tuple[int | None, ...]) -> Scanner:
     """The loop over a run's Bind [Describe] Execute triples, written out for
-    Binds of ``count`` parameters: each triple is checked against the bytes
-    it must start and end with (``head``, ``tail``), and its values are cut
-    from their lengths (-1: NULL). Written out, a triple of 8 values costs
-    about half what a loop over the values does. Anything else ends it."""
+    Binds of parameters of these ``sizes`` (None: any; a number: the size
+    of a binary value of a fixed-width type, read with its neighbours in one
+    struct call): each triple is checked against the bytes it must start
+    and end with (``head``, ``tail``), and its values are cut from their
+    lengths (-1: NULL). Written out, a triple of 8 values costs about half
+    what a loop over the values does. Anything else ends it."""
+    count = len(sizes)
     names = [f"v{number}" for number in range(count)]
+    scope: dict[str, object] = {"unpack": _INT32.unpack_from}
     lines = ["def scan(data, pos, head, tail, describe, execute, run):",
              "    size = len(data)",
              f"    {''.join(f'a{n}, ' for n in range(count))}= "
@@ -85,13 +119,18 @@ def _scanner(count: int) -> Scanner:
              "        end = pos + 1 + length",
              "        start = pos + skip",
              "        if end > size or end < start or not data.startswith(head, pos + 5): break"]
-    for name in names:
-        lines += ["        if start + 4 > end: break",
-                  f"        (l_{name},) = unpack(data, start)",
-                  "        start += 4",
-                  f"        if l_{name} == -1: {name} = None",
-                  f"        elif l_{name} < 0 or start + l_{name} > end: break",
-                  f"        else: {name} = data[start:start + l_{name}]; start += l_{name}"]
+    index = 0
+    while index < count:
+        fixed = index
+        while fixed < count and sizes[fixed] is not None:
+            fixed += 1
+        if fixed - index > 1:
+            lines += _fixed_values(names[index:fixed], list(sizes[index:fixed]),  # type: ignore[arg-type]
+                                   index, scope)
+            index = fixed
+        else:
+            lines += _value(names[index], "        ")
+            index += 1
     lines += ["        if start + tail_size != end or not data.startswith(tail, start): break",
               "        described = data.startswith(describe, end)",
               "        after = end + describe_size if described else end",
@@ -102,18 +141,22 @@ def _scanner(count: int) -> Scanner:
               "        add_max(unpack(data, after + execute_size)[0])",
               "        pos = after + execute_size + 4",
               "    return pos"]
-    scope: dict[str, object] = {"unpack": _INT32.unpack_from}
-    exec("\n".join(lines), scope)  # our own text, made of the count
+    exec("\n".join(lines), scope)  # our own text, made of the sizes
     return scope["scan"]  # type: ignore[return-value]
 
 
-def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
+def read_run(framer: FrameReader, first: Bind, sizes: Sequence[int | None] = ()
+             ) -> BindRun | None:
     """The run that ``first`` (just read) begins, with the triples after it
     that have fully arrived, taken from the buffer; None, taking nothing,
-    unless at least two complete triples are there. Only the unnamed portal
-    makes runs: binding a named one again before it is closed is 42P03."""
+    unless at least two complete triples are there. ``sizes``: the size of
+    each parameter's binary value where its type's is fixed. Only the
+    unnamed portal makes runs: binding a named one again before it is
+    closed is 42P03."""
     if first.portal:
         return None
+    if len(sizes) != len(first.params):
+        sizes = [None] * len(first.params)
     portal = b"\0"  # the unnamed portal's name
     describe = b"D" + _INT32.pack(5 + len(portal)) + b"P" + portal
     execute = b"E" + _INT32.pack(8 + len(portal)) + portal
@@ -133,7 +176,7 @@ def read_run(framer: FrameReader, first: Bind) -> BindRun | None:
         return None
     run = BindRun(first, ColumnRows([[value] for value in first.params], 1), [described],
                   [_INT32.unpack_from(data, after + len(execute))[0]])
-    scan = _scanner(len(first.params))
+    scan = _scanner(tuple(sizes))
     position = after + len(execute) + 4
     while True:
         position = scan(data, position, head, tail, describe, execute, run)

@@ -279,9 +279,11 @@ class Connection:
                         return
                     message = messages.decode(*frame)
                     if (type(message) is messages.Bind and self.state is State.READY
-                            and self.session is not None
-                            and self.session.batchable(message.statement)):
-                        message = read_run(self.framer, message) or message
+                            and self.session is not None):
+                        sizes = self.session.batch_sizes(message.statement,
+                                                         message.param_formats)
+                        if sizes is not None:
+                            message = read_run(self.framer, message, sizes) or message
                 if not self._dispatch(message):
                     return
         except MalformedMessage as exc:

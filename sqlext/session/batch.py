@@ -28,8 +28,9 @@ from catalog.schema import Catalog
 from executor import codecs
 from executor.context import StatementContext
 from executor.core import Executor, Token
-from executor.plans import SqlPlan
+from executor.plans import ParamType, SqlPlan
 from sqlext.compile.compiler import Compiled
+from sqlext.session.copy_binary import binary_size
 from sqlext.session.portals import (
     Portal,
     Prepared,
@@ -100,6 +101,18 @@ def _all_tables(catalog: Catalog, plan: SqlPlan) -> bool:
     relations = catalog.relations
     return all(access.relation in relations and relations[access.relation].kind == "r"
                for access in plan.access)
+
+
+def fixed_sizes(params: Sequence[ParamType], param_formats: Sequence[int]
+                ) -> list[int | None]:
+    """The size of each parameter's value sent in ``param_formats`` where its
+    type's binary form always has one (None: text, or any size)."""
+    try:
+        binary = expand_formats(param_formats, len(params), "parameter")
+    except errors.SqlError:
+        return [None] * len(params)  # the Binds' error comes with the batch
+    return [binary_size(param.oid) if code else None
+            for param, code in zip(params, binary, strict=True)]
 
 
 def execute_batch(session: BatchSession, statement: str, param_formats: Sequence[int],

@@ -50,7 +50,7 @@ from sqlext.compile.role_ddl import password_stored
 from sqlext.dataflow.runtime import DataflowRuntime
 from sqlext.session import snapshot_rows
 from sqlext.session.activity import Activity
-from sqlext.session.batch import batch_plan, execute_batch
+from sqlext.session.batch import batch_plan, execute_batch, fixed_sizes
 from sqlext.session.dataflow_rows import run_definitions
 from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
@@ -630,9 +630,11 @@ class EngineSession:
         encode = row_encoder(columns, formats, self.codec_settings) if columns else None
         return Portal(prepared, compiled, values, formats, encode, columns)
 
-    def batchable(self, statement: str) -> bool:
+    def batch_sizes(self, statement: str, param_formats: Sequence[int]
+                    ) -> Sequence[int | None] | None:
         prepared = self.statements.get(statement)
-        return prepared is not None and batch_plan(self, prepared) is not None
+        plan = batch_plan(self, prepared) if prepared is not None else None
+        return None if plan is None else fixed_sizes(plan.params, param_formats)
 
     @_boundary
     def execute_batch(self, statement: str, param_formats: Sequence[int],

@@ -320,6 +320,21 @@ def test_groups_of_rows_rolled_back_to_a_savepoint(peers: Peers) -> None:
     same_on_both(peers, PLAIN_TABLE, run, PLAIN_AFTER)
 
 
+@pytest.mark.parametrize("failing", [None, 150], ids=["all-good", "row-150-fails"])
+def test_binary_fixed_width_values_with_nulls(peers: Peers, failing: int | None) -> None:
+    """Binary int4, int8 and float8 parameters are cut together with one
+    struct call; a row with a NULL among them is cut value by value."""
+    setup = ["DROP TABLE IF EXISTS fixed", "CREATE TABLE fixed (id int PRIMARY KEY, "
+             "big bigint, ratio float8, label text)"]
+    rows = [(Int4(n), None if n % 7 == 0 else Int8(n * 1000003),
+             None if n % 11 == 0 else n / 8, f"row {n}") for n in range(250)]
+    if failing is not None:
+        rows[failing] = (Int4(3), *rows[failing][1:])  # a duplicate key
+    same_on_both(peers, setup, executemany("INSERT INTO fixed VALUES (%b, %b, %b, %t)", rows),
+                 ["SELECT count(*), sum(big), sum(ratio), count(big), count(ratio) FROM fixed",
+                  "SELECT * FROM fixed ORDER BY id LIMIT 15"])
+
+
 @pytest.mark.parametrize("begin", [
     ["BEGIN", BEFORE_BATCH, "SAVEPOINT before_batch"],
     ["BEGIN", "SAVEPOINT before_batch"],  # the batch is the first write

@@ -159,8 +159,10 @@ class ScriptedSession:
         self.calls.append(f"bind {portal}<-{statement}")
         self.portals = {**getattr(self, "portals", {}), portal: self.prepared[statement]}
 
-    def batchable(self, statement: str) -> bool:
-        return getattr(self, "prepared", {}).get(statement, "").startswith("BATCH")
+    def batch_sizes(self, statement: str, param_formats: Sequence[int]
+                    ) -> Sequence[int | None] | None:
+        batched = getattr(self, "prepared", {}).get(statement, "").startswith("BATCH")
+        return () if batched else None
 
     def execute_batch(self, statement: str, param_formats: Sequence[int],
                       rows: ColumnRows, result_formats: Sequence[int]
