@@ -658,14 +658,16 @@ class Executor:
         if plan.values_row is None or not plan.bindings or not self.database.in_transaction:
             return None
         size = grouped_insert.group_size(plan.bindings, self.database.variable_limit)
-        return size if size > 1 and len(rows) >= size else None
+        smallest = grouped_insert.SMALLEST_GROUP
+        return size if size >= smallest and len(rows) >= smallest else None
 
     def _insert_groups(self, plan: SqlPlan, rows: Iterable[Sequence[Any]], size: int
                        ) -> Iterator[tuple[int, int]]:
         row, bindings = plan.values_row, plan.bindings
         assert row is not None
         row_counts = self.database.row_counts
-        for values, group in grouped_insert.groups(rows, size, bindings):
+        listed = rows if isinstance(rows, Sequence) else list(rows)
+        for values, group in grouped_insert.groups(listed, size, bindings):
             count = len(values) // bindings
             if values and self._insert_group(grouped_insert.grouped_sql(row, bindings, count),
                                              values):

@@ -4,9 +4,11 @@ COPY FROM and a batch of pipelined INSERTs run one INSERT per row of
 parameters. SQLite then spends more time starting and resetting the
 statement than storing the row: a 3-column row into a table with a primary
 key costs 0.85 us with ``executemany``, 0.35 us as one of the 100 rows of
-one VALUES list. So a plan whose row is parameters only (``ValuesRow``)
-runs a group of rows at a time through one INSERT with that many rows of
-parameters (up to 100; the last group of a run takes the rows left).
+one VALUES list, 0.30 us as one of 500. So a plan whose row is parameters
+only (``ValuesRow``) runs a group of rows at a time through one INSERT with
+that many rows of parameters: groups of 256 rows, then of the largest power
+of two that the rows left fill (so a plan has a few statement texts, not
+one per length of run), the last few rows one at a time.
 
 One statement per row stays the reference: the executor runs a group in a
 savepoint, and a group that fails or raises a notice is rolled back with
@@ -18,21 +20,23 @@ it are in, and where a notice falls are those of one statement per row.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain, islice
+from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Any, Final, Protocol, runtime_checkable
 
 from executor.plans import ValuesRow
 
-GROUP_ROWS: Final = 100
-"""Rows per statement: past ~100, a longer VALUES list saves little more
-(0.30 us a row at 500) and costs more to prepare."""
+GROUP_ROWS: Final = 256
+"""The most rows per statement (pgjdbc sends 256 rows between Syncs)."""
+SMALLEST_GROUP: Final = 8
+"""Fewer rows than this go one statement each: a group's savepoint costs
+two statements."""
 
 
 @runtime_checkable
 class ColumnarRows(Protocol):
-    """Rows kept as columns (COPY's): a group's values are taken a column at
-    a time, without making a tuple per row."""
+    """Rows kept as columns (COPY's, a batch's): a group's values are taken
+    a column at a time, without making a tuple per row."""
 
     columns: list[list[Any]]
 
@@ -40,9 +44,11 @@ class ColumnarRows(Protocol):
 
 
 def group_size(bindings: int, variable_limit: int) -> int:
-    """Rows per group for rows of ``bindings`` values: as many as SQLite
-    may bind in one statement, up to GROUP_ROWS (below 2: no groups)."""
-    return min(GROUP_ROWS, variable_limit // max(bindings, 1))
+    """The most rows per group for rows of ``bindings`` values: as many as
+    SQLite may bind in one statement, up to GROUP_ROWS, as a power of two
+    (below SMALLEST_GROUP: no groups)."""
+    rows = min(GROUP_ROWS, variable_limit // max(bindings, 1))
+    return 1 << (rows.bit_length() - 1) if rows > 0 else 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -54,29 +60,27 @@ def grouped_sql(row: ValuesRow, bindings: int, size: int) -> str:
         for offset in range(0, size * bindings, bindings))
 
 
-def groups(rows: Iterable[Sequence[Any]], size: int, bindings: int
-           ) -> Iterator[tuple[list[Any], Iterable[Sequence[Any]]]]:
-    """The rows ``size`` at a time (the last group may be smaller), each
-    group as the values its INSERT binds (the first ``bindings`` of each
-    row, row after row) and as rows; a group of one row has no values."""
-    if isinstance(rows, ColumnarRows) and len(rows.columns) >= bindings:
-        yield from _column_groups(rows, size, bindings)
-        return
-    remaining = iter(rows)
-    while group := list(islice(remaining, size)):
-        values = list(chain.from_iterable(group)) if len(group) > 1 else []
-        if len(values) != len(group) * bindings and values:
-            values = list(chain.from_iterable(row[:bindings] for row in group))
-        yield values, group
-
-
-def _column_groups(rows: ColumnarRows, size: int, bindings: int
-                   ) -> Iterator[tuple[list[Any], Iterable[Sequence[Any]]]]:
-    columns = rows.columns[:bindings]
-    for start in range(0, len(rows), size):
-        count = min(size, len(rows) - start)
-        values: list[Any] = [None] * (count * bindings if count > 1 else 0)
-        if count > 1:
+def groups(rows: Sequence[Sequence[Any]], largest: int, bindings: int
+           ) -> Iterator[tuple[list[Any], Sequence[Sequence[Any]] | Iterator[Sequence[Any]]]]:
+    """The rows a group at a time (``largest`` rows, then the largest power
+    of two the rows left fill), each as the values its INSERT binds (the
+    first ``bindings`` of each row, row after row) and as rows; last, the
+    rows too few for a group, with no values."""
+    columns = rows.columns[:bindings] if isinstance(rows, ColumnarRows) and len(
+        rows.columns) >= bindings else None
+    start, count = 0, len(rows)
+    while start < count:
+        left = count - start
+        size = min(largest, 1 << (left.bit_length() - 1))
+        if size < SMALLEST_GROUP:
+            size, values = left, []
+        elif columns is not None:
+            values = [None] * (size * bindings)
             for index, column in enumerate(columns):
-                values[index::bindings] = column[start:start + count]
-        yield values, zip(*(column[start:start + count] for column in columns), strict=True)
+                values[index::bindings] = column[start:start + size]
+        else:
+            values = list(chain.from_iterable(row[:bindings] for row in rows[start:start + size]))
+        group = zip(*(column[start:start + size] for column in columns), strict=True) if (
+            columns is not None) else rows[start:start + size]
+        yield values, group
+        start += size

@@ -256,8 +256,9 @@ PLAIN_TABLE = [
 ]
 PLAIN_INSERT = "INSERT INTO plain VALUES (%t, %t, %t, %t, %t)"
 """Parameters only, into a table without defaults: sqlext inserts such rows
-100 at a time (``executor.grouped_insert``), the rows short of 100 one by one."""
-PLAIN_ROWS = 250
+a group at a time (``executor.grouped_insert``): 600 rows as groups of 256,
+256, 64, 16 and 8 rows."""
+PLAIN_ROWS = 600
 PLAIN_BAD: dict[str, dict[int, str | None]] = {
     "unique": {0: "100000"}, "not_null": {2: None}, "check": {2: "0"},
     "foreign_key": {1: "9"}, "invalid_integer": {0: "x1"},
@@ -281,7 +282,7 @@ def plain_rows(kind: str | None = None, position: int = 0, count: int = PLAIN_RO
 
 
 @pytest.mark.parametrize("transaction", [False, True], ids=["autocommit", "transaction"])
-@pytest.mark.parametrize("position", [0, 57, 99, 100, 199, 200, 249])
+@pytest.mark.parametrize("position", [0, 57, 255, 256, 511, 512, 590, 599])
 @pytest.mark.parametrize("kind", list(PLAIN_BAD))
 def test_a_failing_row_in_a_group_of_rows(peers: Peers, kind: str, position: int,
                                           transaction: bool) -> None:
@@ -297,8 +298,7 @@ def test_a_failing_row_in_a_group_of_rows(peers: Peers, kind: str, position: int
 
 @pytest.mark.parametrize("transaction", [False, True], ids=["autocommit", "transaction"])
 def test_groups_of_rows_in_a_pipeline(peers: Peers, transaction: bool) -> None:
-    """A Sync after 250, 120 (one failing) and 300 rows; a savepoint before
-    the failing ones in a transaction."""
+    """A Sync after 600, 120 (one failing) and 300 rows."""
     groups = [plain_rows(), plain_rows("unique", 110, 120, first=1000),
               plain_rows(count=300, first=2000)]
     same_on_both(peers, PLAIN_TABLE, pipelined(PLAIN_INSERT, groups, transaction=transaction),

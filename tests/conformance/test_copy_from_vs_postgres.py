@@ -196,11 +196,11 @@ def test_a_bad_line_far_into_the_data(target: Peers, bad: bytes, kind: str) -> N
                            _pieces(b"\n".join(lines), 3000))
 
 
-@pytest.mark.parametrize("line", [0, 99, 100, 1234, 2999])
+@pytest.mark.parametrize("line", [0, 255, 256, 1234, 2999])
 @pytest.mark.parametrize("kind", ["duplicate", "null"])
 def test_a_row_breaking_a_constraint_far_into_the_data(target: Peers, kind: str,
                                                        line: int) -> None:
-    """sqlext inserts the rows 100 at a time (``executor.grouped_insert``):
+    """sqlext inserts the rows a group at a time (``executor.grouped_insert``):
     the COPY fails as PostgreSQL's does, with nothing of it kept. (sqlext
     does not name the line of a constraint's error: docs/sql.md.)"""
     lines = _text_data().split(b"\n")

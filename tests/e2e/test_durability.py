@@ -118,10 +118,10 @@ def _second_part(conn: psycopg.Connection) -> None:
     conn.execute("SELECT nextval('again'), nextval('again')")
     conn.execute("DROP SEQUENCE again")
     conn.execute("CREATE SEQUENCE again")  # starts over, after recovery too
-    # rows inserted 100 at a time, logged a column at a time
+    # rows inserted a group at a time, logged a column at a time
     conn.execute("CREATE TABLE bulk (n int PRIMARY KEY, label text, amount numeric(8, 2))")
     with conn.cursor().copy("COPY bulk FROM STDIN") as copy:
-        for n in range(250):
+        for n in range(300):
             copy.write_row((n, f"copied {n}" if n % 7 else None, n / 4))
     conn.cursor().executemany("INSERT INTO bulk VALUES (%s, %s, %s)",
                               [(n, "batched", -n) for n in range(1000, 1150)])

@@ -12,9 +12,9 @@ def test_each_row_of_a_group_numbers_its_parameters_on() -> None:
     assert grouped_sql(ROW, 3, 2) == 'INSERT INTO "t" AS "t" ("a", "b") VALUES (?2, ?1), (?5, ?4)'
 
 
-def test_a_group_binds_no_more_than_sqlite_allows() -> None:
-    assert group_size(3, 32766) == 100
-    assert group_size(400, 32766) == 81
+def test_a_group_binds_no_more_than_sqlite_allows_in_a_power_of_two() -> None:
+    assert group_size(3, 32766) == 256
+    assert group_size(400, 32766) == 64
     assert group_size(999, 999) == 1
 
 
@@ -26,20 +26,19 @@ class Columns:
         return len(self.columns[0])
 
 
-def test_rows_and_columns_give_the_same_groups() -> None:
-    rows = [(n, f"v{n}", n * 2) for n in range(7)]
-    as_rows = [(values, list(group)) for values, group in groups(rows, 3, 2)]
-    as_columns = [(values, list(group)) for values, group in groups(
-        Columns([[row[i] for row in rows] for i in range(3)]), 3, 2)]
-    assert [values for values, _ in as_columns] == [
-        [0, "v0", 1, "v1", 2, "v2"], [3, "v3", 4, "v4", 5, "v5"], []]
-    assert [values for values, _ in as_rows] == [values for values, _ in as_columns]
-    assert [group for _, group in as_columns][-1] == [(6, "v6")]
-    assert [group for _, group in as_rows][-1] == [(6, "v6", 12)]
+def _groups(rows: list[tuple[object, ...]], largest: int, bindings: int, as_columns: bool
+            ) -> list[tuple[list[object], list[tuple[object, ...]]]]:
+    given = Columns([[row[i] for row in rows] for i in range(len(rows[0]))]) if (
+        as_columns) else rows
+    return [(values, list(group)) for values, group in groups(given, largest, bindings)]
 
 
-def test_the_last_group_takes_the_rows_left() -> None:
-    rows = [(n, n) for n in range(5)]
-    assert [values for values, _ in groups(rows, 3, 2)] == [[0, 0, 1, 1, 2, 2], [3, 3, 4, 4]]
-    assert [values for values, _ in groups(Columns([[0, 1, 2, 3, 4]] * 2), 3, 2)] == [
-        [0, 0, 1, 1, 2, 2], [3, 3, 4, 4]]
+def test_rows_go_in_powers_of_two_then_one_by_one() -> None:
+    rows = [(n, f"v{n}", n * 2) for n in range(29)]
+    for as_columns in (False, True):
+        found = _groups(rows, 16, 2, as_columns)
+        assert [len(group) for _, group in found] == [16, 8, 5]
+        assert found[0][0][:4] == [0, "v0", 1, "v1"] and len(found[0][0]) == 32
+        assert found[1][0] == [value for n in range(16, 24) for value in (n, f"v{n}")]
+        assert found[2][0] == []
+        assert found[2][1] == [row[:2] if as_columns else row for row in rows[24:]]
