@@ -681,23 +681,24 @@ class Executor:
         run a statement each, the reference)."""
         database, context = self.database, self.context
         notices, warnings, undo = len(context.notices), len(context.warnings), self.undo.mark()
-        self._group_origins = {}
-        database.execute('SAVEPOINT "sqlext_group"')
+        origins = self._group_origins = {}
         try:
-            database.execute(sql, values)
-        except sqlite.Error:
-            if not database.in_transaction:
-                raise  # SQLite ended the transaction (an interrupt), as for one row
-        else:
-            if len(context.notices) == notices and len(context.warnings) == warnings:
-                database.execute('RELEASE SAVEPOINT "sqlext_group"')
-                self._group_origins = None
-                return True
-        database.execute('ROLLBACK TO SAVEPOINT "sqlext_group"')
-        database.execute('RELEASE SAVEPOINT "sqlext_group"')
+            database.execute('SAVEPOINT "sqlext_group"')
+            try:
+                database.execute(sql, values)
+            except sqlite.Error:
+                if not database.in_transaction:
+                    raise  # SQLite ended the transaction (an interrupt), as for one row
+            else:
+                if len(context.notices) == notices and len(context.warnings) == warnings:
+                    database.execute('RELEASE SAVEPOINT "sqlext_group"')
+                    return True
+            database.execute('ROLLBACK TO SAVEPOINT "sqlext_group"')
+            database.execute('RELEASE SAVEPOINT "sqlext_group"')
+        finally:
+            self._group_origins = None
         self.undo.undo_to(undo)
-        self.place_sequences(tuple(self._group_origins.items()))
-        self._group_origins = None
+        self.place_sequences(tuple(origins.items()))
         del context.notices[notices:]
         del context.warnings[warnings:]
         context.take_error()
