@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Sequence
 from itertools import chain
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final
 
 from executor.plans import ValuesRow
 
@@ -33,14 +33,12 @@ SMALLEST_GROUP: Final = 8
 two statements."""
 
 
-@runtime_checkable
-class ColumnarRows(Protocol):
-    """Rows kept as columns (COPY's, a batch's): a group's values are taken
-    a column at a time, without making a tuple per row."""
-
-    columns: list[list[Any]]
-
-    def __len__(self) -> int: ...
+def columns_of(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]] | None:
+    """The columns of rows kept as columns (COPY's, a batch's:
+    ``wire.column_rows.ColumnRows``), else None: a group's values are then
+    taken a column at a time, without making a tuple per row. (An attribute
+    looked up, not a runtime Protocol check, which costs ~25 us.)"""
+    return getattr(rows, "columns", None)
 
 
 def group_size(bindings: int, variable_limit: int) -> int:
@@ -66,8 +64,8 @@ def groups(rows: Sequence[Sequence[Any]], largest: int, bindings: int
     of two the rows left fill), each as the values its INSERT binds (the
     first ``bindings`` of each row, row after row) and as rows; last, the
     rows too few for a group, with no values."""
-    columns = rows.columns[:bindings] if isinstance(rows, ColumnarRows) and len(
-        rows.columns) >= bindings else None
+    columns = columns_of(rows)
+    columns = columns[:bindings] if columns is not None and len(columns) >= bindings else None
     start, count = 0, len(rows)
     while start < count:
         left = count - start

@@ -20,7 +20,7 @@ from typing import Any, Final, Protocol
 
 from executor.context import StatementContext
 from executor.core import SequenceKey, TransactionLog
-from executor.grouped_insert import ColumnarRows
+from executor.grouped_insert import columns_of
 from executor.streaming.scheduler import Task
 from sqlext.durability import records
 from sqlext.durability.records import micros
@@ -29,9 +29,8 @@ from storage.commandlog import LogWriter
 
 def _columns(rows: Sequence[Any]) -> tuple[Any, ...]:
     """The values of many rows a column at a time, as records keep them."""
-    if isinstance(rows, ColumnarRows):
-        return tuple(rows.columns)
-    return tuple(zip(*rows, strict=True))
+    columns = columns_of(rows)
+    return tuple(columns) if columns is not None else tuple(zip(*rows, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
