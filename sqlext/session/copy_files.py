@@ -12,36 +12,27 @@ and are written to the command log as rows, so recovery never needs the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
 from sqlglot import exp
 
 from catalog import errors
-from executor.values import arrow
+from sqlext.session.copy_arrow import insert_batches, query_batches
 from sqlext.session.copy_out import CopyTo
 from sqlext.session.copy_stdio import (
     BATCH_ROWS,
     copy_format,
     copy_kind,
     copy_sink,
-    insert_rows,
     insert_target,
-    query_portal,
 )
-from sqlext.session.portals import keep_rows
 from sqlext.sql import nodes as x
 from storage import datafiles
-from wire.backend import Command, Outcome, Rows
+from wire.backend import Command, Outcome
 
 if TYPE_CHECKING:
     from sqlext.session.engine_session import EngineSession
-
-EXPORT_CHUNK_ROWS = 65536
-"""Rows per Parquet row group written by COPY ... TO."""
 
 _NO_SUPERUSER_HINT = ("Anyone can COPY to stdout or from stdin. "
                       "psql's \\copy command also works for anyone.")
@@ -85,10 +76,15 @@ def copy_file(session: EngineSession, statement: x.CopyStatement) -> Outcome:
     """COPY ... TO 'file' / FROM 'file'."""
     name = str(statement.args["target"])
     writing = bool(statement.args.get("to"))
-    path = server_file(session, name, writing)
     options = statement.args.get("options") or {}
+    kind = copy_kind(options)
+    if kind == "arrow":
+        raise errors.FeatureNotSupported(
+            "COPY FORMAT arrow works with STDIN and STDOUT, not files on the server",
+            hint="Use FORMAT parquet for files.")
+    path = server_file(session, name, writing)
     columns: list[str] = list(statement.args.get("columns") or [])
-    parquet = copy_kind(options) == "parquet"
+    parquet = kind == "parquet"
     try:
         if writing:
             count = (_parquet_to(session, statement.this, columns, path) if parquet
@@ -127,52 +123,13 @@ def _text_from(session: EngineSession, table: exp.Expression, columns: list[str]
 
 def _parquet_to(session: EngineSession, source: exp.Expression, columns: list[str],
                 path: Path) -> int:
-    portal = query_portal(session, source, columns)
-    described = portal.columns or ()
-    schema = pa.schema([pa.field(c.name, arrow.arrow_type(c.type_oid, c.typmod))
-                        for c in described])
-    builders = [arrow.arrow_column(c.type_oid, c.typmod) for c in described]
-
-    def batches() -> Iterator[pa.RecordBatch]:
-        while True:
-            outcome = session.run_portal(portal, EXPORT_CHUNK_ROWS, "SELECT", keep_rows)
-            if not isinstance(outcome, Rows):
-                raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
-            rows: list[Any] = list(chain.from_iterable(outcome.rows))
-            if rows:
-                arrays = [build([r[i] for r in rows]) for i, build in enumerate(builders)]
-                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
-            if outcome.tag is not None:
-                return
-
-    try:
-        return datafiles.write_parquet(path, schema, batches())
-    finally:
-        portal.close()
+    schema, batches = query_batches(session, source, columns)
+    return datafiles.write_parquet(path, schema, batches)
 
 
 def _parquet_from(session: EngineSession, table: exp.Expression, columns: list[str],
                   path: Path, name: str, where: exp.Expression | None) -> int:
     target = insert_target(session, table, columns, where)
-    available = set(datafiles.parquet_columns(path))
-    for column in target.columns:
-        if column not in available:
-            raise errors.UndefinedColumn(
-                f'column "{column}" of relation "{target.relation.name}" is not in '
-                f'Parquet file "{name}"',
-                hint="Columns are matched by name; list the columns to load, or rename "
-                     "them in the file.")
-    converters = [arrow.storage_column(c.type_oid, c.typmod, session.codec_settings)
-                  for c in target.types]
-    count = 0
-    for batch in datafiles.read_parquet(path, target.columns, BATCH_ROWS):
-        values = []
-        for index, (column, convert) in enumerate(zip(target.types, converters, strict=True)):
-            try:
-                values.append(convert(batch.column(index)))
-            except errors.SqlError as exc:
-                exc.detail = f"COPY {target.relation.name}, column {column.name}"
-                raise
-        rows = [list(row) for row in zip(*values, strict=True)]
-        count += insert_rows(session, target.prepared, rows)
-    return count
+    return insert_batches(session, target, datafiles.parquet_columns(path),
+                          datafiles.read_parquet(path, target.columns, BATCH_ROWS),
+                          f'Parquet file "{name}"')

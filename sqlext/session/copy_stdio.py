@@ -59,11 +59,11 @@ def _single_char(value: object, what: str) -> str:
     return text
 
 
-FORMATS = ("text", "csv", "binary", "parquet")
+FORMATS = ("text", "csv", "binary", "parquet", "arrow")
 
 
 def copy_kind(options: dict[str, object]) -> str:
-    """The FORMAT option: text, csv, binary or parquet."""
+    """The FORMAT option: text, csv, binary, parquet or arrow."""
     kind = str(options.get("format", "text")).lower()
     if kind not in FORMATS:
         raise errors.InvalidParameterValue(f'COPY format "{kind}" not recognized')

@@ -17,7 +17,7 @@ from catalog import types as t
 from executor.notifications import check_channel, notification
 from sqlext.dataflow.explain import explain_dataflow
 from sqlext.session.copy_out import copy_to_stdout
-from sqlext.session.copy_stdio import copy_from_stdin
+from sqlext.session.copy_stdio import copy_from_stdin, copy_kind
 from sqlext.session.cursor_motion import CursorMotion
 from sqlext.session.locks import lock_privileges, lockable_relation
 from sqlext.session.portals import Portal, Prepared, keep_rows, row_encoder
@@ -363,6 +363,11 @@ class Utilities:
             from sqlext.session.copy_files import copy_file
 
             return copy_file(session, node)
+        if copy_kind(node.args.get("options") or {}) == "arrow":
+            from sqlext.session import copy_arrow
+
+            return (copy_arrow.arrow_to_stdout(session, node) if node.args.get("to")
+                    else copy_arrow.arrow_from_stdin(session, node))
         if node.args.get("to"):
             return copy_to_stdout(session, node)
         return copy_from_stdin(session, node)

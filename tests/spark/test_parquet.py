@@ -4,7 +4,6 @@ kept, round trips exact, Spark reads the files directly."""
 from __future__ import annotations
 
 import datetime
-import math
 import signal
 from decimal import Decimal
 from pathlib import Path
@@ -15,35 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import SparkSession
 
+from tests.fixtures.all_types import COLUMNS, fill, rows
 from tests.fixtures.servers import ServerProcess, start_server
 from tests.fixtures.spark import Jdbc, unique
-
-COLUMNS = """id int PRIMARY KEY, big bigint, small smallint, dbl float8, real float4,
-    amount numeric(10,2), plain numeric, name text, code varchar(8), flag boolean, day date,
-    clock time, ts timestamp, tstz timestamptz, payload bytea, ints int[], words text[],
-    span interval, doc jsonb, key uuid"""
-
-VALUES = [
-    "(1, 10000000000, 7, 1.5, 1.25, 123.45, 3.25, 'it''s ü', 'abc', true, '2024-01-02', "
-    "'13:14:15.5', '2024-01-02 03:04:05.123456', '2024-01-02 03:04:05+02', '\\x0001ff', "
-    "'{1,2,NULL}', '{a,\"b c\",NULL}', '1 day 02:03:04', '{\"k\": [1, 2]}', "
-    "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11')",
-    "(2, -5, -32768, 'NaN', '-Infinity', -0.01, -1e12, '', '', false, '1970-01-01', "
-    "'00:00:00', '1999-12-31 23:59:59', '1999-12-31 23:59:59+00', '', '{}', '{\"\"}', "
-    "'-3 hours', '[]', '00000000-0000-0000-0000-000000000000')",
-    "(3" + ", NULL" * 19 + ")",
-]
-
-
-def fill(conn: psycopg.Connection, table: str) -> None:
-    conn.execute(f"CREATE TABLE {table} ({COLUMNS})")
-    conn.execute(f"INSERT INTO {table} VALUES {', '.join(VALUES)}")
-
-
-def rows(conn: psycopg.Connection, table: str) -> list[tuple[object, ...]]:
-    """The table's rows, with NaN made equal to itself."""
-    return [tuple("NaN" if isinstance(v, float) and math.isnan(v) else v for v in row)
-            for row in conn.execute(f"SELECT * FROM {table} ORDER BY id")]
 
 
 @pytest.fixture
