@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Final
 
@@ -62,6 +62,20 @@ def inferred(values: Sequence[Any], type_id: str) -> Any | None:
     except (pa.ArrowException, OverflowError, ValueError, TypeError):
         return None
     return column if str(column.type) == type_id else None
+
+
+def when_inferred(type_id: str, kernel: Callable[[Any, Sequence[Any]], Any],
+                  per_value: Encoder) -> ColumnEncoder:
+    """The column encoder that gives ``kernel`` the values as an Arrow array
+    (and as they are) when Arrow infers the type named ``type_id`` from
+    them, and encodes them through ``per_value`` otherwise."""
+    whole_column = each(per_value)
+
+    def encode(values: Sequence[Any]) -> Any:
+        column = inferred(values, type_id)
+        return whole_column(values) if column is None else kernel(column, values)
+
+    return encode
 
 
 def patched(printed: Any, exact: Any, values: Sequence[Any], encoder: Encoder) -> Any:

@@ -68,7 +68,7 @@ from executor.codecs.civil import (
     format_offset,
     format_timestamp,
 )
-from executor.codecs.columnar import arrow, each, inferred, patched
+from executor.codecs.columnar import arrow, each, inferred, patched, when_inferred
 from executor.codecs.integers import SPACE
 from executor.codecs.strings import text_column as text_column_of_str
 from executor.codecs.strings import text_out
@@ -322,20 +322,16 @@ def _timestamptz_column(zone: Zone) -> ColumnEncoder:
     """``_timestamptz_out`` of a whole column: in UTC the stored forms (a
     digit first and last) only gain '+00'; other zones, ``_zoned_column``."""
     per_value = _timestamptz_out(zone)
-    whole_column = each(per_value)
     if not (zone.fixed and zone.offset == 0):
-        return _zoned_column(zone, per_value, whole_column)
+        return _zoned_column(zone, per_value, each(per_value))
 
-    def encode(values: Sequence[Any]) -> Any:
-        column = inferred(values, "string")
-        if column is None:
-            return whole_column(values)
+    def kernel(column: Any, values: Sequence[Any]) -> Any:
         pc = arrow.pc
         stored_form = pc.match_substring_regex(column, "^[0-9](?:.*[0-9])?$")
         return patched(pc.binary_join_element_wise(column, "+00", ""), stored_form, values,
                        per_value)
 
-    return encode
+    return when_inferred("string", kernel, per_value)
 
 
 def _zoned_column(zone: Zone, per_value: Encoder, whole_column: ColumnEncoder

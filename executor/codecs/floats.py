@@ -34,7 +34,7 @@ from executor.codecs.base import (
     invalid_syntax,
     without_nulls,
 )
-from executor.codecs.columnar import arrow, each, inferred, patched
+from executor.codecs.columnar import arrow, each, patched, when_inferred
 
 NAN: Final = "NaN"
 """Storage form of NaN for float and numeric columns."""
@@ -223,14 +223,10 @@ def _shortest8_column(typmod: int, settings: Settings) -> ColumnEncoder:
     digits, laid out as PostgreSQL does for zeros and 1e-4 <= |x| < 1e10;
     other values (and 'NaN' as stored) go through ``shortest8``."""
     per_value = _text_out(shortest8, 15)(typmod, settings)
-    whole_column = each(per_value)
     if settings.extra_float_digits <= 0:
-        return whole_column
+        return each(per_value)
 
-    def encode(values: Sequence[Any]) -> Any:
-        column = inferred(values, "double")
-        if column is None:
-            return whole_column(values)
+    def kernel(column: Any, values: Sequence[Any]) -> Any:
         pc = arrow.pc
         printed = pc.cast(column, "string")
         magnitude = pc.abs(column)
@@ -242,7 +238,7 @@ def _shortest8_column(typmod: int, settings: Settings) -> ColumnEncoder:
             pc.greater_equal(magnitude, 1e-4), pc.less(magnitude, 1e10)))
         return patched(printed, laid_out_alike, values, per_value)
 
-    return encode
+    return when_inferred("double", kernel, per_value)
 
 
 def _text_in(sql_name: str, narrow: bool) -> Callable[[int, Settings], Decoder]:
@@ -327,13 +323,7 @@ def _float_codec(
 
 
 def _float8_binary_column(binary_out: Encoder) -> ColumnEncoder:
-    whole_column = each(binary_out)
-
-    def encode(values: Sequence[Any]) -> Any:
-        column = inferred(values, "double")
-        return whole_column(values) if column is None else column
-
-    return encode
+    return when_inferred("double", lambda column, _values: column, binary_out)
 
 
 CODECS: Final[dict[int, Codec]] = {

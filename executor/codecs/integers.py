@@ -29,7 +29,7 @@ from executor.codecs.base import (
     plain,
     without_nulls,
 )
-from executor.codecs.columnar import arrow, each, inferred
+from executor.codecs.columnar import arrow, each, inferred, when_inferred
 
 _INTEGER: Final = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
 SPACE: Final = " \t\n\r\v\f"
@@ -58,14 +58,8 @@ def _int_text_out(value: object) -> bytes:
     return b"%d" % (value if type(value) is int else as_int(value))
 
 
-def _int_text_out_column(values: Sequence[Any]) -> Any:
-    column = inferred(values, "int64")
-    if column is None:
-        return _INT_TEXT_EACH(values)
-    return arrow.pc.cast(column, arrow.pa.string())
-
-
-_INT_TEXT_EACH: Final = each(_int_text_out)
+_int_text_out_column: Final = when_inferred(
+    "int64", lambda column, _values: arrow.pc.cast(column, arrow.pa.string()), _int_text_out)
 
 
 def _integer_codec(
@@ -216,17 +210,13 @@ def _bool_binary_out(value: object) -> bytes:
 
 def _bool_column(false: bytes, true: bytes) -> ColumnEncoder:
     """What ``true if value else false`` gives, for a whole column."""
-    per_value = each(lambda value: true if value else false)
 
-    def encode(values: Sequence[Any]) -> Any:
-        column = inferred(values, "int64")
-        if column is None:
-            return per_value(values)
+    def kernel(column: Any, _values: Sequence[Any]) -> Any:
         pa, pc = arrow.pa, arrow.pc
         return pc.if_else(pc.not_equal(column, 0), pa.scalar(true, pa.binary()),
                           pa.scalar(false, pa.binary()))
 
-    return encode
+    return when_inferred("int64", kernel, lambda value: true if value else false)
 
 
 CODECS: Final[dict[int, Codec]] = {

@@ -32,7 +32,7 @@ from executor.codecs.base import (
     invalid_syntax,
     without_nulls,
 )
-from executor.codecs.columnar import arrow, each, inferred
+from executor.codecs.columnar import arrow, each, when_inferred
 from executor.codecs.integers import SPACE
 
 _NUMBER: Final = re.compile(
@@ -242,16 +242,12 @@ def _text_column(typmod: int, settings: Settings) -> ColumnEncoder:
     ``numeric(p,s)`` column printed by Arrow kernels (sign, whole part,
     point, zero-padded fraction), everything else value by value."""
     per_value = _text_out(typmod, settings)
-    whole_column = each(per_value)
     scale = storage.scaled_scale(typmod)
     if scale is None:
-        return whole_column
+        return each(per_value)
     unit = 10**scale
 
-    def encode(values: Sequence[Any]) -> Any:
-        column = inferred(values, "int64")
-        if column is None:
-            return whole_column(values)
+    def kernel(column: Any, _values: Sequence[Any]) -> Any:
         pa, pc = arrow.pa, arrow.pc
         if not scale:
             return pc.cast(column, "string")
@@ -263,7 +259,7 @@ def _text_column(typmod: int, settings: Settings) -> ColumnEncoder:
             sign, pc.cast(whole, "string"), ".",
             pc.utf8_lpad(pc.cast(fraction, "string"), scale, "0"), "")
 
-    return encode
+    return when_inferred("int64", kernel, per_value)
 
 
 def _binary_out(typmod: int) -> Encoder:
