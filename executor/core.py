@@ -636,9 +636,10 @@ class Executor:
     def run_plan_many(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> int:
         """Run a DML statement once per row of parameter values (COPY FROM):
         how many rows it changed in all."""
-        if self._grouped(plan, rows) is None:
+        size = self._grouped(plan, rows)
+        if size is None:
             return self.database.executemany(plan.sql, self._bound_rows(plan, rows)).rowcount
-        return sum(count * times for count, times in self.run_plan_each(plan, rows))
+        return sum(count * times for count, times in self._insert_groups(plan, rows, size))
 
     def run_plan_each(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]
                       ) -> Iterator[tuple[int, int]]:
@@ -646,11 +647,11 @@ class Executor:
         pipelined executions), yielding the count of rows an execution
         changed and for how many executions in a row; an INSERT of
         parameters a group of rows at a time (``grouped_insert``)."""
-        bound = self._bound_rows(plan, rows)
         size = self._grouped(plan, rows)
         if size is None:
-            return zip(self.database.row_counts(plan.sql, bound), repeat(1))
-        return self._insert_groups(plan, bound, size)
+            return zip(self.database.row_counts(plan.sql, self._bound_rows(plan, rows)),
+                       repeat(1))
+        return self._insert_groups(plan, rows, size)
 
     def _grouped(self, plan: SqlPlan, rows: Sequence[Sequence[Any]]) -> int | None:
         """The rows per group of a run of ``plan`` over ``rows``, if it goes
@@ -661,13 +662,15 @@ class Executor:
         smallest = grouped_insert.SMALLEST_GROUP
         return size if size >= smallest and len(rows) >= smallest else None
 
-    def _insert_groups(self, plan: SqlPlan, rows: Iterable[Sequence[Any]], size: int
+    def _insert_groups(self, plan: SqlPlan, rows: Sequence[Sequence[Any]], size: int
                        ) -> Iterator[tuple[int, int]]:
+        """The rows a group at a time (``grouped_insert.groups`` binds the
+        plan's parameters of each; a grouped plan has no slots)."""
         row, bindings = plan.values_row, plan.bindings
         assert row is not None
+        self._check_access(plan)
         row_counts = self.database.row_counts
-        listed = rows if isinstance(rows, Sequence) else list(rows)
-        for values, group in grouped_insert.groups(listed, size, bindings):
+        for values, group in grouped_insert.groups(rows, size, bindings):
             count = len(values) // bindings
             if values and self._insert_group(grouped_insert.grouped_sql(row, bindings, count),
                                              values):

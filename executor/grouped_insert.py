@@ -70,15 +70,20 @@ def groups(rows: Sequence[Sequence[Any]], largest: int, bindings: int
     while start < count:
         left = count - start
         size = min(largest, 1 << (left.bit_length() - 1))
-        if size < SMALLEST_GROUP:
-            size, values = left, []
-        elif columns is not None:
-            values = [None] * (size * bindings)
-            for index, column in enumerate(columns):
-                values[index::bindings] = column[start:start + size]
+        grouped = size >= SMALLEST_GROUP
+        if not grouped:
+            size = left
+        values: list[Any] = []
+        if columns is not None:
+            if grouped:
+                values = [None] * (size * bindings)
+                for index, column in enumerate(columns):
+                    values[index::bindings] = column[start:start + size]
+            group: Sequence[Sequence[Any]] | Iterator[Sequence[Any]] = zip(
+                *(column[start:start + size] for column in columns), strict=True)
         else:
-            values = list(chain.from_iterable(row[:bindings] for row in rows[start:start + size]))
-        group = zip(*(column[start:start + size] for column in columns), strict=True) if (
-            columns is not None) else rows[start:start + size]
+            group = [row[:bindings] for row in rows[start:start + size]]
+            if grouped:
+                values = list(chain.from_iterable(group))
         yield values, group
         start += size

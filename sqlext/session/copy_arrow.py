@@ -85,7 +85,7 @@ def insert_batches(session: EngineSession, target: InsertTarget, names: Iterable
         values = []
         for column, convert in zip(target.types, converters, strict=True):
             try:
-                values.append(list(convert(batch.column(column.name))))
+                values.append(convert(batch.column(column.name)))
             except errors.SqlError as exc:
                 exc.detail = f"COPY {target.relation.name}, column {column.name}"
                 raise

@@ -41,4 +41,4 @@ def test_rows_go_in_powers_of_two_then_one_by_one() -> None:
         assert found[0][0][:4] == [0, "v0", 1, "v1"] and len(found[0][0]) == 32
         assert found[1][0] == [value for n in range(16, 24) for value in (n, f"v{n}")]
         assert found[2][0] == []
-        assert found[2][1] == [row[:2] if as_columns else row for row in rows[24:]]
+        assert found[2][1] == [row[:2] for row in rows[24:]]  # bound: the first 2 values
