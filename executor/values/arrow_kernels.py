@@ -152,14 +152,13 @@ def _decimals(typmod: int) -> Kernel:
 def _scaled_decimals(precision: int, scale: int, source: pa.DataType) -> Kernel | None:
     """Decimals of at most the column's scale, as the column's scaled
     integers (multiplied in Arrow's decimals, which must hold the product)."""
-    factor = pa.scalar(Decimal(10**scale), pa.decimal128(scale + 1, 0))
     if source.precision + scale + 2 > 38:
         return None
-    bound = Decimal(10 ** (precision - scale))
+    factor = pa.scalar(Decimal(10**scale), pa.decimal128(scale + 1, 0))
+    largest = Decimal(10 ** (precision - scale)) - Decimal(1).scaleb(-scale)
 
     def convert(column: pa.Array) -> list[Any] | None:
-        if not _within(column, -bound + Decimal(1).scaleb(-scale),
-                       bound - Decimal(1).scaleb(-scale)):
+        if not _within(column, -largest, largest):
             return None
         return pc.multiply(column, factor).cast(pa.int64()).to_pylist()
     return convert
