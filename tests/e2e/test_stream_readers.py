@@ -230,6 +230,11 @@ def test_bad_arguments(conn: psycopg.Connection) -> None:
     for sql, error in cases.items():
         with pytest.raises(error):
             conn.execute(sql)
+    with conn.transaction(), pytest.raises(errors.ReadOnlySqlTransaction) as refused:
+        conn.execute("SET TRANSACTION READ ONLY")
+        _hold(conn, "r", 0)
+    assert refused.value.diag.message_primary == (
+        "cannot execute sqlext_hold_stream() in a read-only transaction")
     with pytest.raises(errors.WrongObjectType, match='"plain" is not a stream'):
         conn.execute("SELECT sqlext_hold_stream('plain', 'r', 0)")
     schema = conn.execute("SELECT current_schema()").fetchone()
