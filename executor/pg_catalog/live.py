@@ -93,7 +93,8 @@ class LiveTables:
                 tuples=state.tuples,
                 skipped_batches=self.executor.batches.counters(relation.oid).skipped,
                 consumers=", ".join(consumers) or None, pending_batches=state.pending_batches,
-                pending_tuples=state.pending_tuples, oldest_batch=state.oldest_batch,
+                pending_tuples=state.pending_tuples, oldest_batch=self.executor.database.execute(
+                    f"SELECT min(batch_id) FROM {quoted(relation.physical)}").fetchone()[0],
                 readers=len(self.executor.readers.of(relation.oid))))
         return rows
 

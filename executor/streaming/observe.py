@@ -27,8 +27,6 @@ class StreamState:
     """Batches some PE-triggered procedure has still to run for."""
     pending_tuples: int
     """The tuples of those batches."""
-    oldest_batch: int | None = None
-    """The lowest batch id the stream holds (None: it holds none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,17 +72,14 @@ def observe(executor: Executor, scheduler: Scheduler, relations: Iterable[Relati
         elif relation.stream is not None:
             waiting = pending.get(relation.oid, set())
             tuples = pending_tuples = 0
-            oldest = None
             for batch, count in database.execute(
                     f"SELECT batch_id, count(*) FROM {quoted(relation.physical)} "
-                    "GROUP BY batch_id ORDER BY batch_id"):
+                    "GROUP BY batch_id"):
                 tuples += count
-                if oldest is None:
-                    oldest = batch
                 if batch in waiting:
                     pending_tuples += count
             states[key] = StreamState(executor.batches.counters(relation.oid).last_batch,
-                                      tuples, len(waiting), pending_tuples, oldest)
+                                      tuples, len(waiting), pending_tuples)
     queued: dict[ProcedureKey, int] = {}
     for task in scheduler.queue:
         queued[task.procedure] = queued.get(task.procedure, 0) + 1
