@@ -167,6 +167,10 @@ class FunctionDef:
     executor (the session to end may be the one holding it)."""
     waits_for_dataflow: bool = False
     """Its answer needs the executor free of other transactions."""
+    changes_state: bool = False
+    """It changes the engine's durable state: a statement calling it is a
+    write (it takes the executor, its transaction can undo the change, and
+    the command log records it), as an INSERT is."""
     same_kind_args: bool = False
     """The known argument types must make one type (numbers, strings, or
     dates and timestamps), as COALESCE's must: 42804 otherwise."""

@@ -893,8 +893,8 @@ class EngineSession:
         encode = encode or portal.encode
         if not portal.started:
             # a SELECT writes only FOR UPDATE (translator)
-            self.acquire(plan.writes, plan.observes,
-                         "SELECT FOR UPDATE" if plan.tag == "SELECT" else plan.tag)
+            self.acquire(plan.writes, plan.observes, plan.command or (
+                "SELECT FOR UPDATE" if plan.tag == "SELECT" else plan.tag))
         executor = self.executor
         context = self.statement_context()
         started = time.monotonic()
