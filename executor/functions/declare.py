@@ -71,6 +71,19 @@ class DataflowText(Protocol):
         ...
 
 
+class SnapshotExports(Protocol):
+    """The exported snapshots of the server (``sqlext.session.exported_snapshots``)."""
+
+    def publish(self, idle_timeout_s: float) -> str:
+        """sqlext_export_snapshot(): the id of the image forked for the
+        running statement, kept until released or idle that long."""
+        ...
+
+    def release(self, snapshot_id: str) -> None:
+        """sqlext_release_snapshot() (22023 for an unknown id)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Runtime:
     """What implementations that look at the running engine are made from."""
@@ -85,6 +98,7 @@ class Runtime:
     listening: Callable[[int], list[str]]
     """The channels a session (by process id) listens on."""
     dataflow_text: DataflowText
+    snapshots: SnapshotExports
 
     def context(self) -> StatementContext:
         """The running statement's (read at call time)."""
@@ -167,6 +181,11 @@ class FunctionDef:
     executor (the session to end may be the one holding it)."""
     waits_for_dataflow: bool = False
     """Its answer needs the executor free of other transactions."""
+    changes_engine: bool = False
+    """Acts on the running engine (sequences, settings, notifications,
+    sessions, the dataflow, exported snapshots): a read of an exported
+    snapshot, which runs on a copy of the engine, must not call it
+    (``SqlPlan.engine_calls``)."""
     same_kind_args: bool = False
     """The known argument types must make one type (numbers, strings, or
     dates and timestamps), as COALESCE's must: 42804 otherwise."""
