@@ -296,7 +296,7 @@ class Declarations:
 
     def overloaded(self, name: str, *overloads: Overload, type_args: tuple[int, ...] = (),
                    runtime: bool = False, sqlite: str | None = None,
-                   names: Iterable[str] = (), set_returning: bool = False
+                   names: Iterable[str] = (), set_returning: bool = False, **extra: Any
                    ) -> Callable[[Function], Function]:
         """A PostgreSQL function with several signatures, implemented by the
         decorated function (made from the ``Runtime`` if ``runtime``), which
@@ -306,7 +306,8 @@ class Declarations:
         arg_count = counts.pop() + len(type_args) if len(counts) == 1 and not variadic else -1
         flags = {"min_args": min(len(o.params) - len(o.defaults) for o in overloads),
                  "max_args": None if variadic else max(len(o.params) for o in overloads),
-                 "overloads": overloads, "type_args": type_args, "set_returning": set_returning}
+                 "overloads": overloads, "type_args": type_args, "set_returning": set_returning,
+                 **extra}
         return self._ours(name, _overload_result(overloads), (), names, sqlite, arg_count, flags,
                           "runtime" if runtime else "scalar")
     def internal_aggregate(self, sqlite_name: str, arg_count: int) -> Callable[[type], type]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from catalog.sqltypes import BOOL, FLOAT8, TEXT
-from executor.functions.declare import Declarations, Function, Runtime
+from executor.functions.declare import Declarations, Function, Overload, Runtime
 
 FUNCTIONS = Declarations()
 
@@ -14,14 +14,14 @@ EXPORT: Final = "sqlext_export_snapshot"
 DEFAULT_IDLE_TIMEOUT_S: Final = 300.0
 
 
-@FUNCTIONS.runtime(EXPORT, TEXT, FLOAT8, max_args=1, waits_for_dataflow=True,
-                   changes_engine=True)
+@FUNCTIONS.overloaded(EXPORT, Overload((FLOAT8,), TEXT, ("idle_timeout_s",),
+                                      (DEFAULT_IDLE_TIMEOUT_S,)),
+                      runtime=True, waits_for_dataflow=True, changes_engine=True)
 def _export(runtime: Runtime) -> Function:
     """The id of a snapshot of everything committed when the query began,
     kept until released or unused for ``idle_timeout_s`` seconds."""
-    def export(idle_timeout_s: Any = None) -> str:
-        return runtime.snapshots.publish(
-            DEFAULT_IDLE_TIMEOUT_S if idle_timeout_s is None else float(idle_timeout_s))
+    def export(idle_timeout_s: Any) -> str | None:
+        return None if idle_timeout_s is None else runtime.snapshots.publish(idle_timeout_s)
     return export
 
 

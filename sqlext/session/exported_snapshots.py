@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import ctypes
 import gc
+import math
 import os
 import pickle
 import signal
@@ -229,10 +230,12 @@ class SnapshotHolders:
             holder.timer = None
 
     def _arm(self, holder: Holder) -> None:
-        """Count its idle time from now."""
+        """Count its idle time from now (an infinite timeout never ends)."""
         if holder.timer is not None:
             holder.timer.cancel()
-        holder.timer = self._loop.call_later(holder.idle_timeout_s, self._expire, holder)
+            holder.timer = None
+        if math.isfinite(holder.idle_timeout_s):
+            holder.timer = self._loop.call_later(holder.idle_timeout_s, self._expire, holder)
 
     def _expire(self, holder: Holder) -> None:
         holder.timer = None
