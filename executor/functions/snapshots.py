@@ -16,7 +16,8 @@ DEFAULT_IDLE_TIMEOUT_S: Final = 300.0
 
 @FUNCTIONS.overloaded(EXPORT, Overload((FLOAT8,), TEXT, ("idle_timeout_s",),
                                       (DEFAULT_IDLE_TIMEOUT_S,)),
-                      runtime=True, waits_for_dataflow=True, changes_engine=True)
+                      runtime=True, sqlite=EXPORT, waits_for_dataflow=True,
+                      changes_engine=True)
 def _export(runtime: Runtime) -> Function:
     """The id of a snapshot of everything committed when the query began,
     kept until released or unused for ``idle_timeout_s`` seconds."""
@@ -26,7 +27,7 @@ def _export(runtime: Runtime) -> Function:
 
 
 @FUNCTIONS.runtime("sqlext_release_snapshot", BOOL, TEXT, min_args=1, max_args=1,
-                   changes_engine=True)
+                   sqlite="sqlext_release_snapshot", changes_engine=True)
 def _release(runtime: Runtime) -> Function:
     def release(snapshot_id: Any) -> int | None:
         if snapshot_id is None:
