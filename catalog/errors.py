@@ -438,6 +438,10 @@ class DependentObjectsStillExist(SqlError):
 
 
 # Class 53 / 54: insufficient resources, program limit exceeded
+class InsufficientResources(SqlError):
+    sqlstate = "53000"
+
+
 class TooManyConnections(SqlError):
     sqlstate = "53300"
 

@@ -116,6 +116,9 @@ class SqlPlan:
     values_row: ValuesRow | None = None
     """Set for an INSERT whose rows a many-row run may insert a group at a
     time: one row of parameters into a table, nothing else computed."""
+    engine_calls: frozenset[str] = frozenset()
+    """The functions it calls that act on the running engine
+    (``FunctionDef.changes_engine``)."""
     snapshot_reads: bool = False
     """A query whose rows past the first chunk may be read from a snapshot
     by a forked child (``sqlext.session.snapshot_rows``): it leaves the

@@ -71,6 +71,19 @@ class DataflowText(Protocol):
         ...
 
 
+class SnapshotExports(Protocol):
+    """The exported snapshots of the server (``sqlext.session.exported_snapshots``)."""
+
+    def publish(self, idle_timeout_s: float) -> str:
+        """sqlext_export_snapshot(): the id of the image forked for the
+        running statement, kept until released or idle that long."""
+        ...
+
+    def release(self, snapshot_id: str) -> None:
+        """sqlext_release_snapshot() (22023 for an unknown id)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Runtime:
     """What implementations that look at the running engine are made from."""
@@ -85,6 +98,7 @@ class Runtime:
     listening: Callable[[int], list[str]]
     """The channels a session (by process id) listens on."""
     dataflow_text: DataflowText
+    snapshots: SnapshotExports
 
     def context(self) -> StatementContext:
         """The running statement's (read at call time)."""
@@ -171,6 +185,11 @@ class FunctionDef:
     """It changes the engine's durable state: a statement calling it is a
     write (it takes the executor, its transaction can undo the change, and
     the command log records it), as an INSERT is."""
+    changes_engine: bool = False
+    """Acts on the running engine (sequences, settings, notifications,
+    sessions, the dataflow, exported snapshots): a read of an exported
+    snapshot, which runs on a copy of the engine, must not call it
+    (``SqlPlan.engine_calls``)."""
     same_kind_args: bool = False
     """The known argument types must make one type (numbers, strings, or
     dates and timestamps), as COALESCE's must: 42804 otherwise."""
@@ -281,7 +300,7 @@ class Declarations:
 
     def overloaded(self, name: str, *overloads: Overload, type_args: tuple[int, ...] = (),
                    runtime: bool = False, sqlite: str | None = None,
-                   names: Iterable[str] = (), set_returning: bool = False
+                   names: Iterable[str] = (), set_returning: bool = False, **extra: Any
                    ) -> Callable[[Function], Function]:
         """A PostgreSQL function with several signatures, implemented by the
         decorated function (made from the ``Runtime`` if ``runtime``), which
@@ -291,7 +310,8 @@ class Declarations:
         arg_count = counts.pop() + len(type_args) if len(counts) == 1 and not variadic else -1
         flags = {"min_args": min(len(o.params) - len(o.defaults) for o in overloads),
                  "max_args": None if variadic else max(len(o.params) for o in overloads),
-                 "overloads": overloads, "type_args": type_args, "set_returning": set_returning}
+                 "overloads": overloads, "type_args": type_args, "set_returning": set_returning,
+                 **extra}
         return self._ours(name, _overload_result(overloads), (), names, sqlite, arg_count, flags,
                           "runtime" if runtime else "scalar")
     def internal_aggregate(self, sqlite_name: str, arg_count: int) -> Callable[[type], type]:

@@ -13,7 +13,7 @@ FUNCTIONS = Declarations()
 
 
 @FUNCTIONS.runtime("pg_notify", SqlType(t.VOID), TEXT, TEXT, min_args=2, max_args=2,
-                   sqlite="sqlext_notify")
+                   sqlite="sqlext_notify", changes_engine=True)
 def _notify(runtime: Runtime) -> Function:
     def notify(channel: Any, payload: Any) -> str:
         runtime.executor.notify(None if channel is None else str(channel),

@@ -50,6 +50,7 @@ from executor.functions import (
     sequences,
     session_info,
     session_signals,
+    snapshots,
     streams,
     string_functions,
     text_format,
@@ -63,7 +64,8 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     ordered_aggregates, sequences, listen_notify, streams, session_signals, catalog_info,
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
     numeric_functions, row_packing, reflection_info, keyword_list, extension_functions,
-    array_edits, json_paths, record_text, jsonb_path_queries, text_format, advisory_locks))
+    array_edits, json_paths, record_text, jsonb_path_queries, text_format, advisory_locks,
+    snapshots))
 
 
 def _gather() -> dict[str, FunctionDef]:

@@ -11,7 +11,7 @@ from executor.functions.declare import Declarations, Function, Runtime
 FUNCTIONS = Declarations()
 
 
-@FUNCTIONS.runtime("nextval", INT8, TEXT, min_args=1, max_args=1)
+@FUNCTIONS.runtime("nextval", INT8, TEXT, min_args=1, max_args=1, changes_engine=True)
 def _nextval(runtime: Runtime) -> Function:
     return lambda name: runtime.executor.nextval(str(name), runtime.context())
 
@@ -21,7 +21,8 @@ def _currval(runtime: Runtime) -> Function:
     return lambda name: runtime.executor.currval(str(name), runtime.context())
 
 
-@FUNCTIONS.runtime("setval", INT8, TEXT, INT8, BOOL, min_args=2, max_args=3)
+@FUNCTIONS.runtime("setval", INT8, TEXT, INT8, BOOL, min_args=2, max_args=3,
+                   changes_engine=True)
 def _setval(runtime: Runtime) -> Function:
     def setval(name: Any, value: Any, called: Any = 1) -> Any:
         return runtime.executor.setval(str(name), int(value), bool(called), runtime.context())

@@ -72,7 +72,8 @@ def _current_setting(runtime: Runtime) -> Function:
     return setting
 
 
-@FUNCTIONS.runtime("set_config", TEXT, TEXT, TEXT, BOOL, min_args=3, max_args=3)
+@FUNCTIONS.runtime("set_config", TEXT, TEXT, TEXT, BOOL, min_args=3, max_args=3,
+                   changes_engine=True)
 def _set_config(runtime: Runtime) -> Function:
     def set_config(name: Any, value: Any, is_local: Any) -> Any:
         if name is None:
@@ -96,7 +97,8 @@ def _backend_pid(runtime: Runtime) -> Function:
     return lambda: runtime.context().process_id
 
 
-@FUNCTIONS.runtime("pg_reload_conf", BOOL, max_args=0, sqlite="sqlext_reload_conf")
+@FUNCTIONS.runtime("pg_reload_conf", BOOL, max_args=0, sqlite="sqlext_reload_conf",
+                   changes_engine=True)
 def _reload_conf(runtime: Runtime) -> Function:
     def reload_conf() -> int:
         context = runtime.context()

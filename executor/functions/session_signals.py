@@ -13,7 +13,8 @@ FUNCTIONS = Declarations()
 
 
 @FUNCTIONS.runtime("pg_cancel_backend", BOOL, INT4, min_args=1, max_args=1,
-                   sqlite="sqlext_cancel_backend", session_control=True)
+                   sqlite="sqlext_cancel_backend", session_control=True,
+                   changes_engine=True)
 def _cancel(runtime: Runtime) -> Function:
     def cancel(process_id: Any) -> int | None:
         return None if process_id is None else int(runtime.sessions.cancel(int(process_id)))
@@ -21,7 +22,8 @@ def _cancel(runtime: Runtime) -> Function:
 
 
 @FUNCTIONS.runtime("pg_terminate_backend", BOOL, INT4, INT8, min_args=1, max_args=2,
-                   sqlite="sqlext_terminate_backend", session_control=True)
+                   sqlite="sqlext_terminate_backend", session_control=True,
+                   changes_engine=True)
 def _terminate(runtime: Runtime) -> Function:
     def terminate(process_id: Any, timeout_ms: Any = 0) -> int | None:
         if process_id is None or timeout_ms is None:

@@ -18,7 +18,7 @@ FUNCTIONS = Declarations()
 
 
 @FUNCTIONS.runtime("sqlext_drain", BOOL, FLOAT8, max_args=1, sqlite="sqlext_drain",
-                   waits_for_dataflow=True)
+                   waits_for_dataflow=True, changes_engine=True)
 def _drain(runtime: Runtime) -> Function:
     """Returns once every batch committed before the call has passed through
     the dataflow (57014 after ``timeout`` seconds)."""

@@ -171,7 +171,8 @@ def _compile(statement: exp.Expression, context: CompileContext,
                        recompute=_recomputed_views(translator), bindings=translator.highest_param,
                        access=_access(translator, statement), slots=slots,
                        snapshot_reads=_snapshot_reads(translator),
-                       command=_state_change(translator))
+                       command=_state_change(translator),
+                       engine_calls=_engine_calls(translator))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -321,6 +322,10 @@ def _snapshot_reads(translator: Translator) -> bool:
     return not (translator.writes or translator.live_tables) and not any(
         implementation.kind == "runtime" for name in translator.called
         for implementation in FUNCTIONS[name].implementations)
+
+
+def _engine_calls(translator: Translator) -> frozenset[str]:
+    return frozenset(name for name in translator.called if FUNCTIONS[name].changes_engine)
 
 
 def _recomputed_views(translator: Translator) -> tuple[tuple[str, str], ...]:

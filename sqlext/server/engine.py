@@ -35,7 +35,9 @@ from sqlext.durability.service import Durability, DurabilityConfig
 from sqlext.server.hba import HbaError, load_rules
 from sqlext.server.notify_hub import NotifyHub
 from sqlext.server.sessions import Sessions
+from sqlext.session import snapshot_block
 from sqlext.session.engine_session import EngineSession
+from sqlext.session.exported_snapshots import ReadRequest, SnapshotHolders
 from sqlext.session.utilities import Utilities
 from sqlext.sql.settings import SERVER_VERSION
 from sqlext.version import __version__
@@ -88,10 +90,13 @@ class Engine:
         self.catalog_tables.create(self.database)
         self.catalog_tables.refresh(self.database, catalog)
         self.sessions = Sessions(self.executor, loop)
+        self.snapshots = SnapshotHolders(loop, self._serve_snapshot_read)
         register_functions(self.database, Runtime(self.executor, self.scheduler, VERSION,
                                                   self.reload_config, self.sessions,
-                                                  self.notify_hub.channels, DataflowText()))
+                                                  self.notify_hub.channels, DataflowText(),
+                                                  self.snapshots))
         self.utilities = Utilities()
+        self.snapshot_statements = snapshot_block.SnapshotStatements()
         self.durability: Durability | None = None
         self.hba = load_rules(config.hba_path)
         self.live_tables = LiveTables(self.executor, self.scheduler, self.dataflow.fired)
@@ -112,6 +117,7 @@ class Engine:
             self.durability.start()
 
     def close(self) -> None:
+        self.snapshots.close()
         if self.durability is not None:
             self.durability.close()
 
@@ -132,6 +138,13 @@ class Engine:
     def session_closed(self, session: EngineSession) -> None:
         self.notify_hub.detach(session.process_id)
         self.sessions.remove(session)
+
+    def _serve_snapshot_read(self, request: ReadRequest, fd: int) -> None:
+        """In a reader forked from a snapshot's holder: run the request as
+        its session would (``snapshot_block.serve``)."""
+        session = EngineSession(self, request.process_id, request.user, request.database,
+                                request.settings)
+        snapshot_block.serve(session, request, fd)
 
     def _durability_barrier(self) -> asyncio.Future[None] | None:
         """Done once everything committed so far is durable (None: it is)."""

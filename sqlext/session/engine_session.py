@@ -42,6 +42,7 @@ from executor.ddl.access_control import ROLE_SPECS, with_roles_resolved
 from executor.ddl.create_extension import ensure_extension
 from executor.ddl.dataflow_objects import makes_dataflow
 from executor.ddl.dispatch import DdlSpec, apply_as
+from executor.functions.snapshots import EXPORT
 from executor.notifications import PendingMark
 from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.scheduler import Scheduler
@@ -52,6 +53,7 @@ from sqlext.session import snapshot_rows
 from sqlext.session.activity import Activity
 from sqlext.session.batch import batch_plan, execute_batch, fixed_sizes
 from sqlext.session.dataflow_rows import run_definitions
+from sqlext.session.exported_snapshots import Holder, SnapshotHolders
 from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
     Portal,
@@ -119,6 +121,14 @@ class UtilityRunner(Protocol):
         ...
 
 
+class SnapshotStatements(Protocol):
+    def run(self, session: EngineSession, portal: Portal, holder: Holder, max_rows: int
+            ) -> Outcome | None:
+        """Execute a statement of a block that imported a snapshot
+        (``snapshot_block``); None: it runs in the session as usual."""
+        ...
+
+
 class Listeners(Protocol):
     """Who listens to what (``sqlext.server.notify_hub``)."""
 
@@ -155,6 +165,9 @@ class SessionHost(Protocol):
     def utilities(self) -> UtilityRunner: ...
 
     @property
+    def snapshot_statements(self) -> SnapshotStatements: ...
+
+    @property
     def notify_hub(self) -> Listeners: ...
 
     @property
@@ -173,6 +186,9 @@ class SessionHost(Protocol):
     def checkpoints(self) -> Checkpoints | None:
         """None: in-memory mode."""
         ...
+
+    @property
+    def snapshots(self) -> SnapshotHolders: ...
 
     def session_closed(self, session: EngineSession) -> None: ...
 
@@ -274,8 +290,8 @@ class _SettingsState:
 class _Block:
     """An explicit transaction block (BEGIN ... COMMIT)."""
 
-    __slots__ = ("isolation", "local_identity", "local_settings", "read_only", "savepoints",
-                 "settings_at", "started")
+    __slots__ = ("isolation", "local_identity", "local_settings", "queried", "read_only",
+                 "savepoints", "settings_at", "snapshot", "started")
 
     def __init__(self, isolation: str, read_only: bool) -> None:
         self.isolation = isolation
@@ -290,6 +306,15 @@ class _Block:
         self.local_identity: Identity | None = None
         """The identity to restore at the end of the block (SET LOCAL ROLE)."""
         self.started = datetime.now(UTC)
+        self.queried = False
+        """A statement other than SET or SHOW ran (SET TRANSACTION SNAPSHOT
+        comes too late then)."""
+        self.snapshot: Holder | None = None
+        """The exported snapshot it imported: it reads nothing else."""
+
+
+_NOT_QUERIES = (x.Begin, x.SetTransaction, x.SetVariable, x.Reset, x.Show)
+"""What may come before SET TRANSACTION SNAPSHOT in a block."""
 
 
 class EngineSession:
@@ -616,12 +641,14 @@ class EngineSession:
                                statement_name)
         return self._portal_for(prepared, compiled, values, result_formats)
 
-    def bind_values(self, prepared: Prepared, values: list[Any]) -> Portal:
+    def bind_values(self, prepared: Prepared, values: list[Any],
+                    result_formats: Sequence[int] = ()) -> Portal:
         """A portal for parameter values already in storage form (recovery
-        redoes logged statements, never empty ones)."""
+        redoes logged statements, a reader of an exported snapshot runs
+        another session's; never empty ones)."""
         compiled = self.compiled(prepared)
         assert compiled is not None
-        return self._portal_for(prepared, compiled, values, ())
+        return self._portal_for(prepared, compiled, values, result_formats)
 
     def _portal_for(self, prepared: Prepared, compiled: Compiled, values: list[Any],
                     result_formats: Sequence[int]) -> Portal:
@@ -765,6 +792,8 @@ class EngineSession:
         self.failed = False
         if block is not None:
             self.host.notify_hub.block_ended(self.process_id)
+            if block.snapshot is not None:
+                self.host.snapshots.detach(block.snapshot)
         if not committed and undo is not None:
             self._restore_settings(undo)
             return
@@ -854,6 +883,15 @@ class EngineSession:
             return EmptyQuery()
         if self.failed and not _allowed_when_failed(compiled.statement):
             raise _in_failed()
+        block = self.block
+        if block is not None:
+            if block.snapshot is not None:
+                outcome = self.host.snapshot_statements.run(self, portal, block.snapshot,
+                                                             max_rows)
+                if outcome is not None:
+                    return outcome
+            if not isinstance(compiled.statement, _NOT_QUERIES):
+                block.queried = True
         if compiled.plan is not None:
             return self._run_plan(portal, max_rows)
         if compiled.ddl is not None:
@@ -895,6 +933,8 @@ class EngineSession:
             # a SELECT writes only FOR UPDATE (translator)
             self.acquire(plan.writes, plan.observes, plan.command or (
                 "SELECT FOR UPDATE" if plan.tag == "SELECT" else plan.tag))
+            if EXPORT in plan.engine_calls:
+                self._fork_snapshot()
         executor = self.executor
         context = self.statement_context()
         started = time.monotonic()
@@ -932,6 +972,7 @@ class EngineSession:
         finally:
             executor.end_statement()
             self.take_statement_notices(context)
+            self.host.snapshots.settle()
         if context.definitions:  # SQLite counts no row a view's trigger takes
             count = len(context.definitions)
             self.run_definitions(context.definitions)
@@ -978,14 +1019,58 @@ class EngineSession:
             return
         portal.cursor = None
 
+    def _fork_snapshot(self) -> None:
+        """The query exports a snapshot: fork its holder now, between
+        transactions, with the dataflow idle (``acquire`` waited for that)."""
+        if self.executor.owner is not None:
+            raise errors.ActiveSqlTransaction(
+                "sqlext_export_snapshot() cannot run in a transaction that holds the executor",
+                hint="Export from a READ COMMITTED transaction that has not written, or "
+                     "outside a transaction block.")
+        self.host.snapshots.fork()
+
+    def import_snapshot(self, snapshot_id: str) -> None:
+        """SET TRANSACTION SNAPSHOT: the block reads the exported snapshot."""
+        block = self.block
+        if block is None:
+            self.notice("SET TRANSACTION can only be used in transaction blocks", "25P01",
+                        "WARNING")
+        if block is None or block.isolation not in ("repeatable read", "serializable"):
+            raise errors.FeatureNotSupported(
+                "a snapshot-importing transaction must have isolation level SERIALIZABLE or "
+                "REPEATABLE READ")
+        if block.queried or block.snapshot is not None or self.executor.owns(self.token):
+            raise errors.ActiveSqlTransaction(
+                "SET TRANSACTION SNAPSHOT must be called before any query")
+        block.snapshot = self.host.snapshots.attach(snapshot_id)
+
     def _snapshot_rows(self, portal: Portal, max_rows: int, verb: str) -> Outcome:
         """The next Execute of a portal read from a snapshot: up to
-        ``max_rows`` rows as the forked reader sends them."""
+        ``max_rows`` rows (0: all of them, streamed) as the forked reader
+        sends them."""
         assert portal.snapshot is not None
+        if max_rows == 0:
+            # Every chunk, the first too, as the reader sends it: a retried
+            # Query binds a new portal, so this must not wait.
+            stream = _RowStream(b"", 0, lambda: self._more_rows(portal, portal.encode),
+                                lambda sent: self._portal_done(portal, verb, sent))
+            self.streaming = portal
+            return Rows(stream, None, stream.finish)
         data, count, last = portal.snapshot.fetch(max_rows)
         if not last or (max_rows and count == max_rows):
             return Rows([data], None)
         return Rows([data], self._portal_done(portal, verb, count))
+
+    @_boundary
+    def snapshot_chunk(self, forked: snapshot_rows.ForkedRows) -> tuple[bytes, int, bool]:
+        """The next chunk a reader of an exported snapshot sent (COPY), how
+        many rows it holds, and whether it is the last."""
+        token = self.token
+        if token.cancel_requested:
+            forked.close()
+            token.cancel_requested = False
+            raise errors.QueryCanceled("canceling statement due to user request")
+        return forked.fetch(0)
 
     def _portal_done(self, portal: Portal, verb: str, sent: int) -> str:
         """The portal's last rows went out: its CommandComplete tag."""
@@ -1309,6 +1394,9 @@ class EngineSession:
         for portal in list(self.portals.values()):
             portal.close()
         self.portals.clear()
+        if self.block is not None and self.block.snapshot is not None:
+            self.host.snapshots.detach(self.block.snapshot)
+            self.block.snapshot = None
         self.executor.forget(self.token)
         self.token.pending = None
         self.on_notification = None

@@ -21,8 +21,10 @@ notifications, locks or dataflow waits, whose effects the child would keep
 to itself.
 
 Pipe frames: ``!iI`` (rows, bytes) then the DataRows of that many rows;
-rows -1 ends the result, rows -2 carries a pickled error (SQLSTATE,
-message, fields) instead of rows.
+rows -1 ends the result (its bytes, if any, are the CommandComplete tag:
+reads of an exported snapshot send one), rows -2 carries a pickled error
+(SQLSTATE, message, fields) instead of rows. ``exported_snapshots`` sends
+CopyData messages the same way.
 """
 
 from __future__ import annotations
@@ -65,16 +67,33 @@ RowsEncoder = Callable[[Sequence[Any]], bytes]
 ErrorTranslator = Callable[[sqlite.Error], errors.SqlError]
 
 
+_forks = True
+
+
 def may_fork() -> bool:
-    return len(_readers) < MAX_READERS
+    return _forks and len(_readers) < MAX_READERS
+
+
+def forbid_forks() -> None:
+    """This process is itself a forked reader (it has no event loop to
+    watch a child with): its queries read here."""
+    global _forks
+    _forks = False
 
 
 class ForkedRows:
     """The server's end: chunks of encoded rows as the child sends them."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, pid: int, fd: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, pid: int | None, fd: int,
+                 on_close: Callable[[], None] | None = None) -> None:
+        """``pid``: the child to end when the rows are no longer wanted
+        (None: another process's child, which ends when the pipe closes);
+        ``on_close`` is called once they are all taken or no longer wanted."""
         self._loop = loop
-        self._pid: int | None = pid
+        self._pid = pid
+        self._on_close = on_close
+        self.tag: str | None = None
+        """The CommandComplete tag the child sent with its last frame."""
         self._fd: int | None = fd
         self._received = bytearray()
         self._frames: deque[tuple[int, bytes]] = deque()
@@ -126,6 +145,9 @@ class ForkedRows:
     def close(self) -> None:
         """The rows are no longer wanted (or all taken): the child goes."""
         _readers.discard(self)
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
         if self._readable is not None:
             self._loop.remove_reader(self._fd)  # type: ignore[arg-type]
             self._readable = None
@@ -165,6 +187,7 @@ class ForkedRows:
             position = end
             if rows == _END:
                 self._ended = True
+                self.tag = payload.decode() if payload else None
             elif rows == _ERROR:
                 self._ended = True
                 self._failure = _error(payload)
@@ -204,6 +227,24 @@ def _error(payload: bytes) -> errors.SqlError:
     return errors.lookup(sqlstate)(message, **fields)
 
 
+def rows_frame(rows: int, data: bytes) -> bytes:
+    """The frame of ``rows`` rows' encoded ``data``."""
+    return _FRAME.pack(rows, len(data)) + data
+
+
+def end_frame(tag: str = "") -> bytes:
+    """The last frame of a result (with its tag, if any)."""
+    data = tag.encode()
+    return _FRAME.pack(_END, len(data)) + data
+
+
+def error_frame(failure: errors.SqlError) -> bytes:
+    """The last frame of a result that failed."""
+    payload = pickle.dumps((failure.sqlstate, failure.message,
+                            {name: getattr(failure, name) for name in _ERROR_FIELDS}))
+    return _FRAME.pack(_ERROR, len(payload)) + payload
+
+
 def _reap(pid: int) -> None:
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
@@ -229,19 +270,13 @@ def _child(fd: int, rows: list[Any], cursor: sqlite.Cursor | None, encode: RowsE
                         cursor = None
                     rows.extend(more)
                 if rows:
-                    data = encode(rows)
-                    out.write(_FRAME.pack(len(rows), len(data)))
-                    out.write(data)
+                    out.write(rows_frame(len(rows), encode(rows)))
                     rows = []
                 if cursor is None:
-                    out.write(_FRAME.pack(_END, 0))
+                    out.write(end_frame())
                     break
         except (sqlite.Error, errors.SqlError) as exc:
-            failure = translate(exc) if isinstance(exc, sqlite.Error) else exc
-            payload = pickle.dumps((failure.sqlstate, failure.message,
-                                    {name: getattr(failure, name) for name in _ERROR_FIELDS}))
-            out.write(_FRAME.pack(_ERROR, len(payload)))
-            out.write(payload)
+            out.write(error_frame(translate(exc) if isinstance(exc, sqlite.Error) else exc))
         out.flush()
     finally:
         os._exit(0)

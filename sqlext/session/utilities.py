@@ -141,7 +141,10 @@ class Utilities:
                          node: x.UtilityStatement, max_rows: int) -> Outcome:
         isolation = node.args.get("isolation")
         read_only = node.args.get("read_only")
-        if node.args.get("session"):
+        snapshot = node.args.get("snapshot")
+        if snapshot is not None:
+            session.import_snapshot(snapshot)
+        elif node.args.get("session"):
             if isolation:
                 session.set_parameter("default_transaction_isolation", [isolation], False)
             if read_only is not None:
@@ -151,6 +154,9 @@ class Utilities:
             session.notice("SET TRANSACTION can only be used in transaction blocks", "25P01",
                            "WARNING")
         else:
+            if isolation and session.block.snapshot is not None:
+                raise errors.ActiveSqlTransaction(
+                    "SET TRANSACTION ISOLATION LEVEL must be called before any query")
             if isolation:
                 session.block.isolation = isolation
             if read_only is not None:

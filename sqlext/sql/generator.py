@@ -42,6 +42,9 @@ def dollar_quote(body: str) -> str:
 def _modes(node: exp.Expression) -> str:
     isolation = node.args.get("isolation")
     read_only = node.args.get("read_only")
+    snapshot = node.args.get("snapshot")
+    if snapshot is not None:
+        return "SNAPSHOT " + exp.Literal.string(snapshot).sql(dialect="postgres")
     return _words(
         f"ISOLATION LEVEL {isolation.upper()}" if isolation else None,
         {True: "READ ONLY", False: "READ WRITE"}.get(read_only) if read_only is not None else None,

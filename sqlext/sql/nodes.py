@@ -25,9 +25,10 @@ class SetVariable(UtilityStatement):
 
 
 class SetTransaction(UtilityStatement):
-    """SET TRANSACTION ... / SET SESSION CHARACTERISTICS AS TRANSACTION ..."""
+    """SET TRANSACTION ... / SET SESSION CHARACTERISTICS AS TRANSACTION ... /
+    SET TRANSACTION SNAPSHOT 'id' (``snapshot``)."""
 
-    arg_types = {"session": False, "isolation": False, "read_only": False}
+    arg_types = {"session": False, "isolation": False, "read_only": False, "snapshot": False}
 
 
 class Reset(UtilityStatement):

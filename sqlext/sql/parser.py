@@ -338,6 +338,10 @@ class SqlExtParser(ObjectStatementParser):
                 self._setting_value())], local=local)
         self._retreat(index)
         if self._match_text_seq("TRANSACTION"):
+            if self._match_text_seq("SNAPSHOT"):
+                if not self._match(TokenType.STRING):
+                    self.raise_error("Expected a snapshot identifier")
+                return x.SetTransaction(session=False, snapshot=self._prev.text)
             isolation, read_only = self._transaction_modes()
             return x.SetTransaction(session=False, isolation=isolation, read_only=read_only)
         if self._match_text_seq("TIME", "ZONE"):

@@ -26,6 +26,7 @@ from executor.functions.registry import FUNCTIONS, implementations, register_fun
 from executor.streaming.scheduler import Scheduler
 from executor.streaming.windows import Windows
 from sqlext.dataflow.rebuild import DataflowText
+from sqlext.session.exported_snapshots import SnapshotHolders
 from storage.sqlite import Database
 
 ROOT: Final = Path(__file__).resolve().parents[2]
@@ -86,7 +87,8 @@ def registered() -> Iterator[set[str]]:
     scheduler = Scheduler(executor, lambda *_: None, lambda: None,
                           Windows(executor.database, executor.undo))
     register_functions(database, Runtime(executor, scheduler, "version", lambda: True,
-                                         _NoSessions(), lambda _: [], DataflowText()))
+                                         _NoSessions(), lambda _: [], DataflowText(),
+                                         SnapshotHolders(loop, lambda *_: None)))
     yield {name for (name,) in database.execute("SELECT name FROM pragma_function_list")}
     database.close()
     loop.close()
