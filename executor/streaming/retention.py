@@ -39,6 +39,12 @@ def hold(executor: Executor, scheduler: Scheduler, stream: Relation, reader: str
     batch up to ``after_batch``. Returns the oldest batch the stream holds
     for it (None: none yet)."""
     before = executor.readers.of(stream.oid).get(reader)
+    if before is None and any(t.body is not None for t in executor.catalog.triggers_on(stream)):
+        raise errors.FeatureNotSupported(
+            f'stream "{stream.name}" has EE triggers, whose SQL reads every batch the stream '
+            "holds: a reader cannot hold its batches",
+            hint="Read the stream the EE triggers write to, or run their SQL in a procedure "
+                 "(a PE trigger), which reads only its own batch.")
     if before is None:
         gone = _gone(executor, stream, after_batch, None)
         if gone is not None:
