@@ -261,7 +261,12 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
     ),
     "sqlext_streams": (
         "schema name, name name, batch_column name, last_batch int8, tuples int8, "
-        "skipped_batches int8, consumers text, pending_batches int8, pending_tuples int8"
+        "skipped_batches int8, consumers text, pending_batches int8, pending_tuples int8, "
+        "oldest_batch int8, readers int8"
+    ),
+    "sqlext_stream_readers": (
+        "schema name, stream name, reader text, after_batch int8, held_batches int8, "
+        "oldest_held int8"
     ),
     "sqlext_checkpoints": (
         "lsn int8, finished timestamptz, stall_ms float8, seconds float8, size_bytes int8, "
@@ -289,7 +294,8 @@ SYSTEM_TABLES: Final[dict[str, str]] = {
 }
 
 LIVE_TABLES: Final = frozenset({
-    "pg_stat_activity", "sqlext_procedures", "sqlext_streams", "sqlext_windows",
+    "pg_stat_activity", "sqlext_procedures", "sqlext_streams", "sqlext_stream_readers",
+    "sqlext_windows",
     "sqlext_triggers", "sqlext_log", "sqlext_snapshots", "sqlext_checkpoints",
     "sqlext_dataflow"})
 """System views of the running server, filled when a query reads them."""

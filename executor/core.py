@@ -42,6 +42,7 @@ from executor.context import StatementContext
 from executor.matview_maintenance import recompute_stale
 from executor.notifications import Notification, Pending, PendingMark, notification
 from executor.plans import Slot, SqlPlan
+from executor.stream_readers import StreamReaders
 from executor.values.conversions import storage_timestamp
 from storage import sqlite
 
@@ -296,6 +297,7 @@ class Executor:
         self._timed_out = False
         self.batches = BatchLedger()
         self.undo = UndoLog()
+        self.readers = StreamReaders(self.undo.push)
         self.on_batches: Callable[[dict[int, int]], None] | None = None
         """Called with the batches (stream OID -> batch id) of every commit
         that created some, before anyone else may run (the scheduler)."""

@@ -123,6 +123,10 @@ class SqlPlan:
     """A query whose rows past the first chunk may be read from a snapshot
     by a forked child (``sqlext.session.snapshot_rows``): it leaves the
     engine as it found it."""
+    command: str | None = None
+    """What a read-only transaction says it cannot execute, when that is not
+    the verb: a query calling a function that changes state
+    (``sqlext_hold_stream()``)."""
 
     def bound(self, args: Sequence[Any]) -> Sequence[Any]:
         """The values to bind of ``args`` (one per declared parameter)."""

@@ -181,6 +181,10 @@ class FunctionDef:
     executor (the session to end may be the one holding it)."""
     waits_for_dataflow: bool = False
     """Its answer needs the executor free of other transactions."""
+    changes_state: bool = False
+    """It changes the engine's durable state: a statement calling it is a
+    write (it takes the executor, its transaction can undo the change, and
+    the command log records it), as an INSERT is."""
     changes_engine: bool = False
     """Acts on the running engine (sequences, settings, notifications,
     sessions, the dataflow, exported snapshots): a read of an exported

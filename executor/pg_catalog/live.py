@@ -2,8 +2,9 @@
 statement that reads them runs (``SqlPlan.refresh``).
 
 The dataflow's views (``sqlext_procedures``, ``sqlext_streams``,
-``sqlext_windows``, ``sqlext_triggers``) are built here from the catalog,
-the scheduler, the batch ledger and the window tables. The others describe
+``sqlext_stream_readers``, ``sqlext_windows``, ``sqlext_triggers``) are
+built here from the catalog, the scheduler, the batch ledger, the streams'
+readers and the stream and window tables. The others describe
 what only the layer above knows (sessions, the command log, snapshots,
 checkpoints); it hands in their rows with ``provide``.
 """
@@ -24,6 +25,7 @@ from executor.pg_catalog.tables import replace_rows
 from executor.streaming.observe import StreamState, observe
 from executor.streaming.scheduler import ProcedureStats, Scheduler
 from executor.values.conversions import epoch_timestamp
+from storage.sqlite import quoted
 
 
 class LiveTables:
@@ -37,6 +39,7 @@ class LiveTables:
         self._rows: dict[str, Callable[[], list[Row]]] = {
             "sqlext_procedures": self._procedures,
             "sqlext_streams": self._streams,
+            "sqlext_stream_readers": self._stream_readers,
             "sqlext_windows": self._windows,
             "sqlext_triggers": self._triggers,
         }
@@ -90,7 +93,23 @@ class LiveTables:
                 tuples=state.tuples,
                 skipped_batches=self.executor.batches.counters(relation.oid).skipped,
                 consumers=", ".join(consumers) or None, pending_batches=state.pending_batches,
-                pending_tuples=state.pending_tuples))
+                pending_tuples=state.pending_tuples, oldest_batch=self.executor.database.execute(
+                    f"SELECT min(batch_id) FROM {quoted(relation.physical)}").fetchone()[0],
+                readers=len(self.executor.readers.of(relation.oid))))
+        return rows
+
+    def _stream_readers(self) -> list[Row]:
+        executor = self.executor
+        rows = []
+        for relation in _sorted(executor.catalog.user_relations()):
+            readers = executor.readers.of(relation.oid) if relation.stream else {}
+            for reader, after in sorted(readers.items()):
+                held, oldest = executor.database.execute(
+                    f"SELECT count(DISTINCT batch_id), min(batch_id) FROM "
+                    f"{quoted(relation.physical)} WHERE batch_id > ?", (after,)).fetchone()
+                rows.append(row(
+                    "sqlext_stream_readers", schema=relation.schema, stream=relation.name,
+                    reader=reader, after_batch=after, held_batches=held, oldest_held=oldest))
         return rows
 
     def _windows(self) -> list[Row]:

@@ -11,7 +11,7 @@ announced without ``rows`` and read with ``SELECT ... WHERE batch_id = 7``.
 
 So that a client that was away can catch up by batch id, a notify stream
 keeps its ``keep_batches`` newest batches (by id), and any older one a
-procedure has yet to run on, instead of deleting a batch once consumed.
+procedure has yet to run on or a reader holds, instead of deleting a batch once consumed.
 Both happen just before the transaction commits, inside it: the trimming
 is redone exactly by recovery, and nothing is built when nobody listens.
 """
@@ -55,12 +55,15 @@ class StreamNotifier:
                                                        self.payload(relation, batch)))
 
     def _trim(self, stream: Relation, keep: int, batch: int) -> None:
-        """Delete the batches older than the newest ``keep`` that no TE
-        still needs (never the one being committed)."""
+        """Delete the batches older than the newest ``keep`` that no TE and
+        no reader still needs (never the one being committed)."""
         oldest = self.executor.batches.newest_kept(stream.oid, keep)
         waiting = self.scheduler.oldest_waiting(stream.oid)
         if waiting is not None:
             oldest = min(oldest, waiting)
+        read = self.executor.readers.floor(stream.oid)
+        if read is not None:
+            oldest = min(oldest, read + 1)
         self.executor.database.execute(
             f"DELETE FROM {quoted(stream.physical)} WHERE batch_id < ? AND batch_id <> ?",
             (oldest, batch))

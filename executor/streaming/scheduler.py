@@ -248,9 +248,11 @@ class Scheduler:
 
     def _collect(self, task: Task) -> None:
         """Every consumer has run: the batch's tuples go, in this TE's
-        transaction (a notify stream keeps its newest batches instead)."""
+        transaction, unless a reader holds them (a notify stream keeps its
+        newest batches instead)."""
         stream = self.executor.catalog.relation_by_oid(task.stream_oid)
-        if stream is not None and stream.stream is not None and not stream.stream.keep_batches:
+        if (stream is not None and stream.stream is not None and not stream.stream.keep_batches
+                and not self.executor.readers.holds(task.stream_oid, task.batch)):
             delete_batch(self.executor.database, stream, task.batch)
 
     def oldest_waiting(self, stream_oid: int) -> int | None:

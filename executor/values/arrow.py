@@ -1,20 +1,18 @@
-"""sqlext storage values <-> Apache Arrow arrays, for Parquet files.
+"""sqlext storage values -> Apache Arrow arrays, for Parquet files and Arrow streams.
 
 A type Parquet holds natively keeps its type: integers, floats, bool, bytea,
 numeric (decimal; numeric without a typmod as decimal(38,18), the type Spark
 gives such a column), text types, date, time, timestamp, timestamptz (UTC)
 and arrays of these (lists). Every other type (interval, uuid, json, ...) is
-written as its PostgreSQL text. Reading goes the other way through the target
-column's text input function, so a file's values are checked exactly as
-COPY FROM checks text.
+written as its PostgreSQL text. Reading goes the other way
+(``executor.values.arrow_in``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import Any, Final
 
@@ -138,64 +136,3 @@ def arrow_column(oid: int, typmod: int) -> Callable[[Sequence[Any]], pa.Array]:
                      "TO ...",
             ) from None
     return build
-
-
-# --- import: Arrow -> storage value ---------------------------------------------------
-
-def _array_item(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, list):
-        return _array_literal(value)
-    text = pg_text(value)
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _array_literal(values: list[Any]) -> str:
-    return "{" + ",".join(_array_item(value) for value in values) + "}"
-
-
-def _interval(value: timedelta) -> str:
-    return f"{value.days} days {value.seconds} seconds {value.microseconds} microseconds"
-
-
-def pg_text(value: Any) -> str:
-    """A Python value (from Arrow) as PostgreSQL text input."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        return repr(value) if not math.isinf(value) else (
-            "Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, bytes):
-        return "\\x" + value.hex()
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, date | time):
-        return value.isoformat()
-    if isinstance(value, timedelta):
-        return _interval(value)
-    if isinstance(value, list):
-        return _array_literal(value)
-    if isinstance(value, dict):
-        return json.dumps(value, default=str)
-    return str(value)  # int, Decimal
-
-
-def storage_column(oid: int, typmod: int,
-                   settings: codecs.Settings) -> Callable[[pa.Array], list[Any]]:
-    """A function turning Arrow values into storage values of a column of type
-    ``oid`` (built once per column); it raises the type's input errors."""
-    decode = codecs.text_decoder(oid, typmod, settings)
-
-    def convert(column: pa.Array) -> list[Any]:
-        if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
-            column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
-        if oid == types.TEXT and pa.types.is_string(column.type):
-            return column.to_pylist()
-        return [None if value is None else decode(pg_text(value))
-                for value in column.to_pylist()]
-    return convert

@@ -170,8 +170,9 @@ def _compile(statement: exp.Expression, context: CompileContext,
                        observes=_observes(translator),
                        recompute=_recomputed_views(translator), bindings=translator.highest_param,
                        access=_access(translator, statement), slots=slots,
-                       engine_calls=_engine_calls(translator),
-                       snapshot_reads=_snapshot_reads(translator))
+                       snapshot_reads=_snapshot_reads(translator),
+                       command=_state_change(translator),
+                       engine_calls=_engine_calls(translator))
         return Compiled(statement, plan.params, plan.columns, plan=plan)
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         if isinstance(tree, exp.Insert):
@@ -303,6 +304,13 @@ def _observes(translator: Translator) -> bool:
     return bool(translator.live_tables or any(f.session_control for f in called)) and not (
         translator.writes or any(f.waits_for_dataflow for f in called)) and all(
         relation.schema == PG_CATALOG for relation in translator.read_relations.values())
+
+
+def _state_change(translator: Translator) -> str | None:
+    """The function that makes a query a write, as a read-only transaction
+    names it (``sqlext_hold_stream()``), if any."""
+    return next((f"{name}()" for name in sorted(translator.called)
+                 if FUNCTIONS[name].changes_state), None)
 
 
 def _snapshot_reads(translator: Translator) -> bool:

@@ -118,10 +118,11 @@ class DataflowRuntime:
                            token)
         if after.consumed:
             # Only windows and EE triggers consume this stream: its batch is
-            # gone once they have run (as in S-Store).
+            # gone once they have run (as in S-Store), unless a reader holds it.
             target = catalog.relations[after.target]
-            delete_batch(self.executor.database, target,
-                         self.executor.batches.batch_for(target.oid))
+            batch = self.executor.batches.batch_for(target.oid)
+            if not self.executor.readers.holds(target.oid, batch):
+                delete_batch(self.executor.database, target, batch)
 
     def _run_triggers(self, triggers: Sequence[Trigger], context: CompileContext,
                       token: Token) -> None:

@@ -1,7 +1,8 @@
 """The engine state a snapshot keeps besides the SQLite tables.
 
 The catalog (schema objects made by DDL), batch counters and accepted
-client batch ids, sequence positions and the TEs still waiting to run,
+client batch ids, the streams' readers, sequence positions and the TEs
+still waiting to run,
 pickled as plain values and catalog dataclasses. Loading refuses any other
 class, so a snapshot file can only ever produce data.
 """
@@ -20,7 +21,7 @@ from executor.batches import StreamCounters
 from executor.core import Executor
 from executor.streaming.scheduler import Scheduler
 
-STATE_VERSION: Final = 5
+STATE_VERSION: Final = 6
 """2: the windows' counters are part of the state (1 kept them in a table).
 3: ACL items name their grantors and grant options, schemas have owners and
 ACLs, columns ACLs, roles memberships, views and materialized views their
@@ -34,7 +35,8 @@ sequences' owners and types (older values load with their defaults); a
 relation's comment is where version 5 keeps a partial index's condition.
 5: both: a relation's condition and row type, then its comment; defaults
 name the sequences they bind in full (older ones, by OID, are rewritten
-as they load)."""
+as they load).
+6: the streams' readers (``sqlext_hold_stream()``; older snapshots have none)."""
 _ALLOWED_MODULES: Final = ("catalog.schema", "catalog.dataflow", "catalog.matviews",
                             "catalog.roles", "catalog.acl", "catalog.extension")
 
@@ -58,6 +60,8 @@ def capture(executor: Executor, scheduler: Scheduler, lsn: int) -> bytes:
         "lsn": lsn,
         "catalog": executor.catalog.user_objects(),
         "batches": counters,
+        "readers": executor.readers.state({r.oid for r in executor.catalog.relations.values()
+                                           if r.stream is not None}),
         "sequences": dict(executor.sequences),
         "scheduler": scheduler.state(),
         "windows": scheduler.windows.state({r.oid for r in executor.catalog.relations.values()
@@ -103,12 +107,13 @@ def restore(executor: Executor, scheduler: Scheduler, data: bytes) -> int:
     objects = state["catalog"]
     if state["version"] == 4:
         objects = {**objects, "relations": [_comment_moved(r) for r in objects["relations"]]}
-    if state["version"] < STATE_VERSION:
+    if state["version"] < 5:
         objects = {**objects, "relations": _named_defaults(objects)}
     executor.catalog = executor.catalog.with_user_objects(objects)
     executor.batches.streams = {
         oid: StreamCounters(last, skipped, [list(r) for r in accepted])
         for oid, (last, skipped, accepted) in state["batches"].items()}
+    executor.readers.restore(state.get("readers", {}))
     executor.sequences = dict(state["sequences"])
     scheduler.restore(state["scheduler"])
     scheduler.windows.restore(state.get("windows"))

@@ -138,7 +138,7 @@ def execute_batch(session: BatchSession, statement: str, param_formats: Sequence
     session.working_on(prepared.sql)
     if values:
         try:
-            session.acquire(plan.writes, plan.observes, plan.tag)
+            session.acquire(plan.writes, plan.observes, plan.command or plan.tag)
         except errors.SqlError as exc:
             return BatchOutcome([], session.backend_error(exc))
     tags, error = _run(session, prepared, plan, values)

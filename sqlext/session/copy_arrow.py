@@ -21,7 +21,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from catalog import errors
-from executor.values import arrow
+from executor.values import arrow, arrow_in
 from sqlext.session.copy_stdio import InsertTarget, insert_rows, insert_target, query_portal
 from sqlext.session.portals import Portal, keep_rows
 from sqlext.sql import nodes as x
@@ -88,7 +88,7 @@ def insert_batches(session: EngineSession, target: InsertTarget, names: Iterable
                 f'column "{column}" of relation "{target.relation.name}" is not in {source}',
                 hint="Columns are matched by name; list the columns to load, or rename "
                      "them in the data.")
-    converters = [arrow.storage_column(c.type_oid, c.typmod, session.codec_settings)
+    converters = [arrow_in.storage_column(c.type_oid, c.typmod, session.codec_settings)
                   for c in target.types]
     count = 0
     for batch in batches:

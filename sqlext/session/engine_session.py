@@ -934,8 +934,8 @@ class EngineSession:
         encode = encode or portal.encode
         if not portal.started:
             # a SELECT writes only FOR UPDATE (translator)
-            self.acquire(plan.writes, plan.observes,
-                         "SELECT FOR UPDATE" if plan.tag == "SELECT" else plan.tag)
+            self.acquire(plan.writes, plan.observes, plan.command or (
+                "SELECT FOR UPDATE" if plan.tag == "SELECT" else plan.tag))
             if EXPORT in plan.engine_calls:
                 self._fork_snapshot()
         executor = self.executor

@@ -154,6 +154,8 @@ class FunctionRules(ExpressionTranslator):
                 hint="No function matches the given name and argument types.",
             )
         self.called.add(name)
+        if definition.changes_state:
+            self.writes = True
         if definition.window_only and not isinstance(node.parent, exp.Window):
             raise errors.WrongObjectType(f"window function {name} requires an OVER clause")
         if definition.overloads:

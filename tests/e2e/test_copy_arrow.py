@@ -92,3 +92,72 @@ def test_bad_streams_and_options_are_refused(conn: psycopg.Connection) -> None:
     with pytest.raises(psycopg.errors.FeatureNotSupported, match="not files on the server"):
         conn.execute(f"COPY {target} TO 'target.arrow' (FORMAT arrow)")
     assert conn.execute(f"SELECT count(*) FROM {target}").fetchone() == (0,)
+
+
+def stream_of(schema: pa.Schema, batches: list[pa.RecordBatch]) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, schema) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+    return sink.getvalue().to_pybytes()
+
+
+def send(conn: psycopg.Connection, sql: str, data: bytes) -> str:
+    with conn.cursor() as cursor:
+        with cursor.copy(sql) as copy:
+            copy.write(data)
+        return str(cursor.statusmessage)
+
+
+def test_a_constraint_violated_far_into_the_data_loads_nothing(
+        conn: psycopg.Connection) -> None:
+    target = unique("keyed")
+    conn.execute(f"CREATE TABLE {target} (id bigint PRIMARY KEY, n int NOT NULL, "
+                 "CHECK (n < 1000))")
+    count = 150000
+    ids = list(range(count))
+    ids[140001] = 5  # a duplicate key in the third record batch
+    table = pa.table({"id": pa.array(ids, pa.int64()), "n": pa.array([k % 1000 for k in ids],
+                                                                     pa.int32())})
+    data = stream_of(table.schema, table.to_batches(max_chunksize=65536))
+    with pytest.raises(psycopg.errors.UniqueViolation, match=f'"{target}_pkey"'):
+        send(conn, f"COPY {target} FROM STDIN (FORMAT arrow)", data)
+    checked = table.set_column(1, "n", pa.array([k % 1000 + (k == 120000) * 1000
+                                                 for k in range(count)], pa.int32()))
+    checked = checked.set_column(0, "id", pa.array(range(count), pa.int64()))
+    with pytest.raises(psycopg.errors.CheckViolation):
+        send(conn, f"COPY {target} FROM STDIN (FORMAT arrow)",
+             stream_of(checked.schema, checked.to_batches(max_chunksize=50000)))
+    assert conn.execute(f"SELECT count(*) FROM {target}").fetchone() == (0,)
+
+
+def test_a_stream_takes_all_record_batches_as_one_batch(conn: psycopg.Connection) -> None:
+    events = unique("events")
+    conn.execute(f"CREATE STREAM {events} (id int, label text, at timestamptz)")
+    schema = pa.schema([("at", pa.timestamp("us", tz="UTC")), ("label", pa.string()),
+                        ("id", pa.int32())])
+    batches = [pa.record_batch([pa.array([k * 1_000_000 for k in range(start, start + size)],
+                                         schema.field("at").type),
+                                pa.array([None if k % 3 == 0 else f"e{k}"
+                                          for k in range(start, start + size)]),
+                                pa.array(range(start, start + size), pa.int32())],
+                               schema=schema)
+               for start, size in ((0, 1), (1, 300), (301, 7))]
+    assert send(conn, f"COPY {events} FROM STDIN (FORMAT arrow)",
+                stream_of(schema, batches)) == "COPY 308"
+    assert conn.execute(f"SELECT count(DISTINCT batch_id), count(*), count(label), "
+                        f"min(at)::text, max(id) FROM {events}").fetchone() == (
+        1, 308, 205, "1970-01-01 00:00:00+00", 307)
+
+
+def test_a_column_subset_is_taken_by_name(conn: psycopg.Connection) -> None:
+    target = unique("subset")
+    conn.execute(f"CREATE TABLE {target} (id int PRIMARY KEY, amount numeric(8,2), "
+                 "note text DEFAULT 'none', day date)")
+    table = pa.table({"day": pa.array([None, 18262], pa.date32()), "ignored": [b"x", b"y"],
+                      "amount": pa.array([1, -2], pa.int16()), "id": pa.array([2, 1], pa.int8())})
+    assert send(conn, f"COPY {target} (amount, id, day) FROM STDIN (FORMAT arrow)",
+                stream_of(table.schema, table.to_batches())) == "COPY 2"
+    assert conn.execute(f"SELECT id, amount::text, note, day::text FROM {target} ORDER BY id"
+                        ).fetchall() == [(1, "-2.00", "none", "2020-01-01"),
+                                         (2, "1.00", "none", None)]

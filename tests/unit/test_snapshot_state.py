@@ -11,6 +11,7 @@ from dataclasses import fields
 import pytest
 
 from catalog import types as t
+from catalog.dataflow import StreamOptions
 from catalog.schema import Catalog, Column, Relation, Sequence
 from catalog.system import system_relations
 from executor.core import Executor
@@ -83,3 +84,23 @@ def test_the_current_version_keeps_conditions_row_types_and_comments(
     engine_state.restore(executor, scheduler, data)
     assert executor.catalog.relations["public", "t_i"] == index
     assert executor.catalog.relations["public", "t"] == table
+
+
+def test_stream_readers_round_trip_and_older_snapshots_have_none(
+        engine: tuple[Executor, Scheduler]) -> None:
+    executor, scheduler = engine
+    stream = Relation(16385, "public", "s", "r", "s", (Column("n", t.INT4),),
+                      stream=StreamOptions())
+    executor.catalog = executor.catalog.with_relations([stream])
+    executor.readers.restore({16385: {"spark": 7, "audit": 3}, 16999: {"dropped": 1}})
+    current = engine_state.capture(executor, scheduler, 9)
+    older = pickle.loads(current)
+    del older["readers"]
+    older["version"] = 5
+    executor.readers.restore({})
+    assert engine_state.restore(executor, scheduler, current) == 9
+    assert (executor.readers.of(16385), executor.readers.of(16999)) == (
+        {"spark": 7, "audit": 3}, {})
+    assert executor.readers.floor(16385) == 3
+    engine_state.restore(executor, scheduler, pickle.dumps(older))
+    assert executor.readers.of(16385) == {}
