@@ -50,7 +50,7 @@ from executor.functions import (
     sequences,
     session_info,
     session_signals,
-    snapshots,
+    snapshot_exports,
     streams,
     string_functions,
     text_format,
@@ -65,7 +65,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
     numeric_functions, row_packing, reflection_info, keyword_list, extension_functions,
     array_edits, json_paths, record_text, jsonb_path_queries, text_format, advisory_locks,
-    snapshots))
+    snapshot_exports))
 
 
 def _gather() -> dict[str, FunctionDef]:

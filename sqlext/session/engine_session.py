@@ -42,7 +42,7 @@ from executor.ddl.access_control import ROLE_SPECS, with_roles_resolved
 from executor.ddl.create_extension import ensure_extension
 from executor.ddl.dataflow_objects import makes_dataflow
 from executor.ddl.dispatch import DdlSpec, apply_as
-from executor.functions.snapshots import EXPORT
+from executor.functions.snapshot_exports import EXPORT
 from executor.notifications import PendingMark
 from executor.pg_catalog.tables import CatalogTables
 from executor.streaming.scheduler import Scheduler
