@@ -23,7 +23,7 @@ from sqlglot import exp
 from catalog import errors
 from executor.values import arrow, arrow_in
 from sqlext.session.copy_stdio import InsertTarget, insert_rows, insert_target, query_portal
-from sqlext.session.portals import keep_rows
+from sqlext.session.portals import Portal, keep_rows
 from sqlext.sql import nodes as x
 from wire import messages
 from wire.backend import CopyIn, CopyOut, Rows
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 CHUNK_ROWS: Final = 65536
 """Rows per record batch (and per Parquet row group)."""
+FIRST_ROWS: Final = 2000
+"""Rows of the first batch of COPY TO STDOUT, read on the executor."""
 _END_OF_STREAM: Final = b"\xff\xff\xff\xff\x00\x00\x00\x00"
 _BINARY: Final = 1
 
@@ -42,16 +44,24 @@ def query_batches(session: EngineSession, source: exp.Expression, columns: list[
                   ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
     """The schema of a query's (or a relation's) rows and their record
     batches, read as they are taken; the portal closes with the last one."""
-    portal = query_portal(session, source, columns)
+    return portal_batches(session, query_portal(session, source, columns), CHUNK_ROWS)
+
+
+def portal_batches(session: EngineSession, portal: Portal, first_rows: int
+                   ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+    """``query_batches`` of a portal not yet run; the first batch has at
+    most ``first_rows`` rows."""
     described = portal.columns or ()
     schema = pa.schema([pa.field(c.name, arrow.arrow_type(c.type_oid, c.typmod))
                         for c in described])
     builders = [arrow.arrow_column(c.type_oid, c.typmod) for c in described]
 
     def batches() -> Iterator[pa.RecordBatch]:
+        rows_wanted = first_rows
         try:
             while True:
-                outcome = session.run_portal(portal, CHUNK_ROWS, "SELECT", keep_rows)
+                outcome = session.run_portal(portal, rows_wanted, "SELECT", keep_rows)
+                rows_wanted = CHUNK_ROWS
                 if not isinstance(outcome, Rows):
                     raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
                 rows: list[Any] = list(chain.from_iterable(outcome.rows))
@@ -94,10 +104,12 @@ def insert_batches(session: EngineSession, target: InsertTarget, names: Iterable
 
 
 def arrow_to_stdout(session: EngineSession, statement: x.CopyStatement) -> CopyOut:
-    """COPY ... TO STDOUT (FORMAT arrow): an Arrow IPC stream."""
+    """COPY ... TO STDOUT (FORMAT arrow): an Arrow IPC stream. Its first
+    batch is small: once it is out, the rest of a large query is made by a
+    forked child (``snapshot_rows.HandedOver``)."""
     _check_options(statement)
-    schema, batches = query_batches(session, statement.this,
-                                    list(statement.args.get("columns") or []))
+    portal = query_portal(session, statement.this, list(statement.args.get("columns") or []))
+    schema, batches = portal_batches(session, portal, FIRST_ROWS)
     count = 0
 
     def data() -> Iterator[bytes]:
@@ -108,7 +120,8 @@ def arrow_to_stdout(session: EngineSession, statement: x.CopyStatement) -> CopyO
             yield messages.copy_data(batch.serialize().to_pybytes())
         yield messages.copy_data(_END_OF_STREAM)
 
-    return CopyOut(data(), _BINARY, [_BINARY] * len(schema), lambda: f"COPY {count}")
+    stream = session.hand_over(portal, data(), lambda: f"COPY {count}")
+    return CopyOut(stream, _BINARY, [_BINARY] * len(schema), stream.tag)
 
 
 class ArrowSink:

@@ -40,7 +40,7 @@ class CopyTo:
 
     def __init__(self, session: EngineSession, source: exp.Expression, columns: list[str],
                  fmt: CopyFormat) -> None:
-        portal = query_portal(session, source, columns)
+        portal = self.portal = query_portal(session, source, columns)
         described = portal.columns or ()
         formats = [int(fmt.binary)] * len(described)
         self.width = len(described)
@@ -101,9 +101,11 @@ class CopyTo:
 
 
 def copy_to_stdout(session: EngineSession, statement: x.CopyStatement) -> CopyOut:
-    """COPY ... TO STDOUT."""
+    """COPY ... TO STDOUT (the rest of a large query made by a forked child:
+    ``snapshot_rows.HandedOver``)."""
     fmt = stdio_format(statement)
     output = CopyTo(session, statement.this, list(statement.args.get("columns") or []), fmt)
     code = int(fmt.binary)
-    return CopyOut(output.messages(), code, [code] * output.width,
-                   lambda: f"COPY {output.count}")
+    stream = session.hand_over(output.portal, output.messages(),
+                               lambda: f"COPY {output.count}")
+    return CopyOut(stream, code, [code] * output.width, stream.tag)

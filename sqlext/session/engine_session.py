@@ -371,6 +371,8 @@ class EngineSession:
         instances have more than 30 lose CPython's fast attribute access)."""
         self._checkpoint: asyncio.Future[str | None] | None = None
         """The snapshot a CHECKPOINT of this session waits for."""
+        self.copying: snapshot_rows.ForkedRows | None = None
+        """The forked reader whose COPY ... TO STDOUT the client is sent."""
         self._refresh_derived()
 
     # --- settings -------------------------------------------------------------
@@ -765,6 +767,7 @@ class EngineSession:
         self.implicit = False
         self._implicit_started = None
         self.streaming = None
+        self._stop_copying()
         if self.block is not None:
             self.failed = True
         else:
@@ -1063,14 +1066,45 @@ class EngineSession:
 
     @_boundary
     def snapshot_chunk(self, forked: snapshot_rows.ForkedRows) -> tuple[bytes, int, bool]:
-        """The next chunk a reader of an exported snapshot sent (COPY), how
+        """The next chunk a forked reader sent (COPY ... TO STDOUT), how
         many rows it holds, and whether it is the last."""
         token = self.token
+        self.copying = forked
         if token.cancel_requested:
-            forked.close()
+            self._stop_copying()
             token.cancel_requested = False
             raise errors.QueryCanceled("canceling statement due to user request")
-        return forked.fetch(0)
+        try:
+            chunk = forked.fetch(0)
+        except errors.SqlError:
+            self.copying = None
+            raise
+        if chunk[2]:
+            self.copying = None
+        return chunk
+
+    def _stop_copying(self) -> None:
+        """The client is no longer sent a forked reader's COPY: it goes."""
+        copying, self.copying = self.copying, None
+        if copying is not None:
+            copying.close()
+
+    def hand_over(self, portal: Portal, messages: Iterator[bytes], tag: Callable[[], str]
+                  ) -> snapshot_rows.HandedOver:
+        """The messages of a COPY ... TO STDOUT of ``portal``'s rows, made
+        by a forked child once the query turns out large."""
+        plan = portal.compiled.plan if portal.compiled else None
+        snapshot_reads = plan is not None and plan.snapshot_reads
+
+        def done() -> None:
+            portal.done = True
+            self.streaming = None
+            self._statement_done()
+
+        return snapshot_rows.HandedOver(
+            self.host.loop, messages, tag,
+            lambda: snapshot_rows.worth_forking(snapshot_reads, portal.cursor),
+            self.snapshot_chunk, portal.close, done)
 
     def _portal_done(self, portal: Portal, verb: str, sent: int) -> str:
         """The portal's last rows went out: its CommandComplete tag."""
@@ -1394,6 +1428,7 @@ class EngineSession:
         for portal in list(self.portals.values()):
             portal.close()
         self.portals.clear()
+        self._stop_copying()
         if self.block is not None and self.block.snapshot is not None:
             self.host.snapshots.detach(self.block.snapshot)
             self.block.snapshot = None

@@ -38,12 +38,13 @@ import signal
 import struct
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 from catalog import errors
-from executor.core import WouldBlock
+from executor.core import LiveCursor, WouldBlock
 from storage import sqlite
+from wire.backend import BackendError
 
 CHILD_NICENESS: Final = 7
 """How much lower the child's CPU priority is than the server's: by the
@@ -250,17 +251,26 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, 0)
 
 
+def _become_reader(fd: int) -> None:  # pragma: no cover
+    """A forked reader keeps only ``fd`` (the server's sockets, log and data
+    directory stay the server's), runs at a lower priority and never
+    collects garbage (a collection would touch, and so copy, pages for
+    nothing); it reads no more once it is a reader itself."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+    os.closerange(3, fd)
+    os.closerange(fd + 1, os.sysconf("SC_OPEN_MAX"))
+    os.nice(CHILD_NICENESS)
+    gc.disable()
+    forbid_forks()
+
+
 def _child(fd: int, rows: list[Any], cursor: sqlite.Cursor | None, encode: RowsEncoder,
            chunk_rows: int, translate: ErrorTranslator) -> None:  # pragma: no cover
     """The forked child: send the rows, then exit (never return into the
     server's code: its event loop, threads and files are the server's)."""
     try:
-        for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, signal.SIG_DFL)
-        os.closerange(3, fd)
-        os.closerange(fd + 1, os.sysconf("SC_OPEN_MAX"))
-        os.nice(CHILD_NICENESS)
-        gc.disable()  # a collection would touch (and so copy) pages for nothing
+        _become_reader(fd)
         out = os.fdopen(fd, "wb", buffering=1 << 20)
         try:
             while True:
@@ -277,6 +287,98 @@ def _child(fd: int, rows: list[Any], cursor: sqlite.Cursor | None, encode: RowsE
                     break
         except (sqlite.Error, errors.SqlError) as exc:
             out.write(error_frame(translate(exc) if isinstance(exc, sqlite.Error) else exc))
+        out.flush()
+    finally:
+        os._exit(0)
+
+
+def worth_forking(snapshot_reads: bool, cursor: LiveCursor | None) -> bool:
+    """Whether the rest of a query (``SqlPlan.snapshot_reads``) still to be
+    read from ``cursor`` is large enough to be read by a forked child."""
+    return snapshot_reads and cursor is not None and may_fork() and cursor.has_left(LARGE)
+
+
+class HandedOver:
+    """The messages of a COPY ... TO STDOUT: made here until its query turns
+    out large (``worth``), then by a forked child that goes on with the
+    same iterator on its image of the server, while the server passes
+    what the child sends on (``fetch``: ``ForkedRows.fetch(0)``, raising
+    the connection's Busy while nothing has arrived)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, messages: Iterator[bytes],
+                 tag: Callable[[], str], worth: Callable[[], bool],
+                 fetch: Callable[[ForkedRows], tuple[bytes, int, bool]],
+                 handed_over: Callable[[], None], done: Callable[[], None]) -> None:
+        """``handed_over``: the server's end of the query goes (its portal
+        closes); ``done``: the child sent the last message."""
+        self._loop = loop
+        self._messages = messages
+        self._tag = tag
+        self._worth = worth
+        self._fetch = fetch
+        self._handed_over = handed_over
+        self._done = done
+        self._forked: ForkedRows | None = None
+        self._last = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        forked = self._forked
+        if forked is None:
+            message = next(self._messages)
+            if self._worth():
+                self._fork()
+            return message
+        if self._last:
+            raise StopIteration
+        data, _, self._last = self._fetch(forked)
+        if self._last:
+            self._done()
+        return data
+
+    def tag(self) -> str:
+        """The CommandComplete tag (the child's, once it made the messages)."""
+        if self._forked is None:
+            return self._tag()
+        return self._forked.tag or self._tag()
+
+    def _fork(self) -> None:
+        read_fd, write_fd = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_fd)
+            os.close(write_fd)
+            self._worth = lambda: False  # the rest is made here
+            return
+        if pid == 0:  # pragma: no cover - the child ends in os._exit
+            os.close(read_fd)
+            _send_rest(write_fd, self._messages, self._tag)
+        os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        self._forked = ForkedRows(self._loop, pid, read_fd)
+        self._handed_over()
+
+
+def _send_rest(fd: int, messages: Iterator[bytes], tag: Callable[[], str]
+               ) -> None:  # pragma: no cover
+    """The forked child of ``HandedOver``: the rest of the messages, then
+    the tag."""
+    try:
+        _become_reader(fd)
+        out = os.fdopen(fd, "wb", buffering=1 << 20)
+        try:
+            for message in messages:
+                out.write(rows_frame(0, bytes(message)))
+            out.write(end_frame(tag()))
+        except errors.SqlError as exc:
+            out.write(error_frame(exc))
+        except BackendError as exc:
+            notice = exc.notice
+            out.write(error_frame(errors.lookup(notice.code)(
+                notice.message, detail=notice.detail, hint=notice.hint)))
         out.flush()
     finally:
         os._exit(0)

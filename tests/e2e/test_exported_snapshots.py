@@ -39,7 +39,8 @@ def _holders(server: ServerProcess) -> list[int]:
     """The server's child processes (its snapshot holders)."""
     found = []
     for task in Path(f"/proc/{server.process.pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
+        with contextlib.suppress(FileNotFoundError):  # a thread that just ended
+            found += [int(child) for child in (task / "children").read_text().split()]
     return found
 
 
