@@ -563,12 +563,18 @@ class ExpressionTranslator:
         right, right_type = self.expr(node.expression, scope)
         self.coerce(left, TEXT) if left_type.is_unknown else None
         self.coerce(right, TEXT) if right_type.is_unknown else None
+        like: exp.Expression = node
         if isinstance(node, exp.ILike):
-            replacement = exp.Like(this=exp.Lower(this=left.copy()),
-                                   expression=exp.Lower(this=right.copy()))
-            node.replace(replacement)
-            return replacement, BOOL
-        return node, BOOL
+            like = exp.Like(this=exp.Lower(this=left.copy()),
+                            expression=exp.Lower(this=right.copy()))
+            node.replace(like)
+        if isinstance(like.parent, exp.Escape):
+            return like, BOOL
+        # PostgreSQL's LIKE escapes with a backslash unless told otherwise;
+        # SQLite's has no escape character unless given one
+        escaped = exp.Escape(this=like.copy(), expression=exp.Literal.string("\\"))
+        like.replace(escaped)
+        return escaped, BOOL
 
     def _escape(self, node: exp.Escape, scope: Scope) -> tuple[exp.Expression, SqlType]:
         if isinstance(node.this, exp.SimilarTo):

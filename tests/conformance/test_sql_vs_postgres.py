@@ -139,6 +139,10 @@ QUERIES = [
     "SELECT id FROM emp WHERE name LIKE '_e%' ORDER BY id",
     "SELECT id FROM emp WHERE name ILIKE 'A%' OR name ~ '^b' ORDER BY id",
     "SELECT id FROM emp WHERE name NOT LIKE 'a%' AND name !~ 'e$' ORDER BY id",
+    # LIKE escapes with a backslash unless ESCAPE names another character
+    "SELECT 'a_b' LIKE 'a\\_%', 'a.b' LIKE 'a\\_b', 'x\\y' LIKE '%\\\\%', "
+    "'A_b' ILIKE 'a\\_B', 'a%' NOT LIKE 'a\\%', 'a_b' LIKE 'a#_b' ESCAPE '#', "
+    "'ab' ~~ 'a\\_', E'a\\\\_' LIKE E'%\\\\\\\\_'",
     "SELECT id, rating FROM emp ORDER BY rating",
     "SELECT id, rating FROM emp ORDER BY rating DESC",
     "SELECT id, rating FROM emp ORDER BY rating NULLS FIRST LIMIT 3",
