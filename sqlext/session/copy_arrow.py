@@ -56,12 +56,15 @@ def portal_batches(session: EngineSession, portal: Portal, first_rows: int
                         for c in described])
     builders = [arrow.arrow_column(c.type_oid, c.typmod) for c in described]
 
+    # The first chunk is read now: a query that must wait for the executor
+    # waits here, where the statement can be tried again (WouldBlock); a
+    # started portal reads on without waiting.
+    outcome = session.run_portal(portal, first_rows, "SELECT", keep_rows)
+
     def batches() -> Iterator[pa.RecordBatch]:
-        rows_wanted = first_rows
+        nonlocal outcome
         try:
             while True:
-                outcome = session.run_portal(portal, rows_wanted, "SELECT", keep_rows)
-                rows_wanted = CHUNK_ROWS
                 if not isinstance(outcome, Rows):
                     raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
                 rows: list[Any] = list(chain.from_iterable(outcome.rows))
@@ -71,6 +74,7 @@ def portal_batches(session: EngineSession, portal: Portal, first_rows: int
                         schema=schema)
                 if outcome.tag is not None:
                     return
+                outcome = session.run_portal(portal, CHUNK_ROWS, "SELECT", keep_rows)
         finally:
             portal.close()
 
