@@ -10,7 +10,9 @@ server forks a *holder*: a copy-on-write image of the whole engine as of
 that instant, as the checkpointer's child is. The holder does nothing but
 wait for requests; its pages are copied only as the server changes its own.
 It lives until sqlext_release_snapshot(id), until no read has used it for
-its idle timeout, or until the server stops; it dies with the server
+its idle timeout, until an export needs its place (past ``MAX_HOLDERS``
+images the one unused the longest goes; only when all are in use is an
+export refused), or until the server stops; it dies with the server
 (PR_SET_PDEATHSIG), and the server reaps it.
 
 Reads. Each statement of a transaction that imported the snapshot is sent
@@ -48,8 +50,9 @@ from typing import Any, Final
 from catalog import errors
 from sqlext.session.snapshot_rows import CHILD_NICENESS, ForkedRows
 
-MAX_HOLDERS: Final = 4
-"""Images held at once (each pins the memory the server has changed since)."""
+MAX_HOLDERS: Final = 16
+"""Images held at once (each pins the memory the server has changed since);
+past it an unused one makes way for a new export."""
 REQUEST_LIMIT: Final = 1 << 20
 """The largest request (mostly its parameter values), in bytes."""
 _PR_SET_PDEATHSIG: Final = 1
@@ -91,6 +94,8 @@ class Holder:
         """Reads running and open transactions that imported it."""
         self.released = False
         self.timer: asyncio.TimerHandle | None = None
+        self.last_used = 0.0
+        """When a read or transaction last stopped (or started) using it."""
 
 
 class SnapshotHolders:
@@ -112,10 +117,13 @@ class SnapshotHolders:
     def fork(self) -> None:
         """Fork a holder now (the running query calls sqlext_export_snapshot())."""
         if len(self._live) >= self._limit:
-            raise errors.ConfigurationLimitExceeded(
-                f"too many exported snapshots ({len(self._live)} are held)",
-                hint="Release one with sqlext_release_snapshot(id), or wait until one has "
-                     "been idle for its timeout.")
+            unused = [h for h in self._live if h.users == 0 and h.snapshot_id is not None]
+            if not unused:
+                raise errors.ConfigurationLimitExceeded(
+                    f"too many exported snapshots ({len(self._live)} are being read)",
+                    hint="Wait for a read to end, or release a snapshot with "
+                         "sqlext_release_snapshot(id).")
+            self._end(min(unused, key=lambda h: h.last_used))
         server_end, holder_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         server_end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, REQUEST_LIMIT)
         parent = os.getpid()
@@ -148,6 +156,7 @@ class SnapshotHolders:
             self._exported += 1
             holder.snapshot_id = f"{os.getpid():08X}-{self._exported:08X}-1"
             holder.idle_timeout_s = idle_timeout_s
+            holder.last_used = self._loop.time()
             self._by_id[holder.snapshot_id] = holder
             self._arm(holder)
         return holder.snapshot_id
@@ -172,6 +181,7 @@ class SnapshotHolders:
 
     def detach(self, holder: Holder) -> None:
         holder.users -= 1
+        holder.last_used = self._loop.time()
         if holder.users == 0:
             if holder.released:
                 self._end(holder)
@@ -225,6 +235,7 @@ class SnapshotHolders:
 
     def _use(self, holder: Holder) -> None:
         holder.users += 1
+        holder.last_used = self._loop.time()
         if holder.timer is not None:
             holder.timer.cancel()
             holder.timer = None

@@ -14,6 +14,7 @@ import psycopg
 import pyarrow as pa
 import pytest
 
+from sqlext.session.exported_snapshots import MAX_HOLDERS
 from sqlext.tools.peer import PostgresPeer
 from tests.fixtures.servers import ServerProcess, start_server
 from tests.fixtures.waiting import wait_until
@@ -202,16 +203,21 @@ def test_a_snapshot_released_while_read_ends_after_the_read(server: ServerProces
     _none_left(server)
 
 
-def test_live_snapshots_are_capped(server: ServerProcess) -> None:
-    with server.connect(autocommit=True) as driver:
-        held = [_export(driver) for _ in range(4)]
-        assert len(_holders(server)) == 4
+def test_past_the_cap_the_longest_unused_snapshot_makes_way(server: ServerProcess) -> None:
+    with server.connect(autocommit=True) as driver, contextlib.ExitStack() as readers:
+        held = [_export(driver) for _ in range(MAX_HOLDERS)]
+        assert len(_holders(server)) == MAX_HOLDERS
+        for snapshot in held[1:]:  # all but the first are being read
+            readers.enter_context(_importing(server, snapshot))
+        newest = _export(driver)  # the first, unused, made way
+        late = _sqlstate(driver, f"SELECT sqlext_release_snapshot('{held[0]}')")
+        assert late == ("22023", f'invalid snapshot identifier: "{held[0]}"')
+        readers.enter_context(_importing(server, newest))
         with pytest.raises(psycopg.errors.ConfigurationLimitExceeded) as failure:
-            driver.execute("SELECT sqlext_export_snapshot()")
+            driver.execute("SELECT sqlext_export_snapshot()")  # all are in use
         assert "sqlext_release_snapshot" in (failure.value.diag.message_hint or "")
-        driver.execute("SELECT sqlext_release_snapshot(%s)", (held.pop(),))
-        held.append(_export(driver))
-        for snapshot in held:
+        readers.close()
+        for snapshot in [*held[1:], newest]:
             driver.execute("SELECT sqlext_release_snapshot(%s)", (snapshot,))
     _none_left(server)
 
