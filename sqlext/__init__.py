@@ -3,7 +3,7 @@
 Subpackages, each importing only the ones before it (and ``wire``,
 ``executor``, ``catalog``, ``storage``)::
 
-    sql ← translate ← matview ← compile ← dataflow ← session ← durability ← server ← tools
+    sql ← translate ← matview ← compile ← dataflow ← session ← durability ← server ← spark ← tools
 
 * ``sql``: SQL text to statement trees and back (the dialect, our nodes,
   SQLite's printer, run-time parameters).
@@ -14,6 +14,8 @@ Subpackages, each importing only the ones before it (and ``wire``,
 * ``session``: one client session (transactions, portals, COPY, utilities).
 * ``durability``: command log records, the journal, checkpoints, recovery.
 * ``server``: the engine as the wire layer sees it, and ``sqlext serve``.
+* ``spark``: the Spark data source, a client over the wire: it imports
+  none of the engine, and only the benchmarks import it.
 * ``tools``: the command line, client tools and benchmarks.
 
 ``version`` and ``progress`` import nothing of ours and serve every layer.

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from collections import Counter, defaultdict
 from decimal import Decimal
 from pathlib import Path
@@ -13,20 +11,14 @@ from types import ModuleType
 import psycopg
 from pyspark.sql import SparkSession
 
-from tests.fixtures.servers import ROOT
+from tests.fixtures.example import load_example
 from tests.fixtures.spark import Jdbc
 
 ORDERS = 6000
 
 
 def example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "spark_pipeline", ROOT / "examples" / "spark_pipeline.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_example("spark_pipeline")
 
 
 def expected_sales(raw: Path) -> dict[str, tuple[int, int, Decimal]]:
