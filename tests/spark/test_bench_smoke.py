@@ -7,7 +7,7 @@ from pyspark.sql import SparkSession
 
 from sqlext.tools.bench.baseline import baseline
 from sqlext.tools.bench.harness import Output
-from sqlext.tools.bench.spark_bench import run_spark
+from sqlext.tools.bench.spark_bench import DATA_SOURCE, run_spark
 
 
 def test_spark_benchmark_runs(spark: SparkSession) -> None:
@@ -16,6 +16,6 @@ def test_spark_benchmark_runs(spark: SparkSession) -> None:
         timings = run_spark(Output("spark", rounds=1), with_peer=False, sizes=(3000,),
                             spark=spark, baseline=base)
     assert {(t.target, t.rows, t.operation) for t in timings} == {
-        (target, 3000, operation) for target in ("sqlext", "sqlext HEAD")
+        (target, 3000, operation) for target in ("sqlext", "sqlext HEAD", DATA_SOURCE)
         for operation in ("write", "read")}
     assert all(t.seconds[0] > 0 and t.server_cpu[0] > 0 for t in timings)

@@ -1,18 +1,20 @@
-"""Spark over JDBC: writing and reading DataFrames of 8 columns, against
-sqlext and PostgreSQL 15 in the same run.
+"""Spark writing and reading DataFrames of 8 columns: sqlext over JDBC,
+sqlext through its own data source (format "sqlext": Arrow over COPY), and
+PostgreSQL 15 over JDBC, in the same run.
 
 Each round writes the DataFrame (2 partitions, so 2 concurrent task
 connections, mode overwrite) and reads it back (a partitioned read on 2
 connections, every column hashed on the Spark side so every value crosses
 the wire and is parsed). Besides wall time, the table shows how much CPU
 time the sqlext server process used: the rest of the wall time is Spark,
-pgjdbc and waiting.
+the driver (pgjdbc, or the data source's Python workers) and waiting.
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -33,6 +35,7 @@ if TYPE_CHECKING:  # pyspark is imported when the benchmark runs, not by every C
 SIZES: Final = (100_000, 1_000_000)
 JDBC_JAR: Final = "/usr/share/java/postgresql.jar"
 PARTITIONS: Final = 2
+DATA_SOURCE: Final = "sqlext (data source)"
 
 
 @dataclass
@@ -61,6 +64,7 @@ def spark_session() -> SparkSession:
         raise SparkUnavailable(f"it needs the PostgreSQL JDBC driver at {JDBC_JAR}: "
                                "apt-get install libpostgresql-jdbc-java")
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers import sqlext.spark
     session = (SparkSession.builder.master(f"local[{PARTITIONS}]").appName("sqlext-bench")
                .config("spark.jars", JDBC_JAR)
                .config("spark.sql.session.timeZone", "UTC")
@@ -105,12 +109,20 @@ def _options(url: str, rows: int) -> dict[str, str]:
             "dbtable": f"bench_{rows}"}
 
 
+def _source_options(url: str, rows: int) -> dict[str, str]:
+    """The data source's options for the table JDBC made (sqlext:// URL)."""
+    return {"url": url, "table": f"bench_{rows}"}
+
+
 def read_table(spark: SparkSession, url: str, rows: int) -> None:
-    """Read the ``rows``-row table back on 2 partitions, every value parsed."""
+    """Read the ``rows``-row table back on 2 partitions, every value parsed
+    (over JDBC, or through the data source for a sqlext:// URL)."""
     from pyspark.sql import functions as F
 
-    back = (spark.read.format("jdbc").options(**_options(url, rows))
-            .option("partitionColumn", "id").option("lowerBound", 0)
+    jdbc = url.startswith("jdbc:")
+    reader = spark.read.format("jdbc" if jdbc else "sqlext").options(
+        **(_options(url, rows) if jdbc else _source_options(url, rows)))
+    back = (reader.option("partitionColumn", "id").option("lowerBound", 0)
             .option("upperBound", rows).option("numPartitions", PARTITIONS).load())
     total = back.select(F.count("*"), F.sum(F.hash(*back.columns))).first()
     assert total[0] == rows, total
@@ -119,7 +131,11 @@ def read_table(spark: SparkSession, url: str, rows: int) -> None:
 def _round(spark: SparkSession, data: DataFrame, rows: int, url: str, pid: int | None,
            timings: dict[tuple[str, int, str], Timing], target: str) -> None:
     def write() -> None:
-        data.write.format("jdbc").options(**_options(url, rows)).mode("overwrite").save()
+        if url.startswith("jdbc:"):
+            data.write.format("jdbc").options(**_options(url, rows)).mode("overwrite").save()
+        else:  # the table JDBC made in this round, emptied and loaded again
+            data.write.format("sqlext").options(**_source_options(url, rows)).mode(
+                "overwrite").save()
 
     def read() -> None:
         read_table(spark, url, rows)
@@ -150,8 +166,11 @@ def run_spark(output: Output, with_peer: bool, sizes: tuple[int, ...] = SIZES,
     """Medians of ``rounds`` writes and reads per size; ``spark``: an existing
     session (the test suite's), else one is started and stopped here; a
     ``baseline``: its sqlext runs the same rounds too."""
+    import sqlext.spark
+
     own_session = spark is None
     session = spark_session() if spark is None else spark
+    sqlext.spark.register(session)
     timings: dict[tuple[str, int, str], Timing] = {}
     peer = PostgresPeer().start() if with_peer else None
     try:
@@ -160,9 +179,12 @@ def run_spark(output: Output, with_peer: bool, sizes: tuple[int, ...] = SIZES,
             if baseline is not None:
                 sqlexts[baseline.target] = _server(servers, baseline.source)
             urls = {target: f"jdbc:postgresql://{server.host}:{server.port}/bench"
-                    for target, server in sqlexts.items()} | (
-                {"postgres": f"jdbc:postgresql://127.0.0.1:{peer.port}/postgres"}
-                if peer is not None else {})
+                    for target, server in sqlexts.items()}
+            served = sqlexts["sqlext"]
+            urls[DATA_SOURCE] = f"sqlext://{served.host}:{served.port}/bench?user=postgres"
+            sqlexts[DATA_SOURCE] = served
+            if peer is not None:
+                urls["postgres"] = f"jdbc:postgresql://127.0.0.1:{peer.port}/postgres"
             _warm_up(session, urls, min(20_000, *sizes))
             for rows in sizes:
                 data = frame(session, rows)
@@ -197,7 +219,7 @@ def _server(stack: ExitStack, source: Path | None) -> SqlextProcess:
 
 def _table(results: list[Timing]) -> Table:
     peers = {(t.rows, t.operation): t.median for t in results if t.target == "postgres"}
-    table = Table("Spark JDBC write and read (8 columns, 2 partitions)",
+    table = Table("Spark write and read (8 columns, 2 partitions): JDBC and the data source",
                   [Column("rows", ","), Column("operation"), Column("server"),
                    Column("median s", ".2f"), Column("min s", ".2f"), Column("max s", ".2f"),
                    Column("rows/s", ",.0f"), Column("server CPU s", ".2f"),
