@@ -4,8 +4,10 @@ A type Parquet holds natively keeps its type: integers, floats, bool, bytea,
 numeric (decimal; numeric without a typmod as decimal(38,18), the type Spark
 gives such a column), text types, date, time, timestamp, timestamptz (UTC)
 and arrays of these (lists). Every other type (interval, uuid, json, ...) is
-written as its PostgreSQL text. Reading goes the other way
-(``executor.values.arrow_in``).
+written as its PostgreSQL text. The value-by-value conversion here is the
+reference; the common column types go a column at a time
+(``executor.values.arrow_out``), and back to it where that declines.
+Reading goes the other way (``executor.values.arrow_in``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pyarrow as pa
 
 from catalog import errors, types
 from executor import codecs
+from executor.values import arrow_out
 
 Convert = Callable[[Any], Any]
 
@@ -121,9 +124,23 @@ def _list_of(convert: Convert) -> Convert:
 def arrow_column(oid: int, typmod: int) -> Callable[[Sequence[Any]], pa.Array]:
     """A function making Arrow arrays of ``arrow_type`` from a column's
     storage values (built once per column, called once per chunk)."""
+    target = arrow_type(oid, typmod)
+    reference = each_value(oid, typmod)
+    kernel = arrow_out.kernel(oid, typmod, target)
+    if kernel is None:
+        return reference
+
+    def build(values: Sequence[Any]) -> pa.Array:
+        column = kernel(values)
+        return reference(values) if column is None else column
+    return build
+
+
+def each_value(oid: int, typmod: int) -> Callable[[Sequence[Any]], pa.Array]:
+    """The reference: every storage value as a Python value, then Arrow's."""
+    target = arrow_type(oid, typmod)
     element = types.array_element(oid)
     convert = _list_of(_python(element, typmod)) if element else _python(oid, typmod)
-    target = arrow_type(oid, typmod)
 
     def build(values: Sequence[Any]) -> pa.Array:
         converted = [None if value is None else convert(value) for value in values]
