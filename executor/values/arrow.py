@@ -124,15 +124,31 @@ def _list_of(convert: Convert) -> Convert:
 def arrow_column(oid: int, typmod: int) -> Callable[[Sequence[Any]], pa.Array]:
     """A function making Arrow arrays of ``arrow_type`` from a column's
     storage values (built once per column, called once per chunk)."""
-    target = arrow_type(oid, typmod)
     reference = each_value(oid, typmod)
-    kernel = arrow_out.kernel(oid, typmod, target)
+    kernel = arrow_out.kernel(oid, typmod, arrow_type(oid, typmod))
     if kernel is None:
         return reference
 
     def build(values: Sequence[Any]) -> pa.Array:
-        column = kernel(values)
+        column = kernel.column(values)
         return reference(values) if column is None else column
+    return build
+
+
+def arrow_columns(columns: Sequence[tuple[int, int]]
+                  ) -> Callable[[Sequence[tuple[Any, ...]]], list[pa.Array]]:
+    """A function making rows of storage values (as SQLite gives them, of
+    columns of these (type OID, typmod)) into one Arrow array per column:
+    all at once where every column has a kernel (``arrow_out.rows_kernel``),
+    else (and for a column whose kernel declines) column by column."""
+    builders = [arrow_column(oid, typmod) for oid, typmod in columns]
+    whole = arrow_out.rows_kernel([arrow_out.kernel(oid, typmod, arrow_type(oid, typmod))
+                                   for oid, typmod in columns])
+
+    def build(rows: Sequence[tuple[Any, ...]]) -> list[pa.Array]:
+        arrays = (whole(rows) if whole else None) or [None] * len(builders)
+        return [column([row[index] for row in rows]) if array is None else array
+                for index, (array, column) in enumerate(zip(arrays, builders, strict=True))]
     return build
 
 

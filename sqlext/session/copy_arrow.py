@@ -54,7 +54,7 @@ def portal_batches(session: EngineSession, portal: Portal, first_rows: int
     described = portal.columns or ()
     schema = pa.schema([pa.field(c.name, arrow.arrow_type(c.type_oid, c.typmod))
                         for c in described])
-    builders = [arrow.arrow_column(c.type_oid, c.typmod) for c in described]
+    build = arrow.arrow_columns([(c.type_oid, c.typmod) for c in described])
 
     # The first chunk is read now: a query that must wait for the executor
     # waits here, where the statement can be tried again (WouldBlock); a
@@ -69,9 +69,7 @@ def portal_batches(session: EngineSession, portal: Portal, first_rows: int
                     raise errors.FeatureNotSupported("COPY (statement) TO needs a query")
                 rows: list[Any] = list(chain.from_iterable(outcome.rows))
                 if rows:
-                    yield pa.RecordBatch.from_arrays(
-                        [build([row[i] for row in rows]) for i, build in enumerate(builders)],
-                        schema=schema)
+                    yield pa.RecordBatch.from_arrays(build(rows), schema=schema)
                 if outcome.tag is not None:
                     return
                 outcome = session.run_portal(portal, CHUNK_ROWS, "SELECT", keep_rows)
