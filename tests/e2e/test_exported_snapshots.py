@@ -16,7 +16,7 @@ import pytest
 
 from sqlext.session.exported_snapshots import MAX_HOLDERS
 from sqlext.tools.peer import PostgresPeer
-from tests.fixtures.servers import ServerProcess, start_server
+from tests.fixtures.servers import ServerProcess, child_processes, start_server
 from tests.fixtures.waiting import wait_until
 
 ROWS = 20_000
@@ -36,17 +36,8 @@ def server() -> Iterator[ServerProcess]:
     process.stop()
 
 
-def _holders(server: ServerProcess) -> list[int]:
-    """The server's child processes (its snapshot holders)."""
-    found = []
-    for task in Path(f"/proc/{server.process.pid}/task").iterdir():
-        with contextlib.suppress(FileNotFoundError):  # a thread that just ended
-            found += [int(child) for child in (task / "children").read_text().split()]
-    return found
-
-
 def _none_left(server: ServerProcess) -> None:
-    wait_until(lambda: not _holders(server), "every holder to end")
+    wait_until(lambda: not child_processes(server.process.pid), "every holder to end")
 
 
 @contextlib.contextmanager
@@ -199,14 +190,14 @@ def test_a_snapshot_released_while_read_ends_after_the_read(server: ServerProces
             next(rows)
             driver.execute("SELECT sqlext_release_snapshot(%s)", (snapshot,))
             assert len(list(rows)) == ROWS - 1
-            assert _holders(server)
+            assert child_processes(server.process.pid)
     _none_left(server)
 
 
 def test_past_the_cap_the_longest_unused_snapshot_makes_way(server: ServerProcess) -> None:
     with server.connect(autocommit=True) as driver, contextlib.ExitStack() as readers:
         held = [_export(driver) for _ in range(MAX_HOLDERS)]
-        assert len(_holders(server)) == MAX_HOLDERS
+        assert len(child_processes(server.process.pid)) == MAX_HOLDERS
         for snapshot in held[1:]:  # all but the first are being read
             readers.enter_context(_importing(server, snapshot))
         newest = _export(driver)  # the first, unused, made way
@@ -227,7 +218,7 @@ def test_holders_end_with_the_server() -> None:
         with process.connect(autocommit=True) as conn:
             _export(conn)
             _export(conn)
-        holders = _holders(process)
+        holders = child_processes(process.process.pid)
         assert len(holders) == 2
     wait_until(lambda: not any(Path(f"/proc/{pid}").exists() for pid in holders),
                "the holders to end with the server")

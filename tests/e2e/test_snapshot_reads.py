@@ -9,12 +9,11 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import ServerProcess, child_processes
 
 ROWS = 30_000
 """More rows than one chunk (sqlext.session.engine_session.STREAM_CHUNK)."""
@@ -30,27 +29,18 @@ def big(server: ServerProcess) -> Iterator[ServerProcess]:
     yield server
 
 
-def _children(pid: int) -> list[int]:
-    """The server's child processes (its snapshot readers)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(FileNotFoundError):  # a thread that just ended
-            found += [int(child) for child in (task / "children").read_text().split()]
-    return found
-
-
 def _wait_for_no_children(pid: int) -> None:
     deadline = time.monotonic() + 10
-    while _children(pid) and time.monotonic() < deadline:
+    while child_processes(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _children(pid) == []
+    assert child_processes(pid) == []
 
 
 def test_a_long_read_keeps_its_snapshot_while_others_write(big: ServerProcess) -> None:
     with big.connect(autocommit=True) as reader, big.connect(autocommit=True) as writer:
         rows = reader.cursor().stream("SELECT id, v FROM snap_big ORDER BY id")
         first = [next(rows) for _ in range(10)]
-        assert _children(big.process.pid), "the rest is read by a forked child"
+        assert child_processes(big.process.pid), "the rest is read by a forked child"
         started = time.monotonic()
         writer.execute("UPDATE snap_big SET v = v + 1")
         writer.execute("DELETE FROM snap_big WHERE id <= 100")
@@ -94,7 +84,7 @@ def test_a_read_given_up_ends_its_child(big: ServerProcess) -> None:
     conn = big.connect(autocommit=True)
     rows = conn.cursor().stream("SELECT * FROM snap_big")
     next(rows)
-    assert _children(big.process.pid)
+    assert child_processes(big.process.pid)
     conn.close()
     _wait_for_no_children(big.process.pid)
 
@@ -155,7 +145,7 @@ def test_a_large_copy_is_read_from_a_snapshot_while_others_write(big: ServerProc
         cursor = reader.cursor()
         with cursor.copy(sql) as copy:
             parts = [bytes(next(iter(copy)))]
-            assert _children(big.process.pid), "the rest is made by a forked child"
+            assert child_processes(big.process.pid), "the rest is made by a forked child"
             started = time.monotonic()
             writer.execute("UPDATE snap_big SET v = v + 1")
             assert time.monotonic() - started < 5, "the writer did not wait for the COPY"
@@ -172,6 +162,6 @@ def test_a_large_copy_given_up_ends_its_child(big: ServerProcess) -> None:
     with contextlib.suppress(psycopg.Error), \
             conn.cursor().copy("COPY snap_big TO STDOUT (FORMAT arrow)") as copy:
         next(iter(copy))
-        assert _children(big.process.pid)
+        assert child_processes(big.process.pid)
         conn.close()
     _wait_for_no_children(big.process.pid)

@@ -5,7 +5,6 @@ writes that are exactly once, and sqlext's errors as Spark shows them."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -25,32 +24,13 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-import sqlext.spark
 from tests.fixtures import all_types
-from tests.fixtures.servers import ServerProcess, start_server
-from tests.fixtures.spark import unique
-
-
-@pytest.fixture(scope="module")
-def served(spark: SparkSession) -> Iterator[ServerProcess]:
-    sqlext.spark.register(spark)
-    process = start_server("--in-memory")
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-def conn(served: ServerProcess) -> Iterator[psycopg.Connection]:
-    with served.connect(autocommit=True) as connection:
-        yield connection
-
-
-def url(server: ServerProcess) -> str:
-    return f"sqlext://{server.host}:{server.port}?user=postgres"
+from tests.fixtures.servers import ServerProcess
+from tests.fixtures.spark import source_url, unique
 
 
 def read(spark: SparkSession, server: ServerProcess, **options: object) -> DataFrame:
-    reader = spark.read.format("sqlext").option("url", url(server))
+    reader = spark.read.format("sqlext").option("url", source_url(server))
     for key, value in options.items():
         reader = reader.option(key, str(value))
     return reader.load()
@@ -58,41 +38,41 @@ def read(spark: SparkSession, server: ServerProcess, **options: object) -> DataF
 
 def write(frame: DataFrame, server: ServerProcess, mode: str = "append",
           **options: object) -> None:
-    writer = frame.write.format("sqlext").option("url", url(server)).mode(mode)
+    writer = frame.write.format("sqlext").option("url", source_url(server)).mode(mode)
     for key, value in options.items():
         writer = writer.option(key, str(value))
     writer.save()
 
 
-def test_schema_is_exact(spark: SparkSession, served: ServerProcess,
+def test_schema_is_exact(spark: SparkSession, source_server: ServerProcess,
                          conn: psycopg.Connection) -> None:
     table = unique("typed")
     conn.execute(f"CREATE TABLE {table} (id int, amount numeric(12,3), at timestamptz, "
                  "local timestamp, tags text[])")
-    fields = {f.name: f.dataType for f in read(spark, served, table=table).schema.fields}
+    fields = {f.name: f.dataType for f in read(spark, source_server, table=table).schema.fields}
     assert fields == {"id": IntegerType(), "amount": DecimalType(12, 3),
                       "at": TimestampType(), "local": TimestampNTZType(),
                       "tags": ArrayType(StringType(), True)}
 
 
-def test_every_type_goes_there_and_back(spark: SparkSession, served: ServerProcess,
+def test_every_type_goes_there_and_back(spark: SparkSession, source_server: ServerProcess,
                                         conn: psycopg.Connection) -> None:
     source, copy = unique("all_types"), unique("all_types_copy")
     all_types.fill(conn, source)
     conn.execute(f"CREATE TABLE {copy} ({all_types.COLUMNS})")
-    frame = read(spark, served, table=source)
+    frame = read(spark, source_server, table=source)
     assert frame.count() == len(all_types.VALUES)
-    write(frame, served, table=copy)
+    write(frame, source_server, table=copy)
     assert all_types.rows(conn, copy) == all_types.rows(conn, source)
 
 
 def test_partitioned_read_splits_on_the_primary_key(spark: SparkSession,
-                                                    served: ServerProcess,
+                                                    source_server: ServerProcess,
                                                     conn: psycopg.Connection) -> None:
     table = unique("keyed")
     conn.execute(f"CREATE TABLE {table} (k text PRIMARY KEY, v int)")
     conn.execute(f"INSERT INTO {table} SELECT 'key' || g, g FROM generate_series(1, 5000) g")
-    frame = read(spark, served, table=table, numPartitions=4)
+    frame = read(spark, source_server, table=table, numPartitions=4)
     assert frame.rdd.getNumPartitions() == 4
     sizes = frame.rdd.glom().map(len).collect()
     assert sum(sizes) == 5000 and min(sizes) > 1000
@@ -100,13 +80,13 @@ def test_partitioned_read_splits_on_the_primary_key(spark: SparkSession,
 
 
 def test_partition_column_and_bounds_split_like_spark_jdbc(spark: SparkSession,
-                                                           served: ServerProcess,
+                                                           source_server: ServerProcess,
                                                            conn: psycopg.Connection) -> None:
     table = unique("ranged")
     conn.execute(f"CREATE TABLE {table} (n int, v text)")
     conn.execute(f"INSERT INTO {table} SELECT g, 'v' FROM generate_series(-50, 250) g")
     conn.execute(f"INSERT INTO {table} VALUES (NULL, 'null')")
-    frame = read(spark, served, query=f"SELECT * FROM {table}", partitionColumn="n",
+    frame = read(spark, source_server, query=f"SELECT * FROM {table}", partitionColumn="n",
                  lowerBound=0, upperBound=200, numPartitions=4)
     assert frame.rdd.getNumPartitions() == 4
     # n < 50 or NULL (101 rows), [50, 100), [100, 150), n >= 150 (101 rows)
@@ -114,7 +94,7 @@ def test_partition_column_and_bounds_split_like_spark_jdbc(spark: SparkSession,
     assert frame.count() == 302
 
 
-def test_all_partitions_read_one_snapshot(spark: SparkSession, served: ServerProcess,
+def test_all_partitions_read_one_snapshot(spark: SparkSession, source_server: ServerProcess,
                                           conn: psycopg.Connection) -> None:
     """Transfers between accounts keep the total at 1,000,000 in every
     committed state; partitions read while they commit must add up to it."""
@@ -124,7 +104,7 @@ def test_all_partitions_read_one_snapshot(spark: SparkSession, served: ServerPro
     stop = threading.Event()
 
     def transfer() -> None:
-        with served.connect(autocommit=True) as writer:
+        with source_server.connect(autocommit=True) as writer:
             step = 0
             while not stop.is_set():
                 step += 1
@@ -138,7 +118,7 @@ def test_all_partitions_read_one_snapshot(spark: SparkSession, served: ServerPro
     mover = threading.Thread(target=transfer)
     mover.start()
     try:
-        totals = [read(spark, served, table=table, numPartitions=4).agg(
+        totals = [read(spark, source_server, table=table, numPartitions=4).agg(
             F.sum("balance")).first()[0] for _ in range(4)]
     finally:
         stop.set()
@@ -146,7 +126,7 @@ def test_all_partitions_read_one_snapshot(spark: SparkSession, served: ServerPro
     assert totals == [1_000_000] * 4
 
 
-def test_filters_give_exact_answers(spark: SparkSession, served: ServerProcess,
+def test_filters_give_exact_answers(spark: SparkSession, source_server: ServerProcess,
                                                conn: psycopg.Connection) -> None:
     table = unique("filtered")
     conn.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, name text, amount numeric(8,2), "
@@ -154,7 +134,7 @@ def test_filters_give_exact_answers(spark: SparkSession, served: ServerProcess,
     conn.execute(f"""INSERT INTO {table} VALUES (1, 'a%b', 1.50, 'NaN', '2024-01-01'),
         (2, 'a_b', -2.25, 0.5, '2024-02-01'), (3, 'ab', NULL, NULL, NULL),
         (4, NULL, 10.00, '-Infinity', '2023-12-31'), (5, 'x\\y', 0, 1e300, '2024-01-01')""")
-    frame = read(spark, served, table=table)
+    frame = read(spark, source_server, table=table)
     cases = {
         "name LIKE 'a\\\\%%'": [1],
         "startswith(name, 'a_')": [2],
@@ -178,19 +158,19 @@ def test_filters_give_exact_answers(spark: SparkSession, served: ServerProcess,
 
 
 def test_writes_go_in_one_transaction_per_task_and_a_rerun_is_skipped(
-        spark: SparkSession, served: ServerProcess, conn: psycopg.Connection) -> None:
+        spark: SparkSession, source_server: ServerProcess, conn: psycopg.Connection) -> None:
     table = unique("loaded")
     conn.execute(f"CREATE TABLE {table} (id bigint, part int)")
     frame = spark.range(0, 3000, numPartitions=3).select(
         "id", F.spark_partition_id().alias("part"))
-    write(frame, served, table=table, writeId="load-1")
-    write(frame, served, table=table, writeId="load-1")  # the same job again: skipped
+    write(frame, source_server, table=table, writeId="load-1")
+    write(frame, source_server, table=table, writeId="load-1")  # the same job again: skipped
     assert conn.execute(f"SELECT count(*), count(DISTINCT id) FROM {table}").fetchone() == (
         3000, 3000)
     keys = conn.execute("SELECT part, row_count FROM sqlext_spark.writes WHERE target = %s "
                         "ORDER BY part", (f"public.{table}",)).fetchall()
     assert keys == [(0, 1000), (1, 1000), (2, 1000)]
-    write(frame, served, table=table)  # another job: appended
+    write(frame, source_server, table=table)  # another job: appended
     assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (6000,)
 
 
@@ -204,32 +184,32 @@ def _fail_first_attempt(partition: int, marker: str) -> bool:
 
 
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")
-def test_a_failed_task_leaves_every_row_once(spark: SparkSession, served: ServerProcess,
+def test_a_failed_task_leaves_every_row_once(spark: SparkSession, source_server: ServerProcess,
                                              conn: psycopg.Connection, tmp_path: Path) -> None:
     table = unique("retried")
     conn.execute(f"CREATE TABLE {table} (id bigint)")
     marker = str(tmp_path / "failed")
     flaky = F.udf(lambda partition: _fail_first_attempt(partition, marker), BooleanType())
     frame = spark.range(0, 2000, numPartitions=2).filter(flaky(F.spark_partition_id()))
-    write(frame, served, table=table)
+    write(frame, source_server, table=table)
     assert Path(marker).exists()
     assert conn.execute(f"SELECT count(*), count(DISTINCT id) FROM {table}").fetchone() == (
         2000, 2000)
 
 
 def test_overwrite_replaces_a_table_and_can_be_rerun(spark: SparkSession,
-                                                     served: ServerProcess,
+                                                     source_server: ServerProcess,
                                                      conn: psycopg.Connection) -> None:
     table = unique("replaced")
     conn.execute(f"CREATE TABLE {table} (id bigint)")
     conn.execute(f"INSERT INTO {table} VALUES (-1), (-2)")
     frame = spark.range(0, 100, numPartitions=2)
-    write(frame, served, "overwrite", table=table, writeId="nightly")
-    write(frame, served, "overwrite", table=table, writeId="nightly")
+    write(frame, source_server, "overwrite", table=table, writeId="nightly")
+    write(frame, source_server, "overwrite", table=table, writeId="nightly")
     assert conn.execute(f"SELECT count(*), min(id) FROM {table}").fetchone() == (100, 0)
 
 
-def test_each_task_writes_one_batch_of_a_stream(spark: SparkSession, served: ServerProcess,
+def test_each_task_writes_one_batch_of_a_stream(spark: SparkSession, source_server: ServerProcess,
                                                 conn: psycopg.Connection) -> None:
     stream = unique("orders")
     conn.execute(f"CREATE STREAM {stream} (id bigint, amount int)")
@@ -240,42 +220,42 @@ def test_each_task_writes_one_batch_of_a_stream(spark: SparkSession, served: Ser
                  f"EXECUTE PROCEDURE {stream}_count()")
     frame = spark.range(0, 400, numPartitions=4).select(
         "id", (F.col("id") % 10).cast("int").alias("amount"))
-    write(frame, served, table=stream, writeId="orders-1")
-    write(frame, served, table=stream, writeId="orders-1")
+    write(frame, source_server, table=stream, writeId="orders-1")
+    write(frame, source_server, table=stream, writeId="orders-1")
     conn.execute("SELECT sqlext_drain(60)")
     assert conn.execute(f"SELECT batch, n FROM {stream}_seen ORDER BY batch").fetchall() == [
         (1, 100), (2, 100), (3, 100), (4, 100)]
 
 
 def test_a_batch_column_stream_gets_its_ids_from_sqlext(spark: SparkSession,
-                                                        served: ServerProcess,
+                                                        source_server: ServerProcess,
                                                         conn: psycopg.Connection) -> None:
     stream = unique("voted")
     conn.execute(f"CREATE STREAM {stream} (vote_id bigint, phone bigint) "
                  "WITH (batch_column = 'vote_id')")
     conn.execute(f"INSERT INTO {stream} VALUES (7, 1)")
-    write(spark.range(0, 300, numPartitions=3).withColumnRenamed("id", "phone"), served,
+    write(spark.range(0, 300, numPartitions=3).withColumnRenamed("id", "phone"), source_server,
           table=stream)
     batches = conn.execute(f"SELECT batch_id, count(*) FROM {stream} GROUP BY batch_id "
                            "ORDER BY batch_id").fetchall()
     assert batches == [(7, 1), (8, 100), (9, 100), (10, 100)]
-    read_back = read(spark, served, stream=stream, numPartitions=2)
+    read_back = read(spark, source_server, stream=stream, numPartitions=2)
     assert read_back.rdd.getNumPartitions() == 2
     assert sorted(read_back.groupBy("batch_id").count().collect()) == [
         (7, 1), (8, 100), (9, 100), (10, 100)]
 
 
 def test_sqlext_errors_reach_spark_with_their_sqlstate(spark: SparkSession,
-                                                       served: ServerProcess,
+                                                       source_server: ServerProcess,
                                                        conn: psycopg.Connection) -> None:
     table = unique("checked")
     conn.execute(f"CREATE TABLE {table} (id bigint PRIMARY KEY, amount numeric(4,1) "
                  "CHECK (amount > 0))")
     with pytest.raises(PySparkException, match=r"\[SQLSTATE 23514\].*check constraint"):
         write(spark.createDataFrame([(1, Decimal("-1.0"))], "id long, amount decimal(4,1)"),
-              served, table=table)
+              source_server, table=table)
     with pytest.raises(PySparkException, match=r"\[SQLSTATE 42P01\].*no_such_table"):
-        read(spark, served, table="no_such_table").count()
+        read(spark, source_server, table="no_such_table").count()
     assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
 
 
@@ -286,13 +266,13 @@ def test_sqlext_errors_reach_spark_with_their_sqlstate(spark: SparkSession,
     ({"table": "t", "colour": "red"}, 'unknown option "colour"'),
     ({"table": "t", "lowerBound": "1"}, 'option "lowerBound" needs option "partitionColumn"'),
 ])
-def test_bad_options_are_named(spark: SparkSession, served: ServerProcess,
+def test_bad_options_are_named(spark: SparkSession, source_server: ServerProcess,
                                options: dict[str, str], message: str) -> None:
     with pytest.raises(PySparkException, match=message):
-        read(spark, served, **options).schema  # noqa: B018 - the schema is what fails
+        read(spark, source_server, **options).schema  # noqa: B018 - the schema is what fails
 
 
-def test_a_bad_url_is_named(spark: SparkSession, served: ServerProcess) -> None:
+def test_a_bad_url_is_named(spark: SparkSession, source_server: ServerProcess) -> None:
     with pytest.raises(PySparkException, match='option "url" must look like sqlext://'):
         spark.read.format("sqlext").option("url", "postgresql://x").option(
             "table", "t").load()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -20,25 +19,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import BooleanType, LongType, StructField, StructType
 
-import sqlext.spark
 from tests.fixtures.servers import ServerProcess, start_server
-from tests.fixtures.spark import unique
+from tests.fixtures.spark import source_url, unique
 
 EVENTS = StructType([StructField("id", LongType()), StructField("account", LongType()),
                      StructField("amount", LongType())])
 ROWS_PER_FILE = 50
-
-
-@pytest.fixture(scope="module")
-def served(spark: SparkSession) -> Iterator[ServerProcess]:
-    sqlext.spark.register(spark)
-    process = start_server("--in-memory")
-    yield process
-    process.stop()
-
-
-def url(server: ServerProcess) -> str:
-    return f"sqlext://{server.host}:{server.port}?user=postgres"
 
 
 def add_files(folder: Path, first: int, last: int) -> None:
@@ -101,34 +87,34 @@ def sink(spark: SparkSession, server: ServerProcess, stream: str, source: Path,
         marker = str(fail_marker)
         flaky = F.udf(lambda account: _fail_once(marker), BooleanType())
         events = events.filter(flaky("account"))
-    return (events.writeStream.format("sqlext").option("url", url(server))
+    return (events.writeStream.format("sqlext").option("url", source_url(server))
             .option("table", stream).option("checkpointLocation", str(checkpoint)).start())
 
 
 @pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")
 def test_sink_is_exactly_once_through_failures_and_restarts(
-        spark: SparkSession, served: ServerProcess, tmp_path: Path) -> None:
+        spark: SparkSession, source_server: ServerProcess, tmp_path: Path) -> None:
     stream = unique("ledger")
-    with served.connect(autocommit=True) as conn:
+    with source_server.connect(autocommit=True) as conn:
         ledger_dataflow(conn, stream)
     source, checkpoint = tmp_path / "in", tmp_path / "checkpoint"
     add_files(source, 0, 5)
-    query = sink(spark, served, stream, source, checkpoint, fail_marker=tmp_path / "failed")
+    query = sink(spark, source_server, stream, source, checkpoint, fail_marker=tmp_path / "failed")
     query.processAllAvailable()
     query.stop()
     assert (tmp_path / "failed").exists()
-    assert balances(served, stream) == oracle(range(6))
+    assert balances(source_server, stream) == oracle(range(6))
     # Spark lost its record of the last micro-batch: it runs it again on restart
     commits = sorted((checkpoint / "commits").iterdir(), key=lambda p: p.name)
     last = [p for p in commits if p.name.isdigit()][-1]
     last.unlink()
     (checkpoint / "commits" / f".{last.name}.crc").unlink(missing_ok=True)
     add_files(source, 6, 9)
-    query = sink(spark, served, stream, source, checkpoint)
+    query = sink(spark, source_server, stream, source, checkpoint)
     query.processAllAvailable()
     query.stop()
     assert query.recentProgress[0]["batchId"] == int(last.name)  # it did run again
-    assert balances(served, stream) == oracle(range(10))
+    assert balances(source_server, stream) == oracle(range(10))
 
 
 def _free_port() -> int:
@@ -137,7 +123,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_sink_survives_a_sigkilled_server(spark: SparkSession, served: ServerProcess,
+def test_sink_survives_a_sigkilled_server(spark: SparkSession, source_server: ServerProcess,
                                           tmp_path: Path) -> None:
     port = str(_free_port())
     data = tmp_path / "data"
@@ -169,16 +155,16 @@ def source_query(spark: SparkSession, server: ServerProcess, stream: str, reader
     def collect(frame: DataFrame, _epoch: int) -> None:
         seen.extend((row.batch_id, row.n, row.word) for row in frame.collect())
 
-    frame = (spark.readStream.format("sqlext").option("url", url(server))
+    frame = (spark.readStream.format("sqlext").option("url", source_url(server))
              .option("stream", stream).option("readerName", reader).load())
     return (frame.writeStream.foreachBatch(collect)
             .option("checkpointLocation", str(checkpoint)).start())
 
 
 def test_source_delivers_each_batch_once_across_restarts(
-        spark: SparkSession, served: ServerProcess, tmp_path: Path) -> None:
+        spark: SparkSession, source_server: ServerProcess, tmp_path: Path) -> None:
     stream = unique("words")
-    with served.connect(autocommit=True) as conn:
+    with source_server.connect(autocommit=True) as conn:
         conn.execute(f"CREATE STREAM {stream} (n int, word text)")
         # a procedure consumes each batch: without the reader's hold it would go
         conn.execute(f"CREATE TABLE {stream}_count (n int)")
@@ -197,7 +183,7 @@ def test_source_delivers_each_batch_once_across_restarts(
         seen: list[tuple[int, int, str]] = []
         checkpoint = tmp_path / "checkpoint"
         # the query starts first: its reader holds the stream from then on
-        query = source_query(spark, served, stream, "r1", checkpoint, seen)
+        query = source_query(spark, source_server, stream, "r1", checkpoint, seen)
         query.processAllAvailable()
         expected = batches(1, 3)
         query.processAllAvailable()
@@ -206,7 +192,7 @@ def test_source_delivers_each_batch_once_across_restarts(
         query.stop()
         expected += batches(7, 9)
         conn.execute("SELECT sqlext_drain(60)")
-        query = source_query(spark, served, stream, "r1", checkpoint, seen)
+        query = source_query(spark, source_server, stream, "r1", checkpoint, seen)
         query.processAllAvailable()
         query.stop()
         assert sorted(seen) == sorted(expected)
@@ -215,7 +201,7 @@ def test_source_delivers_each_batch_once_across_restarts(
         assert conn.execute(f"SELECT count(*) FROM {stream}_count").fetchone() == (9,)
         # a new reader that asks for batches the stream no longer holds
         with pytest.raises(PySparkException, match=r"\[SQLSTATE 55000\]"):
-            late = (spark.readStream.format("sqlext").option("url", url(served))
+            late = (spark.readStream.format("sqlext").option("url", source_url(source_server))
                     .option("stream", stream).option("readerName", "late")
                     .option("startingBatch", "1").load())
             late_query = late.writeStream.format("console").option(

@@ -10,6 +10,7 @@ from pyspark.sql import SparkSession
 import sqlext.spark
 from tests.fixtures.example import load_example
 from tests.fixtures.servers import start_server
+from tests.fixtures.spark import source_url
 
 
 def test_streaming_example_keeps_every_alert_once(spark: SparkSession, tmp_path: Path) -> None:
@@ -17,7 +18,7 @@ def test_streaming_example_keeps_every_alert_once(spark: SparkSession, tmp_path:
     sqlext.spark.register(spark)
     server = start_server("--in-memory")
     try:
-        url = f"sqlext://{server.host}:{server.port}?user=postgres"
+        url = source_url(server)
         first = example.run(spark, url, server.dsn, 4, 100, tmp_path)
         assert first[0] >= 300 and first[1] > 0
         assert first[1] == first[2]
