@@ -5,6 +5,7 @@ writes that are exactly once, and sqlext's errors as Spark shows them."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -27,6 +28,13 @@ from pyspark.sql.types import (
 from tests.fixtures import all_types
 from tests.fixtures.servers import ServerProcess
 from tests.fixtures.spark import source_url, unique
+
+
+@pytest.fixture
+def conn(source_server: ServerProcess) -> Iterator[psycopg.Connection]:
+    """A connection to the data source's server (not the suite's ``server``)."""
+    with source_server.connect(autocommit=True) as connection:
+        yield connection
 
 
 def read(spark: SparkSession, server: ServerProcess, **options: object) -> DataFrame:
