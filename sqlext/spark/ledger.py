@@ -56,10 +56,13 @@ def written(connection: psycopg.Connection, target: Relation, writer: str, epoch
                        (rows, target.oid, writer, epoch, part))
 
 
-def epoch_done(connection: psycopg.Connection, target: Relation, writer: str, epoch: int) -> bool:
+def done(connection: psycopg.Connection, target: Relation, writer: str, epoch: int,
+         part: int) -> bool:
+    """Whether the key, or its whole epoch, was written before (a read: the
+    claim in the writing transaction is what decides)."""
     row = connection.execute(f"SELECT 1 FROM {SCHEMA}.writes WHERE relation = %s AND writer = %s "
-                             "AND epoch = %s AND part = %s",
-                             (target.oid, writer, epoch, EPOCH_DONE)).fetchone()
+                             "AND epoch = %s AND part IN (%s, %s)",
+                             (target.oid, writer, epoch, part, EPOCH_DONE)).fetchone()
     return row is not None
 
 

@@ -61,30 +61,52 @@ class Target:
         return cls(options, relation, tuple(schema.fieldNames()))
 
     def write(self, writer: str, epoch: int, batches: Iterator[pa.RecordBatch]) -> Written:
-        """One task's rows, exactly once under (writer, epoch, partition)."""
+        """One task's rows, exactly once under (writer, epoch, partition).
+
+        The rows go out before the key is claimed, in the same transaction:
+        sending them does not need the serial executor, so one task's rows
+        travel while another's go in; a key found taken then rolls the rows
+        back. A stream that takes its batch id from sqlext claims first: the
+        id is read once the transaction owns the executor."""
         part = TaskContext.get().partitionId()
         target = self.relation
+        numbered = self._numbered_by_sqlext()
         with self.options.endpoint.connect() as connection:
-            if ledger.epoch_done(connection, target, writer, epoch):
+            if ledger.done(connection, target, writer, epoch, part):
                 return Written(writer, part, 0, True)
+            taken = False
             with connection.transaction():
-                if not ledger.claim(connection, target, writer, epoch, part):
-                    return Written(writer, part, 0, True)
-                batches = self._with_batch_id(connection, batches)
-                first = next(batches, None)
-                count = 0 if first is None else write_batches(
-                    connection.cursor(), self.relation.identifier, first.schema,
-                    _chain(first, batches))
+                if numbered:
+                    taken = not ledger.claim(connection, target, writer, epoch, part)
+                    if taken:
+                        raise psycopg.Rollback
+                    batches = self._with_batch_id(connection, batches)
+                count = self._send(connection, batches)
+                if not numbered:
+                    taken = not ledger.claim(connection, target, writer, epoch, part)
+                    if taken:
+                        raise psycopg.Rollback
                 ledger.written(connection, target, writer, epoch, part, count)
-        return Written(writer, part, count, False)
+        return Written(writer, part, 0 if taken else count, taken)
+
+    def _send(self, connection: psycopg.Connection, batches: Iterator[pa.RecordBatch]) -> int:
+        first = next(batches, None)
+        if first is None:
+            return 0
+        return write_batches(connection.cursor(), self.relation.identifier, first.schema,
+                             _chain(first, batches))
+
+    def _numbered_by_sqlext(self) -> bool:
+        """A stream with a batch column the frame lacks: its id comes from
+        sqlext."""
+        column = self.relation.batch_column
+        return column is not None and column not in self.names
 
     def _with_batch_id(self, connection: psycopg.Connection, batches: Iterator[pa.RecordBatch]
                        ) -> Iterator[pa.RecordBatch]:
-        """The batches, with the stream's next batch id in its batch column
-        when the frame has no such column."""
+        """The batches, with the stream's next batch id in its batch column."""
         column = self.relation.batch_column
-        if column is None or column in self.names:
-            return batches
+        assert column is not None
         batch_id = last_batch(connection, self.relation) + 1
         return (batch.append_column(column, pa.array([batch_id] * batch.num_rows, pa.int64()))
                 for batch in batches)
