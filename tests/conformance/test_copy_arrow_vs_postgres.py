@@ -11,7 +11,6 @@ kernel must leave to the type's input function (out of range, NUL).
 
 from __future__ import annotations
 
-import uuid
 from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
@@ -22,6 +21,7 @@ import pytest
 
 from executor.values.arrow_in import pg_text
 from tests.fixtures.differential import Peers, outcome, peers_fixture
+from tests.fixtures.servers import unique
 
 peers = peers_fixture([], "copy_arrow")
 
@@ -62,9 +62,6 @@ EDGES: list[list[Any]] = [
 
 BATCH_SIZES = [1, 2, 5, 300, 64, 1, 1000, 3]
 
-
-def unique(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:8]}"
 
 
 def _batches(sizes: list[int]) -> list[pa.RecordBatch]:

@@ -3,24 +3,12 @@ Arrow IPC stream of typed columns, and a table loaded from one."""
 
 from __future__ import annotations
 
-import uuid
-
 import psycopg
 import pyarrow as pa
 import pytest
 
 from tests.fixtures.all_types import COLUMNS, fill, rows
-from tests.fixtures.servers import ServerProcess
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture
-def conn(server: ServerProcess) -> psycopg.Connection:
-    with psycopg.connect(server.dsn, autocommit=True) as connection:
-        yield connection
+from tests.fixtures.servers import unique
 
 
 def copy_out(conn: psycopg.Connection, sql: str) -> pa.Table:

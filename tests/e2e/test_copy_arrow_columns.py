@@ -6,13 +6,12 @@ forked reader makes; a value Arrow cannot hold fails as it always did."""
 from __future__ import annotations
 
 import math
-import uuid
 
 import psycopg
 import pytest
 
 from tests.e2e.test_copy_arrow import copy_out
-from tests.fixtures.servers import ServerProcess
+from tests.fixtures.servers import unique
 
 COLUMNS = ("id int PRIMARY KEY, small int2, big int8, dbl float8, real float4, "
            "flag bool, word text, code char(3), amount numeric(10,2), "
@@ -31,14 +30,6 @@ EDGES = [
 ]
 
 
-def unique(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture
-def conn(server: ServerProcess) -> psycopg.Connection:
-    with psycopg.connect(server.dsn, autocommit=True) as connection:
-        yield connection
 
 
 def comparable(value: object) -> object:

@@ -26,8 +26,8 @@ from pyspark.sql.types import (
 )
 
 from tests.fixtures import all_types
-from tests.fixtures.servers import ServerProcess
-from tests.fixtures.spark import source_url, unique
+from tests.fixtures.servers import ServerProcess, unique
+from tests.fixtures.spark import source_url
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import BooleanType, LongType, StructField, StructType
 
-from tests.fixtures.servers import ServerProcess, start_server
-from tests.fixtures.spark import source_url, unique
+from tests.fixtures.servers import ServerProcess, start_server, unique
+from tests.fixtures.spark import source_url
 
 EVENTS = StructType([StructField("id", LongType()), StructField("account", LongType()),
                      StructField("amount", LongType())])

@@ -32,7 +32,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from tests.fixtures.spark import Jdbc, unique
+from tests.fixtures.servers import unique
+from tests.fixtures.spark import Jdbc
 
 SCHEMA = StructType([
     StructField("id", IntegerType(), nullable=False),

@@ -15,8 +15,8 @@ import pytest
 from pyspark.sql import SparkSession
 
 from tests.fixtures.all_types import COLUMNS, fill, rows
-from tests.fixtures.servers import ServerProcess, start_server
-from tests.fixtures.spark import Jdbc, unique
+from tests.fixtures.servers import ServerProcess, start_server, unique
+from tests.fixtures.spark import Jdbc
 
 
 @pytest.fixture

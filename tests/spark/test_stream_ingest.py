@@ -14,7 +14,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType
 
-from tests.fixtures.spark import Jdbc, unique
+from tests.fixtures.servers import unique
+from tests.fixtures.spark import Jdbc
 
 ROWS_PER_PARTITION = 1000
 PARTITIONS = 4
