@@ -203,6 +203,14 @@ class FunctionRules(ExpressionTranslator):
                 elif wanted is not None and is_string(wanted) and (
                         arg_type.oid == t.NUMERIC or definition.casts_to_text):
                     translated = self._as_text(translated, arg_type, printed=False)
+                elif wanted is not None and wanted.oid in (t.FLOAT4, t.FLOAT8) and (
+                        arg_type.oid == t.NUMERIC and definition.numeric_target is None
+                        and not definition.aggregate):
+                    # numeric's storage is no number: cast it, as PostgreSQL
+                    # casts numeric to a float parameter implicitly
+                    converted = self.convert(translated.copy(), arg_type, wanted)
+                    translated.replace(converted)
+                    translated = converted
                 if definition.json_args:
                     translated.replace(json_element(translated.copy(), arg_type))
                 arg_types.append(arg_type)

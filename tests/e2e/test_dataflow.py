@@ -125,7 +125,8 @@ def test_pe_triggers_run_each_batch_through_the_graph(dataflow: psycopg.Connecti
         with conn.transaction():  # rolled back to its savepoint: triggers nothing
             conn.execute("INSERT INTO orders VALUES (99, 999)")
             raise psycopg.Rollback()
-    assert conn.execute("SELECT sqlext_drain(5)").fetchone() == (True,)
+    # a numeric timeout is cast to the float8 parameter, as PostgreSQL does
+    assert conn.execute("SELECT sqlext_drain(5.5)").fetchone() == (True,)
     conn.execute("DELETE FROM seen WHERE step = 'marker'")
     totals = dict((k, (n, a)) for k, n, a in conn.execute("SELECT * FROM totals"))
     amounts = [50, 150, 10] + [n * 10 for n in range(4, 24)]
