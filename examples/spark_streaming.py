@@ -49,6 +49,8 @@ CREATE PROCEDURE check_readings() LANGUAGE sql AS $$
 $$;
 CREATE TRIGGER check_each_batch AFTER INSERT ON readings EXECUTE PROCEDURE check_readings();
 """
+WRITE_TASKS = "sqlext.spark write task"
+"""How the data source's write tasks show in pg_stat_activity."""
 STARTUP_S = 120.0
 """How long past ``--seconds`` the first readings may take to arrive."""
 
@@ -92,6 +94,14 @@ def collect_alerts(spark: SparkSession, url: str, out: Path, checkpoint: Path
             .trigger(processingTime="1 second").start())
 
 
+def _until_writes_end(conn: psycopg.Connection) -> None:
+    """A task of the stopped query may still be committing its rows: wait
+    until no write task of the data source is connected."""
+    while conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+                       (WRITE_TASKS,)).fetchone()[0]:
+        time.sleep(0.2)
+
+
 def _has_fed(query: StreamingQuery) -> bool:
     """Whether a micro-batch with rows has been written."""
     return any(progress["numInputRows"] > 0 for progress in query.recentProgress)
@@ -112,6 +122,7 @@ def run(spark: SparkSession, url: str, dsn: str, seconds: float, rows_per_second
         time.sleep(0.5)
     feeder.stop()  # the rate source never runs dry; a micro-batch cut short runs again next time
     with psycopg.connect(dsn, autocommit=True) as conn:
+        _until_writes_end(conn)
         conn.execute("SELECT sqlext_drain(60)")  # every batch through the dataflow
         sent, raised = conn.execute(
             "SELECT sum(readings), sum(alerts) FROM sensor_totals").fetchone()

@@ -36,6 +36,7 @@ from pyspark.sql.types import StructType
 
 from sqlext.spark.arrow_copy import read_batches
 from sqlext.spark.catalog_lookup import Relation, find, last_batch, primary_key
+from sqlext.spark.endpoint import READ_TASK
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
 from sqlext.spark.spark_types import arrow_schema, conformed
@@ -125,7 +126,7 @@ class BatchReader(DataSourceReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, Range)
-        with self.options.endpoint.connect() as connection:
+        with self.options.endpoint.connect(READ_TASK) as connection:
             if partition.snapshot is not None:
                 _join(connection, partition.snapshot, self.options)
             for batch in read_batches(connection,

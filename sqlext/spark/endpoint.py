@@ -19,6 +19,9 @@ DEFAULT_PORT: Final = 5499
 DEFAULT_USER: Final = "postgres"
 """The role a URL without ``user`` connects as (PGUSER when set): the
 superuser every sqlext server starts with."""
+APPLICATION: Final = "sqlext.spark"
+WRITE_TASK: Final = "write task"
+READ_TASK: Final = "read task"
 _PARAMETERS: Final = frozenset({"user", "password", "sslmode", "sslrootcert",
                                 "connect_timeout", "application_name"})
 
@@ -55,10 +58,13 @@ class Endpoint:
                    tuple(sorted(parameters.items())))
 
     @contextmanager
-    def connect(self) -> Iterator[psycopg.Connection]:
-        """An autocommit connection; sqlext's errors come out as SqlextError."""
+    def connect(self, work: str = "driver") -> Iterator[psycopg.Connection]:
+        """An autocommit connection; sqlext's errors come out as SqlextError.
+        It shows in pg_stat_activity as ``sqlext.spark <work>`` unless the
+        URL names an application_name."""
+        parameters = {"application_name": f"{APPLICATION} {work}", **dict(self.parameters)}
         with talking(), psycopg.connect(host=self.host, port=self.port, dbname=self.database,
-                                        autocommit=True, **dict(self.parameters)) as connection:
+                                        autocommit=True, **parameters) as connection:
             yield connection
 
 

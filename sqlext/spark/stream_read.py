@@ -25,6 +25,7 @@ from pyspark.sql.types import StructType
 from sqlext.spark.arrow_copy import read_batches
 from sqlext.spark.batch_read import BATCH_ID
 from sqlext.spark.catalog_lookup import find, last_batch
+from sqlext.spark.endpoint import READ_TASK
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
 from sqlext.spark.spark_types import arrow_schema, conformed
@@ -93,7 +94,7 @@ class StreamReader(DataSourceStreamReader):
         query = sql.SQL("SELECT *, {} FROM {} WHERE {} > {} AND {} <= {} ORDER BY {}").format(
             column, self.stream.identifier, column, sql.Literal(partition.after), column,
             sql.Literal(partition.through), column)
-        with self.options.endpoint.connect() as connection:
+        with self.options.endpoint.connect(READ_TASK) as connection:
             for batch in read_batches(connection, query):
                 yield conformed(batch, self.arrow)
 

@@ -28,6 +28,7 @@ from pyspark.sql.types import StructType
 from sqlext.spark import ledger
 from sqlext.spark.arrow_copy import write_batches
 from sqlext.spark.catalog_lookup import Relation, find, last_batch
+from sqlext.spark.endpoint import WRITE_TASK
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
 
@@ -71,7 +72,7 @@ class Target:
         part = TaskContext.get().partitionId()
         target = self.relation
         numbered = self._numbered_by_sqlext()
-        with self.options.endpoint.connect() as connection:
+        with self.options.endpoint.connect(WRITE_TASK) as connection:
             if ledger.done(connection, target, writer, epoch, part):
                 return Written(writer, part, 0, True)
             taken = False
