@@ -1,7 +1,9 @@
 """Structured Streaming through a sqlext dataflow, end to end.
 
-1. Spark's rate source makes sensor readings (a stand-in for Kafka or files).
-2. A streaming query writes them into the sqlext stream ``readings`` with
+1. Sensor readings arrive as JSON files in a folder (a stand-in for Kafka);
+   each run of this script drops ``--files`` more.
+2. A streaming query (Spark's file source) writes them into the sqlext
+   stream ``readings`` with
    the "sqlext" data source: each micro-batch's tasks write exactly once,
    even when Spark retries a task or restarts the query from its checkpoint.
 3. sqlext's dataflow runs each batch as one transaction: ``check_readings``
@@ -12,23 +14,24 @@
 
 Run it against a running server (``make run``) from the project root:
 
-    .venv/bin/python examples/spark_streaming.py --seconds 20 --out /tmp/alerts
+    .venv/bin/python examples/spark_streaming.py --files 10 --out /tmp/alerts
 
-Run it again with the same ``--out``: both queries continue from their
-checkpoints (under ``--out``), and the totals still match what was sent.
+Run it again with the same ``--out``: new files arrive, both queries continue
+from their checkpoints (under ``--out``), and the totals still match what
+was sent.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
-import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.streaming import StreamingQuery
 
 import sqlext.spark
@@ -49,10 +52,9 @@ CREATE PROCEDURE check_readings() LANGUAGE sql AS $$
 $$;
 CREATE TRIGGER check_each_batch AFTER INSERT ON readings EXECUTE PROCEDURE check_readings();
 """
-WRITE_TASKS = "sqlext.spark write task"
-"""How the data source's write tasks show in pg_stat_activity."""
-STARTUP_S = 120.0
-"""How long past ``--seconds`` the first readings may take to arrive."""
+READING = "id bigint, sensor int, reading int, sent_at timestamp"
+START = datetime(2026, 11, 27, tzinfo=UTC)
+"""When reading 0 was sent; reading i, i seconds later."""
 
 
 def spark_session() -> SparkSession:
@@ -71,17 +73,27 @@ def prepare(dsn: str) -> None:
             conn.execute(DATAFLOW)
 
 
-def feed(spark: SparkSession, url: str, checkpoint: Path, rows_per_second: int
-         ) -> StreamingQuery:
-    """Steps 1-2: readings into the stream, exactly once."""
-    readings = (spark.readStream.format("rate").option("rowsPerSecond", rows_per_second)
-                .load()
-                .select((F.col("value") % 10).cast("int").alias("sensor"),
-                        ((F.col("value") * 37) % 100).cast("int").alias("reading"),
-                        F.col("timestamp").alias("sent_at")))
+def arrive(incoming: Path, files: int, rows_per_file: int) -> None:
+    """Step 1: ``files`` more files of readings (ids go on from the last run)."""
+    incoming.mkdir(parents=True, exist_ok=True)
+    first = len(list(incoming.glob("readings-*.json")))
+    for number in range(first, first + files):
+        rows = range(number * rows_per_file, (number + 1) * rows_per_file)
+        lines = [json.dumps({"id": i, "sensor": i % 10, "reading": i * 37 % 100,
+                             "sent_at": (START + timedelta(seconds=i)).isoformat()})
+                 for i in rows]
+        staged = incoming / f".readings-{number:05d}.tmp"  # a file appears whole
+        staged.write_text("\n".join(lines) + "\n")
+        staged.rename(incoming / f"readings-{number:05d}.json")
+
+
+def feed(spark: SparkSession, url: str, incoming: Path, checkpoint: Path) -> StreamingQuery:
+    """Step 2: readings into the stream, exactly once."""
+    readings = (spark.readStream.schema(READING).option("maxFilesPerTrigger", 2)
+                .json(str(incoming)).select("sensor", "reading", "sent_at"))
     return (readings.writeStream.format("sqlext").option("url", url)
             .option("table", "readings").option("checkpointLocation", str(checkpoint))
-            .trigger(processingTime="1 second").start())
+            .start())
 
 
 def collect_alerts(spark: SparkSession, url: str, out: Path, checkpoint: Path
@@ -94,35 +106,18 @@ def collect_alerts(spark: SparkSession, url: str, out: Path, checkpoint: Path
             .trigger(processingTime="1 second").start())
 
 
-def _until_writes_end(conn: psycopg.Connection) -> None:
-    """A task of the stopped query may still be committing its rows: wait
-    until no write task of the data source is connected."""
-    while conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
-                       (WRITE_TASKS,)).fetchone()[0]:
-        time.sleep(0.2)
-
-
-def _has_fed(query: StreamingQuery) -> bool:
-    """Whether a micro-batch with rows has been written."""
-    return any(progress["numInputRows"] > 0 for progress in query.recentProgress)
-
-
-def run(spark: SparkSession, url: str, dsn: str, seconds: float, rows_per_second: int,
+def run(spark: SparkSession, url: str, dsn: str, files: int, rows_per_file: int,
         out: Path) -> tuple[int, int, int]:
-    """Both queries for ``seconds``, then until all is through: (readings
-    sqlext processed, alerts it raised, alerts Spark collected), over every
-    run with this ``out``."""
+    """One run: new files, both queries until all is through. Returns
+    (readings sqlext processed, alerts it raised, alerts Spark collected),
+    over every run with this ``out``."""
     prepare(dsn)
-    feeder = feed(spark, url, out / "checkpoints" / "readings", rows_per_second)
+    arrive(out / "incoming", files, rows_per_file)
+    feeder = feed(spark, url, out / "incoming", out / "checkpoints" / "readings")
     reader = collect_alerts(spark, url, out / "alerts", out / "checkpoints" / "alerts")
-    started = time.monotonic()
-    while time.monotonic() - started < seconds or not _has_fed(feeder):
-        if time.monotonic() - started > seconds + STARTUP_S:
-            raise RuntimeError(f"no readings reached sqlext in {seconds + STARTUP_S:.0f} s")
-        time.sleep(0.5)
-    feeder.stop()  # the rate source never runs dry; a micro-batch cut short runs again next time
+    feeder.processAllAvailable()
+    feeder.stop()
     with psycopg.connect(dsn, autocommit=True) as conn:
-        _until_writes_end(conn)
         conn.execute("SELECT sqlext_drain(60)")  # every batch through the dataflow
         sent, raised = conn.execute(
             "SELECT sum(readings), sum(alerts) FROM sensor_totals").fetchone()
@@ -135,15 +130,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5499)
-    parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--rows-per-second", type=int, default=200)
+    parser.add_argument("--files", type=int, default=10)
+    parser.add_argument("--rows-per-file", type=int, default=500)
     parser.add_argument("--out", type=Path, default=Path("spark-streaming-out"))
     args = parser.parse_args()
     spark = spark_session()
     sent, raised, collected = run(
         spark, f"sqlext://{args.host}:{args.port}?user=postgres",
         f"host={args.host} port={args.port} user=postgres dbname=sqlext",
-        args.seconds, args.rows_per_second, args.out)
+        args.files, args.rows_per_file, args.out)
     print(f"readings processed by sqlext: {sent:,}")
     print(f"alerts sqlext raised: {raised:,}; alerts Spark collected: {collected:,}")
     spark.read.parquet(str(args.out / "alerts")).groupBy("sensor").count().orderBy(
