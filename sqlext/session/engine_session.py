@@ -932,11 +932,13 @@ class EngineSession:
             return self._snapshot_rows(portal, max_rows, verb)
         own_rows = encode is None  # DataRows for the client, not rows for COPY or FETCH
         encode = encode or portal.encode
+        exporting = False
         if not portal.started:
             # a SELECT writes only FOR UPDATE (translator)
             self.acquire(plan.writes, plan.observes, plan.command or (
                 "SELECT FOR UPDATE" if plan.tag == "SELECT" else plan.tag))
-            if EXPORT in plan.engine_calls:
+            exporting = EXPORT in plan.engine_calls
+            if exporting:
                 self._fork_snapshot()
         executor = self.executor
         context = self.statement_context()
@@ -975,7 +977,8 @@ class EngineSession:
         finally:
             executor.end_statement()
             self.take_statement_notices(context)
-            self.host.snapshots.settle()
+            if exporting:  # the image goes unless the query published it
+                self.host.snapshots.settle()
         if context.definitions:  # SQLite counts no row a view's trigger takes
             count = len(context.definitions)
             self.run_definitions(context.definitions)
