@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from catalog import errors
-from sqlext.session.snapshot_rows import CHILD_NICENESS, ForkedRows
+from sqlext.session.snapshot_rows import CHILD_NICENESS, ForkedRows, reap
 
 MAX_HOLDERS: Final = 16
 """Images held at once (each pins the memory the server has changed since);
@@ -267,13 +267,8 @@ class SnapshotHolders:
         control, holder.control = holder.control, None
         if control is not None:
             control.close()
-        threading.Thread(target=_reap, args=(holder.pid,), name="sqlext-holder-reap",
+        threading.Thread(target=reap, args=(holder.pid,), name="sqlext-holder-reap",
                          daemon=True).start()
-
-
-def _reap(pid: int) -> None:
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
 
 
 def _die_with(parent: int) -> None:

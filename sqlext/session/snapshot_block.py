@@ -158,9 +158,5 @@ def serve(session: EngineSession, request: ReadRequest, fd: int) -> None:  # pra
                     out.write(snapshot_rows.rows_frame(0, bytes(messages)))
                 tag = copied.tag()
             out.write(snapshot_rows.end_frame(tag or ""))
-        except errors.SqlError as exc:
+        except (errors.SqlError, BackendError) as exc:
             out.write(snapshot_rows.error_frame(exc))
-        except BackendError as exc:
-            notice = exc.notice
-            out.write(snapshot_rows.error_frame(errors.lookup(notice.code)(
-                notice.message, detail=notice.detail, hint=notice.hint)))

@@ -159,7 +159,7 @@ class ForkedRows:
         if pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            threading.Thread(target=_reap, args=(pid,), name="sqlext-reader-reap",
+            threading.Thread(target=reap, args=(pid,), name="sqlext-reader-reap",
                              daemon=True).start()
 
     def _receive(self) -> None:
@@ -239,14 +239,20 @@ def end_frame(tag: str = "") -> bytes:
     return _FRAME.pack(_END, len(data)) + data
 
 
-def error_frame(failure: errors.SqlError) -> bytes:
-    """The last frame of a result that failed."""
+def error_frame(failure: errors.SqlError | BackendError) -> bytes:
+    """The last frame of a result that failed (an engine error, or the
+    wire's form of one)."""
+    if isinstance(failure, BackendError):
+        notice = failure.notice
+        failure = errors.lookup(notice.code)(notice.message, detail=notice.detail,
+                                             hint=notice.hint)
     payload = pickle.dumps((failure.sqlstate, failure.message,
                             {name: getattr(failure, name) for name in _ERROR_FIELDS}))
     return _FRAME.pack(_ERROR, len(payload)) + payload
 
 
-def _reap(pid: int) -> None:
+def reap(pid: int) -> None:
+    """Wait for a child process to end (run in a thread of its own)."""
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
 
@@ -373,12 +379,8 @@ def _send_rest(fd: int, messages: Iterator[bytes], tag: Callable[[], str]
             for message in messages:
                 out.write(rows_frame(0, bytes(message)))
             out.write(end_frame(tag()))
-        except errors.SqlError as exc:
+        except (errors.SqlError, BackendError) as exc:
             out.write(error_frame(exc))
-        except BackendError as exc:
-            notice = exc.notice
-            out.write(error_frame(errors.lookup(notice.code)(
-                notice.message, detail=notice.detail, hint=notice.hint)))
         out.flush()
     finally:
         os._exit(0)
