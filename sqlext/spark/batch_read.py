@@ -35,7 +35,7 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from sqlext.spark.arrow_copy import read_batches
-from sqlext.spark.catalog_lookup import Relation, find, last_batch, primary_key
+from sqlext.spark.catalog_lookup import Relation, batch_span, find, primary_key
 from sqlext.spark.endpoint import READ_TASK
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
@@ -183,9 +183,7 @@ def _strides(options: Options) -> list[Any]:
 
 
 def _batch_ranges(connection: psycopg.Connection, stream: Relation, count: int) -> list[int]:
-    row = connection.execute(sql.SQL("SELECT min({}) FROM {}").format(
-        sql.Identifier(BATCH_ID), stream.identifier)).fetchone()
-    first, last = row[0] if row else None, last_batch(connection, stream)
+    first, last = batch_span(connection, stream)
     if first is None or last <= first:
         return []
     return sorted({first + (last + 1 - first) * k // count for k in range(1, count)})

@@ -50,14 +50,20 @@ def find(connection: psycopg.Connection, name: str) -> Relation:
     return Relation(int(row[0]), row[1], row[2], bool(row[3]), row[4])
 
 
-def last_batch(connection: psycopg.Connection, stream: Relation) -> int:
-    """The highest batch id committed to ``stream``."""
-    row = connection.execute("SELECT last_batch FROM sqlext_streams "
+def batch_span(connection: psycopg.Connection, stream: Relation) -> tuple[int | None, int]:
+    """The lowest batch id ``stream`` holds (None: it holds none) and the
+    highest committed to it (``sqlext_streams``)."""
+    row = connection.execute("SELECT oldest_batch, last_batch FROM sqlext_streams "
                              "WHERE schema = %s AND name = %s",
                              (stream.schema, stream.name)).fetchone()
     if row is None:
         raise SqlextError("42P01", f'stream "{stream.label}" does not exist')
-    return int(row[0])
+    return (None if row[0] is None else int(row[0])), int(row[1])
+
+
+def last_batch(connection: psycopg.Connection, stream: Relation) -> int:
+    """The highest batch id committed to ``stream``."""
+    return batch_span(connection, stream)[1]
 
 
 def primary_key(connection: psycopg.Connection, relation: Relation) -> str | None:

@@ -33,7 +33,11 @@ _CREATE: Final = (
 
 
 def prepare(connection: psycopg.Connection) -> None:
-    """Make the ledger (once per database; done on the driver)."""
+    """Make the ledger if the database has none yet (done on the driver;
+    a read first, so a write job runs no DDL once the ledger exists)."""
+    found = connection.execute(f"SELECT to_regclass('{SCHEMA}.writes')").fetchone()
+    if found is not None and found[0] is not None:
+        return
     for statement in _CREATE:
         connection.execute(statement)
 

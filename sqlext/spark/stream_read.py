@@ -24,7 +24,7 @@ from pyspark.sql.types import StructType
 
 from sqlext.spark.arrow_copy import read_batches
 from sqlext.spark.batch_read import BATCH_ID
-from sqlext.spark.catalog_lookup import find, last_batch
+from sqlext.spark.catalog_lookup import batch_span, find, last_batch
 from sqlext.spark.endpoint import READ_TASK
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
@@ -109,10 +109,8 @@ class StreamReader(DataSourceStreamReader):
             return last_batch(connection, self.stream)
         if starting != "earliest":
             return int(starting) - 1
-        row = connection.execute(sql.SQL("SELECT min({}) FROM {}").format(
-            sql.Identifier(BATCH_ID), self.stream.identifier)).fetchone()
-        oldest = row[0] if row else None
-        return last_batch(connection, self.stream) if oldest is None else int(oldest) - 1
+        oldest, last = batch_span(connection, self.stream)
+        return last if oldest is None else oldest - 1
 
     def _hold(self, connection: psycopg.Connection, after: int) -> None:
         """The stream keeps every batch above ``after`` for this reader."""
