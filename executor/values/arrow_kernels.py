@@ -96,7 +96,7 @@ def _exact_doubles(column: pa.Array) -> list[Any] | None:
     """Integers as doubles, where each is one exactly."""
     if not _within(column, -_EXACT_IN_DOUBLE, _EXACT_IN_DOUBLE):
         return None
-    return column.cast(pa.float64()).to_pylist()
+    return _pylist_of_doubles(column)
 
 
 def _floats(oid: int) -> Factory:
