@@ -42,7 +42,7 @@ MAY_IMPORT: Final = {
 
 LAYERS: Final = {
     "sqlext": ("version", "progress", "sql", "translate", "matview", "compile", "dataflow",
-               "session", "durability", "server", "spark", "tools", "__main__"),
+               "session", "durability", "server", "cluster", "spark", "tools", "__main__"),
     "executor": ("codecs", "values", "", "streaming", "ddl", "functions", "pg_catalog"),
 }
 """Package -> its parts, lowest first: a part may import itself and the parts
