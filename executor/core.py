@@ -35,6 +35,7 @@ from itertools import repeat
 from typing import Any, Final, Protocol, TypeVar
 
 from catalog import errors
+from catalog.partitioning import Placement
 from catalog.schema import Catalog
 from executor import error_translation, grouped_insert
 from executor.batches import BatchLedger, LedgerMark
@@ -285,6 +286,9 @@ class Executor:
         self.database = database
         self.catalog = catalog
         self.make_wakeup = make_wakeup
+        self.placement = Placement()
+        """The partition of its cluster this node serves: rows of a partitioned
+        relation that another partition owns are refused (23514)."""
         self.context = StatementContext()
         self.live_cursors: set[LiveCursor] = set()
         self.sequences: dict[tuple[str, str], int] = {}

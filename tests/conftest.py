@@ -17,7 +17,7 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ("tests.fixtures.servers", "tests.fixtures.spark")
+pytest_plugins = ("tests.fixtures.servers", "tests.fixtures.spark", "tests.fixtures.cluster")
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from catalog.partitioning import Placement
 from catalog.schema import Catalog
 from catalog.system import system_relations
 from executor.core import Executor
@@ -64,6 +65,8 @@ class EngineConfig:
     max_held_batches: int = 10_000
     """Batches that may wait for a stopped procedure before its streams
     refuse more (``Scheduler.admit``)."""
+    placement: Placement = field(default_factory=Placement)
+    """The partition of its cluster this node serves (``0/1``: alone)."""
 
 
 def _fatal(sqlstate: str, message: str) -> BackendError:
@@ -77,6 +80,7 @@ class Engine:
         self.database = Database()
         catalog = Catalog().with_relations(system_relations())
         self.executor = Executor(self.database, catalog, loop.create_future)
+        self.executor.placement = config.placement
         windows = Windows(self.database, self.executor.undo)
         self.dataflow = DataflowRuntime(self.executor, windows)
         self.scheduler = Scheduler(self.executor, self.dataflow.run_task,

@@ -13,10 +13,12 @@ import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
+from catalog.partitioning import Placement
 from sqlext.durability.service import DurabilityConfig
 from sqlext.server.dashboard import Dashboard
 from sqlext.server.engine import Engine, EngineConfig
 from sqlext.server.hba import DEFAULT_RULES, is_loopback_host
+from storage.datadir import PartitionFileDamaged, read_partition, write_partition
 from wire.asyncio_adapter import WireServer
 from wire.framing import DEFAULT_MAX_MESSAGE_SIZE
 from wire.tls import server_context
@@ -59,6 +61,9 @@ class ServerOptions:
     http_port: int | None = None
     """The dashboard's port (0: a free one); None: no dashboard."""
     http_host: str = "127.0.0.1"
+    partition: str | None = None
+    """This node's place in a cluster, ``"I/N"``; None: the one the data
+    directory recorded, else ``0/1`` (a server on its own)."""
 
 
 class Server:
@@ -81,7 +86,7 @@ class Server:
                                          else str(Path(options.data_dir) / "files"))
         config = EngineConfig(self._hba_path(), options.max_connections, durability,
                               Path(copy_dir).resolve() if copy_dir else None,
-                              options.max_held_batches)
+                              options.max_held_batches, self._placement())
         if not is_loopback_host(options.host) and not options.allow_remote_trust:
             problem = Engine.check_rules(config)
             if problem is not None:
@@ -110,6 +115,28 @@ class Server:
             http_port = await self.dashboard.start(options.http_host, options.http_port)
             log.info("dashboard on http://%s:%d/", options.http_host, http_port)
         log.info("sqlext listening on %s:%d", self.options.host, self.wire.port)
+
+    def _placement(self) -> Placement:
+        """The partition this node serves: as told, and as its data directory
+        recorded (a directory never changes partition: its rows were placed
+        by it)."""
+        options = self.options
+        try:
+            placement = Placement.parse(options.partition or "0/1")
+            if options.in_memory:
+                return placement
+            directory = Path(options.data_dir)
+            recorded = read_partition(directory)
+        except (ValueError, PartitionFileDamaged) as exc:
+            raise StartupRefused(str(exc)) from None
+        if recorded is None:
+            write_partition(directory, str(placement))
+            return placement
+        if options.partition is not None and Placement.parse(recorded) != placement:
+            raise StartupRefused(
+                f"the data directory {directory} belongs to partition {recorded}, "
+                f"not {placement}: a node keeps the partition its rows were placed by")
+        return Placement.parse(recorded)
 
     def _hba_path(self) -> Path | None:
         options = self.options

@@ -337,6 +337,7 @@ class EngineSession:
             name: parameter.default for name, parameter in config.PARAMETERS.items()
         }
         self.settings["session_authorization"] = user
+        self.settings["sqlext.partition"] = str(host.executor.placement)
         self.settings["is_superuser"] = "on" if catalog.is_superuser(user) else "off"
         self._undo: _SettingsState | None = None
         """The settings when the transaction began, once one changed in it."""

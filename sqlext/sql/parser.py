@@ -308,7 +308,8 @@ class SqlExtParser(ObjectStatementParser):
         words = []
         while self._curr:
             words.append(self._name())
-        name = "_".join(words)
+        # SHOW TIME ZONE is timezone; a dotted name ("sqlext.partition") stays dotted
+        name = "_".join(words).replace("_._", ".")
         name = {"time_zone": "timezone", "transaction_isolation_level": "transaction_isolation",
                 "session_authorization": "session_authorization"}.get(name, name)
         if not name:

@@ -167,6 +167,8 @@ PARAMETERS: Final[dict[str, Parameter]] = {
                                                      "debug1", "log", "notice", "warning",
                                                      "error")),
     "max_connections": Parameter("100", _any, read_only=True),
+    "sqlext.partition": Parameter("0/1", _any, read_only=True, description=(
+        "The partition of its cluster this node serves, I/N.")),
     "max_prepared_transactions": Parameter("0", _any, read_only=True),
     "block_size": Parameter("8192", _any, read_only=True),
     "synchronous_commit": Parameter("on", _any),

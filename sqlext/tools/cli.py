@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
         "serve the read-only dashboard on this port (0: a free one)"))
     serve_parser.add_argument("--http-host", default="127.0.0.1",
                               help="address of the dashboard (it asks for no password)")
+    serve_parser.add_argument("--partition", metavar="I/N", help=(
+        "serve partition I of a cluster of N nodes (default: the one the data directory "
+        "recorded, else 0/1)"))
     serve_parser.add_argument("--log-level", choices=logs.LEVELS, default="INFO",
                               type=str.upper)
     serve_parser.add_argument("--log-format", choices=logs.FORMATS, default="text",
@@ -231,7 +234,7 @@ def _main(argv: Sequence[str] | None) -> int:
             max_held_batches=args.max_held_batches, copy_dir=args.copy_dir,
             hba_file=args.hba_file, allow_remote_trust=args.allow_remote_trust,
             tls_cert=args.tls_cert, tls_key=args.tls_key, http_port=args.http_port,
-            http_host=args.http_host,
+            http_host=args.http_host, partition=args.partition,
         )
         try:
             with contextlib.suppress(KeyboardInterrupt):
