@@ -16,7 +16,7 @@ from catalog.errors import SqlError
 from sqlext.durability.recovery import RecoveryError
 from sqlext.server.hba import HbaError
 from sqlext.server.serve import ServerOptions, StartupRefused, serve
-from sqlext.tools import graph_command, logs, status_command
+from sqlext.tools import cluster_run, graph_command, logs, status_command
 from sqlext.tools.bench import (
     chains_bench,
     durability_bench,
@@ -29,7 +29,7 @@ from sqlext.tools.bench import (
 from sqlext.tools.bench.baseline import BaselineUnavailable, baseline
 from sqlext.tools.bench.harness import BenchmarkFailed, Output, Variant, run_variants
 from sqlext.tools.bench.spark_bench import SparkUnavailable
-from sqlext.tools.client_options import client_parser, connect
+from sqlext.tools.client_options import client_parser, connect, settle
 from sqlext.tools.peer import PeerUnavailable
 from sqlext.tools.processes import start_sqlext
 from sqlext.tools.script import ScriptError, script_steps
@@ -143,9 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
                               type=str.upper)
     serve_parser.add_argument("--log-format", choices=logs.FORMATS, default="text",
                               help="json: one JSON object per line")
-    run_parser = client_parser(commands, "run", help=(
-        "apply a SQL script to a running server, or to the data directory of one that is "
-        "not running (--data-dir)"))
+    run_parser = client_parser(commands, "run", cluster=True, help=(
+        "apply a SQL script to a running server, to the data directory of one that is "
+        "not running (--data-dir), or to every node of a cluster (--cluster)"),
+        description=(
+            "Apply a SQL script one statement at a time; the first error stops it. With "
+            "--cluster, every node is checked first (up, serving its partition), then each "
+            "runs the whole script as one transaction, in partition order, and all commit "
+            "only if it succeeded on all; a node that has the script already (its "
+            "sqlext_cluster.applied_scripts says so) skips it, so the same script can be "
+            "run again after a failure. The exit status is 0 only when every node has it."))
     run_parser.add_argument("script", help="a file of SQL statements, or - for standard input")
     run_parser.add_argument("--data-dir", help=(
         "start a server on this data directory for the script, then stop it"))
@@ -196,6 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     logs.configure(getattr(args, "log_level", "INFO"), getattr(args, "log_format", "text"))
+    if args.command in ("run", "graph", "status"):
+        problem = settle(args)
+        if problem is None and args.command == "run" and args.cluster and args.data_dir:
+            problem = "--cluster applies the script to running nodes, not to a --data-dir"
+        if problem is not None:
+            print(f"sqlext {args.command}: {problem}", file=sys.stderr)
+            return 2
     if args.command == "run":
         return _run(args)
     if args.command == "graph":
@@ -258,6 +272,9 @@ def _run(args: argparse.Namespace) -> int:
     except (OSError, ScriptError, SqlError) as exc:
         print(f"sqlext run: {name}: {exc}", file=sys.stderr)
         return 1
+    if args.cluster is not None:
+        return cluster_run.run(args.cluster, cluster_run.Script(name, text, steps),
+                               progress=sys.stderr.isatty())
     with contextlib.ExitStack() as stack:
         host, port = args.host, args.port
         if args.data_dir is not None:
@@ -269,8 +286,8 @@ def _run(args: argparse.Namespace) -> int:
         except psycopg.OperationalError as exc:
             print(f"sqlext run: cannot connect to {host}:{port}: {exc}", file=sys.stderr)
             return 1
-        succeeded = run_steps(conn, steps, name, progress=sys.stderr.isatty())
-    return 0 if succeeded else 1
+        failed = run_steps(conn, steps, name, progress=sys.stderr.isatty())
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
-from sqlext.sql.parse import statement_texts
+from catalog.errors import SqlError
+from sqlext.sql import nodes as x
+from sqlext.sql.parse import parse, statement_texts
 
 
 class ScriptError(Exception):
@@ -32,6 +35,10 @@ class Step:
     sql: str
     copy: ClientCopy | None = None
 
+
+TRANSACTION_CONTROL: Final = (x.Begin, x.CommitTransaction, x.RollbackTransaction,
+                               x.PrepareTransaction, x.FinishPrepared)
+"""Statements that begin or end a transaction (savepoints only nest)."""
 
 _COPY = re.compile(r"\\copy\s+(?P<target>.+?)\s+(?P<direction>from|to)\s+"
                    r"(?P<path>'(?:[^']|'')*'|\S+)(?P<options>.*)$", re.IGNORECASE)
@@ -71,3 +78,25 @@ def _backslash(command: str, line: int) -> Step:
     where = "FROM STDIN" if reading else "TO STDOUT"
     return Step(line, command, ClientCopy(f"COPY {match['target']} {where}{match['options']}",
                                           path, reading))
+
+
+def check_for_cluster(steps: list[Step]) -> None:
+    """A script ``sqlext run --cluster`` can apply: each node runs it whole
+    as one transaction, so the script may not end that transaction itself,
+    and it writes no file here (every node would write it in turn). A
+    statement that does not parse is left to the nodes to refuse."""
+    for step in steps:
+        if step.copy is not None:
+            if not step.copy.reading:
+                raise ScriptError(f"line {step.line}: \\copy ... TO is not supported in a "
+                                  "cluster script (every node would write the file in turn)")
+            continue
+        try:
+            statements = parse(step.sql).statements
+        except SqlError:
+            continue
+        if any(isinstance(statement, TRANSACTION_CONTROL) for statement in statements):
+            raise ScriptError(
+                f"line {step.line}: {step.sql.split(maxsplit=1)[0].upper()} is not supported "
+                "in a cluster script: each node runs the whole script as one transaction "
+                "(SAVEPOINT works)")

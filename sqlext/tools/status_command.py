@@ -10,8 +10,9 @@ from typing import Final
 
 import psycopg
 
+from sqlext.tools import cluster_status
 from sqlext.tools.client_options import client_error, client_parser, connect
-from sqlext.tools.script_runner import print_table
+from sqlext.tools.psql_tables import print_table
 
 SECTIONS: Final = (
     ("Streams", "SELECT schema, name, last_batch, pending_batches, pending_tuples, consumers "
@@ -32,11 +33,18 @@ SECTIONS: Final = (
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    client_parser(commands, "status", help="a one-screen summary of a running server",
-                  description="What a running server is doing, from its system views.")
+    client_parser(commands, "status", cluster=True,
+                  help="a one-screen summary of a running server, or of a cluster",
+                  description=(
+                      "What a running server is doing, from its system views. With --cluster: "
+                      "every node, whether it is up and serves its partition, and its streams' "
+                      "backlog and procedures; the exit status is 1 if a node is down, refuses "
+                      "the connection or serves another partition, else 0."))
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cluster is not None:
+        return cluster_status.run(args.cluster)
     try:
         with connect(args, "status") as conn:
             version = conn.execute("SELECT version()").fetchone()
