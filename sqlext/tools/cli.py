@@ -149,10 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Apply a SQL script one statement at a time; the first error stops it. With "
             "--cluster, every node is checked first (up, serving its partition), then each "
-            "runs the whole script as one transaction, in partition order, and all commit "
-            "only if it succeeded on all; a node that has the script already (its "
-            "sqlext_cluster.applied_scripts says so) skips it, so the same script can be "
-            "run again after a failure. The exit status is 0 only when every node has it."))
+            "runs the whole script as one transaction (so the script cannot BEGIN or COMMIT "
+            "itself), in partition order, and all commit only if it succeeded on all; a node "
+            "that has the script already (its sqlext_cluster.applied_scripts says so) skips "
+            "it, so the same script can be run again after a failure. The exit status is 0 "
+            "only when every node has it."))
     run_parser.add_argument("script", help="a file of SQL statements, or - for standard input")
     run_parser.add_argument("--data-dir", help=(
         "start a server on this data directory for the script, then stop it"))

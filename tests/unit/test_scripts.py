@@ -1,5 +1,6 @@
-"""Scripts for ``sqlext run`` (statements one at a time, psql's \\copy) and
-the progress bar of long work."""
+"""Scripts for ``sqlext run`` (statements one at a time, psql's \\copy),
+what a script for ``sqlext run --cluster`` may hold, and the progress bar
+of long work."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import logging
 import pytest
 
 from sqlext.progress import Progress
-from sqlext.tools.script import ClientCopy, ScriptError, Step, script_steps
+from sqlext.tools.script import ClientCopy, ScriptError, Step, check_for_cluster, script_steps
 
 
 def test_statements_split_where_psql_splits_them() -> None:
@@ -72,3 +73,27 @@ def test_progress_elsewhere_is_silent_or_logged(caplog: pytest.LogCaptureFixture
     assert [r.getMessage() for r in caplog.records][-1] == (
         "recovery: replayed: 20/20 records (100%)")
     assert len(caplog.records) == 10  # one line each tenth of the way
+
+
+@pytest.mark.parametrize("statement", [
+    "BEGIN", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE", "COMMIT", "END", "ROLLBACK",
+    "ABORT", "PREPARE TRANSACTION 'x'", "COMMIT PREPARED 'x'"])
+def test_a_cluster_script_cannot_end_its_transaction(statement: str) -> None:
+    steps = script_steps(f"CREATE TABLE t (a int);\n{statement};\n")
+    verb = statement.split()[0]
+    with pytest.raises(ScriptError, match=rf"^line 2: {verb} is not supported in a cluster "
+                                          "script: each node runs the whole script as one "
+                                          r"transaction \(SAVEPOINT works\)$"):
+        check_for_cluster(steps)
+
+
+def test_what_a_cluster_script_may_hold() -> None:
+    check_for_cluster(script_steps(
+        "CREATE TABLE t (a int);\nSAVEPOINT s;\nINSERT INTO t VALUES (1);\n"
+        "ROLLBACK TO SAVEPOINT s;\nRELEASE SAVEPOINT s;\n\\copy t FROM 'rows.csv'\n"
+        "CREATE PROCEDURE p() BEGIN ATOMIC INSERT INTO t VALUES (2); END;\n"
+        "SELEC 1;\n"))  # the nodes say what is wrong with it
+    with pytest.raises(ScriptError, match=r"^line 2: \\copy \.\.\. TO is not supported in a "
+                                          r"cluster script \(every node would write the file "
+                                          r"in turn\)$"):
+        check_for_cluster(script_steps("SELECT 1;\n\\copy t TO 'out.csv'\n"))
