@@ -24,7 +24,7 @@ import contextlib
 import hashlib
 import sys
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, auto
 from typing import TextIO
 
 import psycopg
@@ -38,12 +38,17 @@ from sqlext.tools.script_runner import run_steps
 
 
 class Outcome(Enum):
-    PENDING = "not run"
-    OPEN = "run, not committed"
-    APPLIED = "applied"
-    ALREADY = "already applied"
-    FAILED = "failed"
-    ROLLED_BACK = "rolled back"
+    """What became of the script on one node."""
+
+    PENDING = auto()
+    OPEN = auto()
+    """Run in a transaction that has not committed yet."""
+    APPLIED = auto()
+    ALREADY = auto()
+    """The node's ledger had it: skipped."""
+    FAILED = auto()
+    ROLLED_BACK = auto()
+    """Run, then rolled back because another node failed."""
 
 
 HAVE_IT = (Outcome.APPLIED, Outcome.ALREADY)
