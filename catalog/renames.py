@@ -56,7 +56,8 @@ def column_renamed(catalog: Catalog, table: Relation, old: str, new: str) -> Cat
         return constraint
 
     table = replace(table, columns=tuple(
-        replace(c, name=new) if c.name == old else c for c in table.columns))
+        replace(c, name=new) if c.name == old else c for c in table.columns),
+        partition_key=new if table.partition_key == old else table.partition_key)
     catalog = catalog.with_relation(table)
     changed: list[Relation] = []
     for relation in catalog.relations.values():

@@ -190,6 +190,9 @@ class Relation:
     types were recorded."""
     comment: str | None = None
     """COMMENT ON TABLE, VIEW, INDEX... (pg_description)."""
+    partition_key: str | None = None
+    """PARTITION BY HASH (column): the column whose hash places the rows on
+    the nodes of a cluster (``catalog.partitioning``)."""
 
     def __setstate__(self, state: tuple[object, ...]) -> None:
         restore_fields(self, state)

@@ -111,6 +111,10 @@ def _drop_column(table: Relation, name: str, catalog: Catalog, database: Databas
     it go with it. SQLite drops no constraint, so a table that loses one is
     rebuilt."""
     table.column(name)
+    if name == table.partition_key:
+        raise errors.InvalidTableDefinition(
+            f'cannot drop column "{name}" because it is part of the partition key of relation '
+            f'"{table.name}"')
     catalog = drop_dependents([(table, name)], catalog, database, cascade, cascaded)
     if len(table.columns) == 1:
         raise errors.FeatureNotSupported(

@@ -15,6 +15,7 @@ from catalog.dataflow import BATCH_ID, StreamOptions
 from catalog.extension_members import check_changeable
 from catalog.introspection import quote_identifier
 from catalog.matviews import Matview
+from catalog.partitioning import check_key_type
 from catalog.schema import (
     PUBLIC,
     Catalog,
@@ -26,6 +27,7 @@ from catalog.schema import (
     ViewRule,
 )
 from executor import matview_maintenance
+from executor.ddl.partitioned import owner_check
 from storage.sqlite import Database, OperationalError, quoted
 
 
@@ -71,6 +73,8 @@ class CreateTable:
     if_not_exists: bool = False
     stream: StreamOptions | None = None
     """CREATE STREAM: the stream's options."""
+    partition_key: str | None = None
+    """PARTITION BY HASH (column): the column that places rows on nodes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +309,8 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
             raise errors.DuplicateColumn(f'column "{name}" specified more than once')
     if spec.stream is not None:
         _check_stream_columns(spec)
+    if spec.partition_key is not None:
+        _check_partition_key(spec)
     primary = next((c for c in spec.constraints if c.kind == "p"), None)
     if sum(1 for c in spec.constraints if c.kind == "p") > 1:
         raise errors.InvalidTableDefinition(
@@ -362,11 +368,14 @@ def _create_table(spec: CreateTable, catalog: Catalog, database: Database) -> Dd
                                           (spec.schema, spec.name, physical)))
     if spec.stream is not None:
         clauses.insert(len(spec.columns), _batch_id_column(oid, spec.stream))
+    if spec.partition_key is not None:
+        clauses.append(owner_check(oid, spec.partition_key))
     database.execute(f"CREATE TABLE {quoted(physical)} ({', '.join(clauses)})")
     if spec.stream is not None:
         _create_stream_storage(physical, oid, spec.stream, database)
     relation = Relation(oid, spec.schema, spec.name, "r", physical, tuple(columns),
-                        tuple(constraints), stream=spec.stream, row_type=oid + count - 1)
+                        tuple(constraints), stream=spec.stream, row_type=oid + count - 1,
+                        partition_key=spec.partition_key)
     catalog = catalog.with_relations([relation, *indexes])
     for sequence in sequences:
         catalog = catalog.with_sequence(sequence)
@@ -567,6 +576,15 @@ def referencing_tables(catalog: Catalog, relation: Relation) -> list[Relation]:
     ]
 
 
+def _check_partition_key(spec: CreateTable) -> None:
+    """The key must be a column of the table, of a type the hash knows."""
+    key = spec.partition_key
+    column = next((c for c in spec.columns if c.name == key), None)
+    if column is None:
+        raise errors.UndefinedColumn(f'column "{key}" named in partition key does not exist')
+    check_key_type(column.type_oid, column.name)
+
+
 def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Database) -> None:
     """Recreate a table with a new definition, keeping rows and indexes."""
     temporary = f"{new.physical}__rebuild"
@@ -591,6 +609,8 @@ def rebuild_table(old: Relation, new: Relation, catalog: Catalog, database: Data
                               constraint.on_update)
         clauses.append(sqlite_constraint(spec, constraint.name, catalog,
                                           (new.schema, new.name, new.physical)))
+    if new.partition_key is not None:
+        clauses.append(owner_check(new.oid, new.partition_key))
     shared = [c.name for c in new.columns if any(o.name == c.name for o in old.columns)]
     column_list = ", ".join(quoted(c) for c in shared)
     # the indexes as SQLite has them (partial conditions, DESC keys), made again below

@@ -39,7 +39,8 @@ ENCODINGS = {6: "UTF8", 0: "SQL_ASCII"}
 _STARTED = datetime.now(UTC)
 
 
-def _oid(value: Any) -> int | None:
+def oid_argument(value: Any) -> int | None:
+    """An OID argument as an int (None for NULL or what is not a number)."""
     if value is None:
         return None
     try:
@@ -107,7 +108,7 @@ def _visible_to(context: StatementContext) -> Callable[[str, str], bool]:
 
 
 def _table_is_visible(context: StatementContext, oid: Any) -> int:
-    entry = _class_entry(context.catalog, _oid(oid) or 0)
+    entry = _class_entry(context.catalog, oid_argument(oid) or 0)
     return int(entry is not None and _visible(context.catalog, context.search_path, *entry))
 
 
@@ -127,11 +128,11 @@ def relation_name(catalog: Catalog, oid: int, search_path: tuple[str, ...] | Non
 def _index_definition(context: StatementContext, oid: Any, column: Any = 0,
                       pretty: Any = 0) -> str | None:
     """pg_get_indexdef: the whole CREATE INDEX, or one key column's text."""
-    index = context.catalog.relation_by_oid(_oid(oid) or 0)
+    index = context.catalog.relation_by_oid(oid_argument(oid) or 0)
     definition = None if index is None or index.kind != "i" else index_definition(index)
     if index is None or definition is None:
         return None
-    number = _oid(column) or 0
+    number = oid_argument(column) or 0
     if number:
         keys = index_keys(index)
         return keys[number - 1][0] if number <= len(keys) else None
@@ -146,7 +147,7 @@ def _description(catalog: Catalog, oid: Any, catalog_name: Any, subid: int = 0
                  ) -> str | None:
     """obj_description / col_description / shobj_description (without a
     catalog's name, the deprecated obj_description(oid): of any catalog)."""
-    object_oid = _oid(oid)
+    object_oid = oid_argument(oid)
     class_oid = None if catalog_name is None else KNOWN_OIDS.get(
         str(catalog_name).removeprefix("pg_catalog."))
     if object_oid is None or (class_oid is None and catalog_name is not None):
@@ -207,7 +208,7 @@ def _get_userbyid(runtime: Runtime) -> Function:
 @FUNCTIONS.scalar("pg_encoding_to_char", NAME, INT4, min_args=1, max_args=1,
                   sqlite="sqlext_encoding_to_char")
 def _encoding_to_char(code: Any) -> Any:
-    return ENCODINGS.get(_oid(code) or 0, "")
+    return ENCODINGS.get(oid_argument(code) or 0, "")
 
 
 @FUNCTIONS.scalar("pg_char_to_encoding", INT4, NAME, min_args=1, max_args=1,
@@ -227,7 +228,7 @@ def _get_indexdef(runtime: Runtime) -> Function:
 def _get_constraintdef(runtime: Runtime) -> Function:
     def get_constraintdef(oid: Any, pretty: Any = 0) -> Any:
         context = runtime.context()
-        found = _constraint(context.catalog, _oid(oid) or 0)
+        found = _constraint(context.catalog, oid_argument(oid) or 0)
         if found is None:
             return None
         return constraint_definition(context.catalog, found[1], bool(pretty),
@@ -240,7 +241,7 @@ def _get_constraintdef(runtime: Runtime) -> Function:
 def _get_viewdef(runtime: Runtime) -> Function:
     def get_viewdef(view: Any, *_: Any) -> Any:
         context = runtime.context()
-        oid = _oid(view)
+        oid = oid_argument(view)
         relation = (context.catalog.relation_by_oid(oid) if oid is not None
                     else context.catalog.find_relation(str(view), None, context.search_path))
         if relation is None:
@@ -271,7 +272,7 @@ def _get_serial_sequence(runtime: Runtime) -> Function:
 
 def _arguments(catalog: Catalog, oid: Any, defaults: bool) -> str | None:
     """Of procedures: "name type [DEFAULT value][, ...]"."""
-    procedure = next((p for p in catalog.procedures.values() if p.oid == _oid(oid)), None)
+    procedure = next((p for p in catalog.procedures.values() if p.oid == oid_argument(oid)), None)
     if procedure is None:
         return None
     return ", ".join(" ".join(part for part in (
@@ -304,7 +305,7 @@ def _obj_description(runtime: Runtime) -> Function:
 @FUNCTIONS.runtime("col_description", TEXT, OID, INT4, min_args=2, max_args=2)
 def _col_description(runtime: Runtime) -> Function:
     return lambda table, column: _description(runtime.context().catalog, table, "pg_class",
-                                              _oid(column) or 0)
+                                              oid_argument(column) or 0)
 
 
 @FUNCTIONS.scalar("pg_size_pretty", TEXT, INT8, min_args=1, max_args=1,
@@ -342,7 +343,7 @@ def _no(*_: Any) -> int:
 
 @FUNCTIONS.scalar("pg_get_function_result", TEXT, OID, TEXT, min_args=1, max_args=3,
                   sqlite="sqlext_nothing",
-                  names=("pg_get_statisticsobjdef_columns", "pg_get_partkeydef",
+                  names=("pg_get_statisticsobjdef_columns",
                          "pg_get_ruledef", "pg_get_function_sqlbody"))
 def _nothing(*_: Any) -> None:
     return None

@@ -41,6 +41,7 @@ from executor.functions import (
     network_functions,
     numeric_functions,
     ordered_aggregates,
+    partitions,
     privilege_info,
     record_text,
     reflection_info,
@@ -65,7 +66,7 @@ FAMILIES: Final[tuple[Declarations, ...]] = tuple(module.FUNCTIONS for module in
     rewrites, datetime_functions, formatting_functions, network_functions, privilege_info,
     numeric_functions, row_packing, reflection_info, keyword_list, extension_functions,
     array_edits, json_paths, record_text, jsonb_path_queries, text_format, advisory_locks,
-    snapshot_exports))
+    snapshot_exports, partitions))
 
 
 def _gather() -> dict[str, FunctionDef]:

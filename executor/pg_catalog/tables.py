@@ -344,6 +344,11 @@ def _dynamic_rows(catalog: Catalog, attributes: RowsOfRelation
         if column.declared_default is not None]
     yield "pg_index", [_index_row(index, catalog) for index in relations
                        if index.kind == "i"]
+    yield "pg_partitioned_table", [
+        row("pg_partitioned_table", partrelid=r.oid, partstrat="h", partnatts=1, partdefid=0,
+            partattrs=str(1 + [c.name for c in r.columns].index(r.partition_key)),
+            partclass="0", partcollation="0")
+        for r in relations if r.partition_key is not None]
     yield "pg_constraint", [
         _constraint_row(r, c, catalog) for r in relations for c in r.constraints]
     yield "pg_depend", [dependency for s in sequences for dependency in _sequence_owner(s, catalog)

@@ -23,16 +23,16 @@ from executor.ddl import dataflow_objects, relations
 from executor.notifications import check_channel
 from executor.values import conversions
 from sqlext.compile import python_procedures
+from sqlext.compile.bodies import body_statements
+from sqlext.compile.single_partition import SingleCheck
 from sqlext.compile.table_ddl import DdlCompiler, creation_schema, pg_sql
 from sqlext.sql import nodes as x
-from sqlext.sql.parse import parse
 from sqlext.translate.type_names import resolve_type
 
 BodyCheck = Callable[[exp.Expression, tuple[Parameter, ...], str], None]
 """Compiles one body statement of an object of a schema against the
 catalog (raises on errors)."""
 
-BODY_STATEMENTS = (exp.Query, exp.Insert, exp.Update, exp.Delete, x.Call, x.Notify)
 _STREAM_OPTIONS = frozenset({"batch_column", "notify", "keep_batches"})
 _RANGE_TYPES = frozenset({t.INT2, t.INT4, t.INT8, t.TIMESTAMP, t.TIMESTAMPTZ})
 _MICROS_PER_DAY = 86_400_000_000
@@ -77,19 +77,6 @@ def _keep_batches(value: object, notify: bool) -> int:
             f'invalid value for stream option "keep_batches": "{text}"',
             hint="It is the number of newest batches the stream keeps, at least 1.")
     return int(text)
-
-
-def body_statements(body: str, what: str) -> tuple[exp.Expression, ...]:
-    """The statements of a procedure or EE-trigger body."""
-    statements = parse(body).statements
-    for statement in statements:
-        if not isinstance(statement, BODY_STATEMENTS):
-            verb = statement.key.upper()
-            raise errors.FeatureNotSupported(
-                f"{verb} is not allowed in {what}",
-                hint="Procedures and triggers run SELECT, INSERT, UPDATE, DELETE, CALL and "
-                     "NOTIFY.")
-    return statements
 
 
 class DataflowCompiler:
@@ -149,7 +136,10 @@ class DataflowCompiler:
         for name in options:
             if name not in _STREAM_OPTIONS:
                 raise errors.InvalidParameterValue(f'unrecognized stream option "{name}"')
-        table = exp.Create(kind="TABLE", this=node.this.copy(), exists=node.args.get("exists"))
+        partition = node.args.get("partition")
+        table = exp.Create(kind="TABLE", this=node.this.copy(), exists=node.args.get("exists"),
+                           properties=exp.Properties(expressions=[partition.copy()])
+                           if partition is not None else None)
         spec = self.tables.compile(table)
         assert isinstance(spec, relations.CreateTable)
         batch_column = options.get("batch_column")
@@ -174,8 +164,12 @@ class DataflowCompiler:
         else:
             raise errors.UndefinedObject(f'language "{language}" does not exist',
                                          hint="Procedures are written in sql or python.")
+        replace_ = bool(node.args.get("replace"))
+        existing = self.catalog.procedures.get((schema, target.name))
+        if replace_ and existing is not None:
+            self._single_partition().replaced(replace(existing, language=language, body=body))
         return dataflow_objects.CreateProcedure(schema, target.name, params, language, body,
-                                     bool(node.args.get("replace")))
+                                     replace_)
 
     def _parameter(self, node: x.ProcedureParam) -> Parameter:
         sql_type = resolve_type(node.args["kind"])
@@ -218,13 +212,23 @@ class DataflowCompiler:
                     f"procedure {procedure.name} needs arguments, so a trigger cannot run it",
                     hint="A procedure run for each batch reads its input from the stream.")
             procedure_key = (procedure.schema, procedure.name)
-        else:
-            for statement in body_statements(str(body), "a trigger"):
+        statements: tuple[exp.Expression, ...] = ()
+        if procedure_node is None:
+            statements = body_statements(str(body), "a trigger")
+            for statement in statements:
                 self.check_body(statement, (), target.schema)
+        self._single_partition().trigger(
+            target, f'trigger "{node.name}"' if procedure_key is None
+            else f'procedure "{procedure_key[1]}"',
+            None if procedure_key is None else self.catalog.procedures[procedure_key],
+            statements)
         schema = target.schema
         return dataflow_objects.CreateTrigger(schema, str(node.name), event,
                                    (target.schema, target.name), procedure_key,
                                    None if body is None else str(body))
+
+    def _single_partition(self) -> SingleCheck:
+        return SingleCheck(self.catalog, tuple(self.search_path))
 
     def _drop(self, node: x.DropDataflow) -> dataflow_objects.DropDataflow:
         kind = str(node.args["kind"])

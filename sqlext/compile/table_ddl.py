@@ -175,6 +175,7 @@ class DdlCompiler:
 
     def _create_table(self, node: exp.Create) -> relations.CreateTable:
         schema_node = node.this
+        partition_key = _partition_key(node.args.get("properties"))
         if not isinstance(schema_node, exp.Schema):
             raise errors.SqlSyntaxError("CREATE TABLE needs a column list")
         table = schema_node.this
@@ -189,7 +190,7 @@ class DdlCompiler:
                 constraints.append(self._table_constraint(item, table.name, creating))
         return self._finish_checks(relations.CreateTable(
             schema, table.name, tuple(columns), _self_references(constraints, creating),
-            bool(node.args.get("exists"))))
+            bool(node.args.get("exists")), partition_key=partition_key))
 
     def _column(self, item: exp.ColumnDef, table: str,
                 constraints: list[relations.ConstraintSpec],
@@ -299,8 +300,7 @@ class DdlCompiler:
                     "c", used, constraint.name or f"{spec.name}_check",
                     check_sql=constraint.check_sql, check_sqlite=to_sqlite(tree.this))
             constraints.append(constraint)
-        return relations.CreateTable(spec.schema, spec.name, spec.columns, tuple(constraints),
-                               spec.if_not_exists)
+        return replace(spec, constraints=tuple(constraints))
 
     def _create_index(self, node: exp.Create) -> relations.CreateIndex:
         index = node.this
@@ -564,6 +564,29 @@ def _check_sequence_options(prop: exp.SequenceProperties, type_oid: int, increme
     if prop.args.get("owned") is not None:
         raise errors.FeatureNotSupported("OWNED BY in CREATE SEQUENCE is not supported",
                                          hint="Use ALTER SEQUENCE ... OWNED BY.")
+
+
+def _partition_key(properties: exp.Properties | None) -> str | None:
+    """The column of PARTITION BY HASH (column), None without PARTITION BY."""
+    for prop in properties.expressions if properties is not None else ():
+        if isinstance(prop, exp.PartitionedOfProperty):
+            raise errors.FeatureNotSupported(
+                "PARTITION OF is not supported",
+                hint="A table declared PARTITION BY HASH (column) is spread over the nodes of "
+                     "a sqlext cluster by its key: it has no partitions of its own to create.")
+        if not isinstance(prop, exp.PartitionedByProperty):
+            continue
+        method = prop.this
+        if not (isinstance(method, exp.Anonymous) and str(method.this).upper() == "HASH"):
+            raise errors.FeatureNotSupported(
+                "only PARTITION BY HASH (column) is supported",
+                hint="sqlext places each row on the cluster node that owns the hash of its key.")
+        keys = method.expressions
+        if len(keys) != 1 or not isinstance(keys[0], exp.Column) or keys[0].table:
+            raise errors.FeatureNotSupported("a partition key is exactly one column",
+                                             hint="PARTITION BY HASH (column)")
+        return keys[0].name
+    return None
 
 
 def _check(condition: exp.Expression, name: str | None) -> relations.ConstraintSpec:

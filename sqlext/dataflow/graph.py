@@ -36,8 +36,8 @@ from catalog.dataflow import Parameter, WindowSpec
 from catalog.schema import PUBLIC, Catalog, Relation
 from executor.codecs import DEFAULT as DEFAULT_SETTINGS
 from executor.pg_catalog.rows import Row, row
+from sqlext.compile.bodies import body_statements
 from sqlext.compile.compiler import CompileContext, compile_statement, procedure_context
-from sqlext.compile.dataflow_ddl import body_statements
 from sqlext.sql.generator import quote_name
 
 FLOW_EDGES: Final = ("fills", "fires", "triggers", "calls", "writes", "maintains")

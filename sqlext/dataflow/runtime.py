@@ -29,13 +29,13 @@ from executor.plans import SqlPlan
 from executor.streaming.scheduler import Task
 from executor.streaming.windows import Windows
 from sqlext.compile import python_procedures
+from sqlext.compile.bodies import BODY_STATEMENTS
 from sqlext.compile.compiler import (
     CompileContext,
     Compiled,
     compile_statement,
     procedure_context,
 )
-from sqlext.compile.dataflow_ddl import BODY_STATEMENTS
 from sqlext.sql import nodes as x
 from sqlext.sql.parse import parse
 from storage import sqlite

@@ -85,7 +85,8 @@ def _create_stream_sql(generator: PostgresGenerator, node: exp.Expression) -> st
     rendered = ", ".join(f"{quote_name(key)} = {exp.Literal.string(value).sql()}"
                          for key, value in options.items())
     return _words("CREATE STREAM", "IF NOT EXISTS" if node.args.get("exists") else None,
-                  generator.sql(node, "this"), f"WITH ({rendered})" if rendered else None)
+                  generator.sql(node, "this"), generator.sql(node, "partition") or None,
+                  f"WITH ({rendered})" if rendered else None)
 
 
 def _create_window_sql(generator: PostgresGenerator, node: exp.Expression) -> str:

@@ -147,11 +147,13 @@ class DataflowDdl(exp.Expression):
 
 class CreateStream(DataflowDdl):
     """CREATE STREAM [IF NOT EXISTS] name (columns and constraints as in CREATE
-    TABLE) [WITH (option = 'value', ...)]; ``this`` is an ``exp.Schema`` and
-    ``options`` a dict (empty without WITH) of option names, folded unless
-    quoted, to string values (an option without a value is 'true')."""
+    TABLE) [PARTITION BY HASH (column)] [WITH (option = 'value', ...)];
+    ``this`` is an ``exp.Schema``, ``partition`` an ``exp.PartitionedByProperty``
+    (as CREATE TABLE has it) and ``options`` a dict (empty without WITH) of
+    option names, folded unless quoted, to string values (an option without
+    a value is 'true')."""
 
-    arg_types = {"this": True, "options": False, "exists": False}
+    arg_types = {"this": True, "partition": False, "options": False, "exists": False}
 
 
 class CreateWindow(DataflowDdl):

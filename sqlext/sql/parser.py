@@ -630,7 +630,9 @@ class SqlExtParser(ObjectStatementParser):
         schema = self._parse_schema(this=self._object_name())
         if not isinstance(schema, exp.Schema):
             self.raise_error("Expected a column list")
-        return x.CreateStream(this=schema, options=self._stream_options(), exists=exists)
+        partition = self._parse_partitioned_by() if self._match(TokenType.PARTITION_BY) else None
+        return x.CreateStream(this=schema, partition=partition, options=self._stream_options(),
+                              exists=exists)
 
     def _stream_options(self) -> dict[str, str]:
         """WITH (name [= value], ...); a name alone means 'true', as in PostgreSQL."""

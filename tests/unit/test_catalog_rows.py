@@ -76,7 +76,8 @@ def _catalog() -> Catalog:
         (Column("id", t.INT8),
          Column("customer", t.INT4, acl=(AclItem("alice", "postgres", "r"),))),
         (Constraint("orders_customer_fkey", "f", ("customer",), ref_table=("public", "customers"),
-                    ref_columns=("id",), oid=20013, on_delete="CASCADE"),))
+                    ref_columns=("id",), oid=20013, on_delete="CASCADE"),),
+        partition_key="customer")
     relations = [
         customers, orders,
         Relation(20003, "public", "customers_pkey", "i", "public__customers_pkey",

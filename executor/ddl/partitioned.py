@@ -1,0 +1,45 @@
+"""Relations declared ``PARTITION BY HASH (key)``: the
+owner check the storage engine runs on every row.
+
+Such a relation carries a CHECK constraint in SQLite that calls
+``sqlext_partition_owns(key, relation OID)`` (``executor.functions.partitions``),
+so every path that stores a row (INSERT, COPY, UPDATE of the key, procedures
+and triggers) is checked by the storage engine itself, and a row another
+partition owns is refused, naming the owner (``catalog.partitioning``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from catalog import errors
+from catalog.partitioning import Placement
+from catalog.schema import Relation
+
+OWNS: Final = "sqlext_partition_owns"
+"""Its SQLite name, in every partitioned table's stored DDL: never rename it."""
+OWNER_CONSTRAINT: Final = "sqlext_partition"
+"""The name of the CHECK constraint in SQLite (not in pg_constraint: in
+PostgreSQL a hash-partitioned table has no such constraint either)."""
+
+
+def owner_check(relation_oid: int, key: str) -> str:
+    """The CHECK clause of a partitioned table's SQLite DDL."""
+    return (f'CONSTRAINT "{OWNER_CONSTRAINT}" CHECK '
+            f'({OWNS}("{key.replace(chr(34), chr(34) * 2)}", {relation_oid}))')
+
+
+def misrouted(relation: Relation | None, key: Any, owner: int,
+              placement: Placement) -> errors.SqlError:
+    name = relation.name if relation is not None else "?"
+    column = relation.partition_key if relation is not None else "?"
+    shown = key.hex() if isinstance(key, bytes) else key
+    return errors.CheckViolation(
+        f'row for relation "{name}" belongs to partition {owner} of {placement.count}, '
+        f"not to this node (partition {placement.index} of {placement.count})",
+        detail=f"Partition key of the failing row contains ({column}) = ({shown}).",
+        hint=f"Send it to the node that serves partition {owner}/{placement.count}, or "
+             "write through a client that routes rows by key (the sqlext Spark data "
+             'source\'s "cluster" option).',
+        schema=relation.schema if relation is not None else None, table=name)
+
