@@ -58,7 +58,7 @@ class Endpoint:
             message = diagnostic.message_primary or str(exc).strip()
             if exc.sqlstate is None:
                 raise SqlextError(_CONNECTION_FAILURE,
-                                  f"{self.node} cannot be reached: {message}") from None
+                                  f"{self.node} is down or unreachable: {message}") from None
             raise SqlextError(exc.sqlstate, message, diagnostic.message_detail,
                               diagnostic.message_hint) from None
 

@@ -98,8 +98,6 @@ class Router:
         order the batch has them)."""
         if self.key is None:
             return [batch] * self.count
-        if self.count == 1:
-            return [batch]
         owner = owners(batch.column(self.key), self.key_type, self.count)
         grouped = batch.take(pc.sort_indices(owner))  # a stable sort
         counted = pc.value_counts(owner)

@@ -65,16 +65,16 @@ class Target:
     @classmethod
     def of(cls, options: Options, schema: StructType, purpose: str) -> Target:
         name = options.relation(purpose)
-        with options.catalog_node.connect() as connection:
-            relation = find(connection, name)
-            key = partition_key(connection, relation)
-        relations = []
+        relations: list[Relation] = []
+        key: PartitionKey | None = None
         for node in options.nodes:
             with node.connect() as connection:
                 relations.append(find(connection, name))
+                if node is options.catalog_node:
+                    key = partition_key(connection, relations[0])
                 ledger.prepare(connection)
-        column = relation.batch_column
-        return cls(options, tuple(relations), _router(key, relation, schema, len(relations)),
+        column = relations[0].batch_column
+        return cls(options, tuple(relations), _router(key, relations[0], schema, len(relations)),
                    column if column is not None and column not in schema.fieldNames() else None)
 
     @property
@@ -103,9 +103,9 @@ class Target:
 def _router(key: PartitionKey | None, relation: Relation, schema: StructType,
             count: int) -> Router:
     """Rows by their key's owner; every row to every node when the relation
-    is replicated. The frame must carry the key, as a column routing reads
-    exactly as the node stores it."""
-    if key is None:
+    is replicated (or there is one node: nothing to route). The frame must
+    carry the key, as a column routing reads exactly as the node stores it."""
+    if key is None or count == 1:
         return Router(count)
     if key.column not in schema.fieldNames():
         raise SqlextError("42703", f'the DataFrame has no column "{key.column}", the partition '
