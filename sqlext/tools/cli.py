@@ -19,6 +19,7 @@ from sqlext.server.serve import ServerOptions, StartupRefused, serve
 from sqlext.tools import graph_command, logs, status_command
 from sqlext.tools.bench import (
     chains_bench,
+    cluster_bench,
     durability_bench,
     leaderboard_bench,
     matview_bench,
@@ -89,6 +90,8 @@ BENCHMARKS: dict[str, Callable[[argparse.Namespace, Output], object]] = {
     "matview": lambda args, output: matview_bench.run_matviews(
         output, args.peer == "postgres", tuple(args.rows or matview_bench.SIZES)),
     "spark": lambda args, output: _spark(args, output),
+    "cluster": lambda args, output: cluster_bench.run_cluster(
+        output, args.rows[0] if args.rows else cluster_bench.EVENTS),
 }
 """``sqlext bench NAME``: each starts the servers it needs and publishes its tables."""
 WITH_BASELINE = ("wire", "leaderboard", "pe-chain", "ee-chain", "numeric", "spark")
@@ -156,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.add_argument("--rows", type=int, action="append",
                               help="spark: DataFrame size (repeatable; default 100,000 and "
                                    "1,000,000); matview: base relation size (default 10^3 "
-                                   "to 10^6)")
+                                   "to 10^6); cluster: events (default 200,000)")
     bench_parser.add_argument("--rounds", type=int, default=3)
     example = leaderboard_bench.EXAMPLE
     rules = bench_parser.add_argument_group(

@@ -1,0 +1,1 @@
+../../../../examples/cluster/payments.sql
