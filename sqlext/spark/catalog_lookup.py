@@ -96,9 +96,7 @@ def partition_key(connection: psycopg.Connection, relation: Relation) -> Partiti
     if row is None or row[0] is None:
         return None
     found = _HASH.fullmatch(str(row[0]))
-    if found is None:
-        raise SqlextError("0A000", f'relation "{relation.label}" is partitioned by {row[0]}; '
-                                   "the data source routes rows only by PARTITION BY HASH")
+    assert found is not None, f"sqlext partitions by HASH (column) alone, not {row[0]}"
     quoted, plain = found.groups()
     column = plain if quoted is None else quoted.replace('""', '"')
     typed = connection.execute(_COLUMN_TYPE, (relation.regclass, column)).fetchone()

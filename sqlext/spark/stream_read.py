@@ -3,11 +3,11 @@ committed batches, each once, in batch-id order on each node; the offsets
 are each node's batch id (``{"nodes": [n0, n1, ...]}``: every batch of
 node i up to ni has been read).
 
-The reader holds the stream on each node (``sqlext_hold_stream``): a node keeps
-every batch above the reader's committed offset, even ones the dataflow has
-consumed, until Spark commits them, so a restarted query finds them all.
-A query that starts below what the stream still holds is refused (55000),
-never given a silent gap.
+The reader holds the stream on each node (``sqlext_hold_stream``): a node
+keeps every batch above the reader's committed offset, even ones the
+dataflow has consumed, until Spark commits them, so a restarted query finds
+them all. A query that starts below what the stream still holds is refused
+(55000), never given a silent gap. A replicated stream is read from node 0.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 import psycopg
 import pyarrow as pa
@@ -107,10 +107,9 @@ class StreamReader(DataSourceStreamReader):
             with node.connect() as connection:
                 self._hold(connection, after)
 
-    def _positions(self, offset: dict[str, Any]) -> list[int]:
-        """Each node's batch id in ``offset``; a checkpoint of a single
-        server's reader before clusters holds ``{"batch_id": n}``."""
-        positions = offset[NODES] if NODES in offset else [offset[BATCH_ID]]
+    def _positions(self, offset: dict[str, list[int]]) -> list[int]:
+        """Each node's batch id in ``offset``."""
+        positions = offset[NODES]
         if len(positions) != len(self.nodes):
             raise OptionError(f"the streaming query's checkpoint holds offsets of "
                               f"{len(positions)} node(s), but it reads {len(self.nodes)}: a "

@@ -81,6 +81,14 @@ def test_keyed_events_land_each_on_its_owner_exactly_once(
     on_every_node(cluster, "CREATE TABLE events (id bigint PRIMARY KEY, account bigint, "
                            "amount int) PARTITION BY HASH (account)")
     frame = events(spark, EVENTS, 6)
+    # a frame that cannot be routed is refused before a row moves
+    with pytest.raises(PySparkException, match=r'\[SQLSTATE 42703\] the DataFrame has no column '
+                                               r'"account", the partition key of "public.events"'):
+        write(frame.drop("account"), cluster, table="events")
+    with pytest.raises(PySparkException, match=r"\[SQLSTATE 42804\] .*\(bigint\): the DataFrame's "
+                                               r"column must be an integer .*, not string"):
+        write(frame.withColumn("account", F.col("account").cast("string")), cluster,
+              table="events")
     write(frame, cluster, table="events", writeId="events-1")
     oracle = events_oracle(EVENTS)
     shares = [rows_of(node, "SELECT id, account, amount FROM events") for node in cluster.nodes]
@@ -192,25 +200,32 @@ def test_a_partitioned_read_is_the_union_of_every_nodes_partitions(
     """uuid keys written in upper case reach the node that owns their
     canonical text; each Spark partition reads one node's rows."""
     cluster = cluster_factory(NODES)
-    on_every_node(cluster, "CREATE TABLE devices (id uuid PRIMARY KEY, name text) "
-                           "PARTITION BY HASH (id)")
+    on_every_node(cluster, 'CREATE TABLE devices ("Device Id" uuid PRIMARY KEY, name text) '
+                           'PARTITION BY HASH ("Device Id")')
     devices = [(str(uuid.UUID(int=n * 0x9E3779B97F4A7C15 % 2**128)), f"device {n}")
                for n in range(3000)]
     frame = spark.createDataFrame([(key.upper(), name) for key, name in devices],
-                                  "id string, name string")
+                                  "`Device Id` string, name string")
     write(frame.repartition(3), cluster, table="devices")
     for index, node in enumerate(cluster.nodes):
-        assert rows_of(node, "SELECT id::text, name FROM devices") == owned(
+        assert rows_of(node, 'SELECT "Device Id"::text, name FROM devices') == owned(
             devices, lambda row: row[0], index)
     loaded = read(spark, cluster, table="devices", numPartitions=2)
     assert loaded.rdd.getNumPartitions() == 2 * NODES
-    tagged = loaded.select(F.spark_partition_id().alias("p"), "id", "name").collect()
-    assert sorted((row.id, row.name) for row in tagged) == sorted(devices)
-    assert all(partition_of(row.id, NODES) == row.p // 2 for row in tagged)
+    tagged = [(row.p, row["Device Id"], row.name) for row in loaded.select(
+        F.spark_partition_id().alias("p"), "`Device Id`", "name").collect()]
+    assert sorted((key, name) for _, key, name in tagged) == sorted(devices)
+    assert all(partition_of(key, NODES) == p // 2 for p, key, _ in tagged)
     # a query runs on every node: Spark gets the union of their answers
     queried = read(spark, cluster, query="SELECT name FROM devices WHERE name LIKE '%7'")
     assert sorted(row.name for row in queried.collect()) == sorted(
         name for _, name in devices if name.endswith("7"))
+    # a cluster listed out of order (or missing a node) is refused, naming the node
+    reversed_urls = ",".join(reversed(cluster.urls))
+    with pytest.raises(PySparkException, match=r'option "cluster": node 0 \(127\.0\.0\.1:\d+\) '
+                                               r"serves partition 2/3, not 0/3"):
+        spark.read.format("sqlext").option("cluster", reversed_urls).option(
+            "table", "devices").load()
 
 
 READINGS = StructType([StructField("id", LongType()), StructField("sensor", LongType()),
@@ -284,6 +299,7 @@ def test_streaming_sink_and_source_per_node_across_a_node_restart(
     writer.processAllAvailable()
     writer.stop()
     assert writer.recentProgress[0]["batchId"] == int(last.name)
+    assert read(spark, cluster, stream="readings").count() == 12 * PER_FILE
     oracle = readings_oracle(12)
     for index, node in enumerate(cluster.nodes):
         assert rows_of(node, "SELECT id, sensor, value FROM readings") == owned(
