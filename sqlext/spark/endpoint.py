@@ -49,16 +49,19 @@ class Endpoint:
 
     @contextmanager
     def talking(self) -> Iterator[None]:
-        """Turn psycopg's errors into SqlextError, keeping the SQLSTATE; a
-        node that cannot be reached (or is lost) is 08006 naming the node."""
+        """Turn psycopg's errors into SqlextError, keeping the SQLSTATE; an
+        error of the connection itself (a node that cannot be reached, or
+        is lost) is 08006 naming the node."""
         try:
             yield
         except psycopg.Error as exc:
             diagnostic = exc.diag
             message = diagnostic.message_primary or str(exc).strip()
             if exc.sqlstate is None:
-                raise SqlextError(_CONNECTION_FAILURE,
-                                  f"{self.node} is down or unreachable: {message}") from None
+                lost = isinstance(exc, psycopg.OperationalError)
+                raise SqlextError(_CONNECTION_FAILURE, f"{self.node}"
+                                  f"{' is down or unreachable' if lost else ''}: {message}"
+                                  ) from None
             raise SqlextError(exc.sqlstate, message, diagnostic.message_detail,
                               diagnostic.message_hint) from None
 

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from catalog import types
 from catalog.partitioning import BYTES_KEYS, GAMMA, INTEGER_KEYS, MIX_1, MIX_2, bytes_word
+from sqlext.spark.catalog_lookup import PartitionKey
 
 _WORD: Final = pa.uint64()
 _HEX_GROUPS: Final = ((0, 8), (8, 12), (12, 16), (16, 20), (20, 32))
@@ -86,19 +87,18 @@ def _mix(words: pa.Array) -> pa.Array:
 @dataclass(frozen=True, slots=True)
 class Router:
     """How a write's rows are shared out among ``count`` nodes: by the
-    owner of the ``key`` column, or (no key: a replicated relation) every
-    row to every node."""
+    owner of their ``key``, or (no key: a replicated relation) every row to
+    every node."""
 
     count: int
-    key: str | None = None
-    key_type: int = types.INT8
+    key: PartitionKey | None = None
 
     def shares(self, batch: pa.RecordBatch) -> list[pa.RecordBatch]:
         """The rows of ``batch`` for each node, in node order (each in the
         order the batch has them)."""
         if self.key is None:
             return [batch] * self.count
-        owner = owners(batch.column(self.key), self.key_type, self.count)
+        owner = owners(batch.column(self.key.column), self.key.type_oid, self.count)
         grouped = batch.take(pc.sort_indices(owner))  # a stable sort
         counted = pc.value_counts(owner)
         sizes = dict(zip(counted.field("values").to_pylist(),

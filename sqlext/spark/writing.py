@@ -116,7 +116,7 @@ def _router(key: PartitionKey | None, relation: Relation, schema: StructType,
                                    f'"{relation.label}" ({types.format_type(key.type_oid)}): the '
                                    f"DataFrame's column must be {wanted(key.type_oid)}, not "
                                    f"{schema[key.column].dataType.simpleString()}")
-    return Router(count, key.column, key.type_oid)
+    return Router(count, key)
 
 
 class BatchWriter(DataSourceArrowWriter):

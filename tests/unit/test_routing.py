@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from catalog import types
 from catalog.partitioning import partition_of
+from sqlext.spark.catalog_lookup import PartitionKey
 from sqlext.spark.routing import Router, owners, routable
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -90,7 +91,7 @@ def test_shares_hold_every_row_once_on_its_owner_in_order(
                                        pa.schema([("k", pa.int64()), ("v", pa.string())]))
     batch = batch.slice(min(offset, batch.num_rows))  # a batch that starts inside its buffers
     rows = rows[min(offset, len(rows)):]
-    shares = Router(count, "k", types.INT8).shares(batch)
+    shares = Router(count, PartitionKey("k", types.INT8)).shares(batch)
     assert len(shares) == count
     for node, share in enumerate(shares):
         assert share.schema == batch.schema
