@@ -9,8 +9,10 @@ Python data source API::
 Reads and writes move typed columns as Arrow streams over COPY; writes are
 exactly once (``sqlext.spark.ledger``); a partitioned read sees one
 snapshot; Structured Streaming reads a stream's batches by id and writes
-micro-batches exactly once. This package is a client: the server never
-imports it.
+micro-batches exactly once. ``.option("cluster", ...)`` in place of
+``url`` works on every node of a cluster of hash-partitioned nodes: writes
+route each row to its owner (``sqlext.spark.routing``), reads union every
+node's partitions. This package is a client: the server never imports it.
 """
 
 from __future__ import annotations

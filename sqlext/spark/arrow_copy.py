@@ -5,7 +5,8 @@ read as record batches while they arrive, and record batches sent with
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
 import pyarrow as pa
@@ -71,14 +72,12 @@ class _CopySink:
         self.closed = True
 
 
-def write_batches(cursor: psycopg.Cursor, target: sql.Composable, schema: pa.Schema,
-                  batches: Iterable[pa.RecordBatch]) -> int:
-    """Send ``batches`` into ``target`` (columns by name); the rows sent."""
+@contextmanager
+def copy_in(cursor: psycopg.Cursor, target: sql.Composable, schema: pa.Schema
+            ) -> Iterator[pa.ipc.RecordBatchStreamWriter]:
+    """``COPY target (columns) FROM STDIN (FORMAT arrow)`` (columns by
+    name): the batches written to the writer it gives go in, once it ends."""
     columns = sql.SQL(", ").join(sql.Identifier(name) for name in schema.names)
     statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT arrow)").format(target, columns)
-    count = 0
     with cursor.copy(statement) as copy, pa.ipc.new_stream(_CopySink(copy), schema) as writer:
-        for batch in batches:
-            count += batch.num_rows
-            writer.write_batch(batch)
-    return count
+        yield writer

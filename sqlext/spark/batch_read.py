@@ -35,8 +35,8 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from sqlext.spark.arrow_copy import read_batches
-from sqlext.spark.catalog_lookup import Relation, batch_span, find, primary_key
-from sqlext.spark.endpoint import READ_TASK
+from sqlext.spark.catalog_lookup import Relation, batch_span, find, partition_key, primary_key
+from sqlext.spark.endpoint import READ_TASK, Endpoint
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
 from sqlext.spark.spark_types import arrow_schema, conformed
@@ -81,9 +81,10 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Range(InputPartition):
-    """One partition: the rows whose ``column`` is in [low, high) (an open
-    end where None; the first range also takes NULLs)."""
+    """One partition: the rows of node ``node`` whose ``column`` is in
+    [low, high) (an open end where None; the first range also takes NULLs)."""
 
+    node: int
     source: Source
     column: str | None
     low: Any
@@ -112,21 +113,19 @@ class BatchReader(DataSourceReader):
         self.arrow = arrow_schema(schema)
 
     def partitions(self) -> Sequence[InputPartition]:
+        """Each node's partitions, planned on that node; a replicated table
+        or stream is read from node 0 alone."""
         options = self.options
-        with options.endpoint.connect() as connection:
+        with options.catalog_node.connect() as connection:
             source = Source.of(connection, options)
-            column, bounds = _split(connection, source, options)
-            if not bounds:
-                return [Range(source, None, None, None, True, None)]
-            snapshot = connection.execute("SELECT sqlext_export_snapshot(%s)",
-                                          (options.snapshot_idle_s,)).fetchone()[0]
-        edges = [None, *bounds, None]
-        return [Range(source, column, low, high, index == 0, snapshot)
-                for index, (low, high) in enumerate(itertools.pairwise(edges))]
+            replicated = source.relation is not None and (
+                partition_key(connection, source.relation) is None)
+        nodes = options.nodes[:1] if replicated else options.nodes
+        return [partition for node in nodes for partition in _plan(node, source, options)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, Range)
-        with self.options.endpoint.connect(READ_TASK) as connection:
+        with self.options.nodes[partition.node].connect(READ_TASK) as connection:
             if partition.snapshot is not None:
                 _join(connection, partition.snapshot, self.options)
             for batch in read_batches(connection,
@@ -134,6 +133,20 @@ class BatchReader(DataSourceReader):
                 yield conformed(batch, self.arrow)
             if partition.snapshot is not None:
                 connection.execute("COMMIT")
+
+
+def _plan(endpoint: Endpoint, source: Source, options: Options) -> list[Range]:
+    """One node's partitions, all reading one snapshot the node exports."""
+    index = endpoint.node.partition
+    with endpoint.connect() as connection:
+        column, bounds = _split(connection, source, options)
+        if not bounds:
+            return [Range(index, source, None, None, None, True, None)]
+        snapshot = connection.execute("SELECT sqlext_export_snapshot(%s)",
+                                      (options.snapshot_idle_s,)).fetchone()[0]
+    edges = [None, *bounds, None]
+    return [Range(index, source, column, low, high, number == 0, snapshot)
+            for number, (low, high) in enumerate(itertools.pairwise(edges))]
 
 
 def _join(connection: psycopg.Connection, snapshot: str, options: Options) -> None:

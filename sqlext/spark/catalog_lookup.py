@@ -1,9 +1,10 @@
 """What the data source learns from sqlext's catalog: the relation an
-option names, its primary key, whether it is a stream (and its batch
-column), and a query's exact column types."""
+option names, its primary key, its partition key, whether it is a stream
+(and its batch column), and a query's exact column types."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import psycopg
@@ -22,6 +23,9 @@ _PRIMARY_KEY = """
 SELECT a.attname FROM pg_index i
 JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
 WHERE i.indrelid = to_regclass(%s) AND i.indisprimary"""
+_PARTITION_KEY = "SELECT pg_get_partkeydef(to_regclass(%s))"
+_COLUMN_TYPE = "SELECT atttypid FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = %s"
+_HASH = re.compile(r'HASH \((?:"((?:[^"]|"")+)"|([^"()]+))\)')
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,19 @@ class Relation:
     @property
     def label(self) -> str:
         return f"{self.schema}.{self.name}"
+
+    @property
+    def regclass(self) -> str:
+        """The name as ``to_regclass`` reads it (quoted)."""
+        return ".".join('"' + part.replace('"', '""') + '"' for part in (self.schema, self.name))
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionKey:
+    """The column a relation is hash-partitioned on (``PARTITION BY HASH``)."""
+
+    column: str
+    type_oid: int
 
 
 def find(connection: psycopg.Connection, name: str) -> Relation:
@@ -68,8 +85,23 @@ def last_batch(connection: psycopg.Connection, stream: Relation) -> int:
 
 def primary_key(connection: psycopg.Connection, relation: Relation) -> str | None:
     """The (first) column of the relation's primary key, if it has one."""
-    row = connection.execute(_PRIMARY_KEY, (relation.label,)).fetchone()
+    row = connection.execute(_PRIMARY_KEY, (relation.regclass,)).fetchone()
     return None if row is None else str(row[0])
+
+
+def partition_key(connection: psycopg.Connection, relation: Relation) -> PartitionKey | None:
+    """The relation's partition key; None when it has none, so that it is
+    replicated (the same rows on every node)."""
+    row = connection.execute(_PARTITION_KEY, (relation.regclass,)).fetchone()
+    if row is None or row[0] is None:
+        return None
+    found = _HASH.fullmatch(str(row[0]))
+    assert found is not None, f"sqlext partitions by HASH (column) alone, not {row[0]}"
+    quoted, plain = found.groups()
+    column = plain if quoted is None else quoted.replace('""', '"')
+    typed = connection.execute(_COLUMN_TYPE, (relation.regclass, column)).fetchone()
+    assert typed is not None, f"{relation.label} has no column {column}, its partition key"
+    return PartitionKey(column, int(typed[0]))
 
 
 def query_schema(connection: psycopg.Connection, query: sql.Composable) -> pa.Schema:

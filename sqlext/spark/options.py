@@ -7,13 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from sqlext.spark.endpoint import Endpoint
+from sqlext.spark.endpoint import Endpoint, endpoints
 from sqlext.spark.problems import OptionError
 
 DEFAULT_PARTITIONS: Final = 2
 DEFAULT_SNAPSHOT_IDLE_S: Final = 60.0
 _KNOWN: Final = {
     "url": "sqlext://host:port, with user, password, sslmode as query parameters",
+    "cluster": "a cluster file, or node URLs separated by commas, in partition order",
     "table": "a table or stream to read or write",
     "query": "a SELECT to read",
     "stream": "a stream to read with its batch ids",
@@ -34,7 +35,8 @@ _SPARKS_OWN: Final = frozenset({"path", "checkpointlocation", "queryname"})
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    endpoint: Endpoint
+    nodes: tuple[Endpoint, ...]
+    """The nodes, in partition order (one for a ``url``)."""
     table: str | None = None
     query: str | None = None
     stream: str | None = None
@@ -55,8 +57,10 @@ class Options:
         if unknown:
             raise OptionError(f'unknown option "{unknown[0]}" for format "sqlext"; known: '
                               + "; ".join(f"{name} ({what})" for name, what in _KNOWN.items()))
-        if "url" not in values:
-            raise OptionError('option "url" is required (sqlext://host:port)')
+        located = [name for name in ("url", "cluster") if name in values]
+        if len(located) != 1:
+            raise OptionError('give one of the options "url" (sqlext://host:port) and "cluster" '
+                              "(a cluster file or node URLs)" + (", not both" if located else ""))
         named = [name for name in ("table", "query", "stream") if values.get(name)]
         if len(named) > 1:
             raise OptionError(f'give one of the options "table", "query" and "stream", '
@@ -70,12 +74,18 @@ class Options:
         if starting not in ("earliest", "latest"):
             _number(values, "startingbatch", 0)
         return cls(
-            Endpoint.parse(values["url"]), values.get("table"), values.get("query"),
+            endpoints(located[0], values[located[0]]), values.get("table"), values.get("query"),
             values.get("stream"), values.get("partitioncolumn"), values.get("lowerbound"),
             values.get("upperbound"), _number(values, "numpartitions", 1) or DEFAULT_PARTITIONS,
             values.get("writeid"), values.get("readername", "spark"), starting,
             _number(values, "maxbatchespertrigger", 1),
             float(_number(values, "snapshotidletimeout", 1) or DEFAULT_SNAPSHOT_IDLE_S))
+
+    @property
+    def catalog_node(self) -> Endpoint:
+        """The node the driver asks what names mean (node 0: every node of
+        a cluster has the same relations)."""
+        return self.nodes[0]
 
     def relation(self, purpose: str) -> str:
         """The table or stream a write or a streaming read names."""

@@ -34,7 +34,7 @@ class SqlextDataSource(DataSource):
     def schema(self) -> StructType:
         """The exact column types sqlext reports (a stream's rows with their
         batch_id last)."""
-        with self.parsed.endpoint.connect() as connection:
+        with self.parsed.catalog_node.connect() as connection:
             return spark_schema(query_schema(connection,
                                              schema_source(connection, self.parsed)))
 

@@ -1,12 +1,13 @@
 """spark.readStream.format("sqlext").option("stream", ...): a stream's
-committed batches, each once, in batch-id order; the offsets are batch ids
-(``{"batch_id": n}``: every batch up to n has been read).
+committed batches, each once, in batch-id order on each node; the offsets
+are each node's batch id (``{"nodes": [n0, n1, ...]}``: every batch of
+node i up to ni has been read).
 
-The reader holds the stream (``sqlext_hold_stream``): the server keeps
-every batch above the reader's committed offset, even ones the dataflow has
-consumed, until Spark commits them, so a restarted query finds them all.
-A query that starts below what the stream still holds is refused (55000),
-never given a silent gap.
+The reader holds the stream on each node (``sqlext_hold_stream``): a node
+keeps every batch above the reader's committed offset, even ones the
+dataflow has consumed, until Spark commits them, so a restarted query finds
+them all. A query that starts below what the stream still holds is refused
+(55000), never given a silent gap. A replicated stream is read from node 0.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import psycopg
 import pyarrow as pa
@@ -24,19 +26,21 @@ from pyspark.sql.types import StructType
 
 from sqlext.spark.arrow_copy import read_batches
 from sqlext.spark.batch_read import BATCH_ID
-from sqlext.spark.catalog_lookup import batch_span, find, last_batch
-from sqlext.spark.endpoint import READ_TASK
+from sqlext.spark.catalog_lookup import batch_span, find, last_batch, partition_key
+from sqlext.spark.endpoint import READ_TASK, Endpoint
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
 from sqlext.spark.spark_types import arrow_schema, conformed
 
-_GONE = "55000"
+_GONE: Final = "55000"
+NODES: Final = "nodes"
 
 
 @dataclass(frozen=True, slots=True)
 class Batches(InputPartition):
-    """The stream's batches with ids in (after, through]."""
+    """Node ``node``'s batches of the stream with ids in (after, through]."""
 
+    node: int
     after: int
     through: int
 
@@ -46,13 +50,75 @@ class StreamReader(DataSourceStreamReader):
         self.options = options
         self.arrow = arrow_schema(schema)
         name = options.relation("a streaming read")
-        with options.endpoint.connect() as connection:
+        with options.catalog_node.connect() as connection:
             self.stream = find(connection, name)
-        if not self.stream.is_stream:
-            raise OptionError(f'option "stream": "{name}" is a table, not a stream')
+            if not self.stream.is_stream:
+                raise OptionError(f'option "stream": "{name}" is a table, not a stream')
+            replicated = partition_key(connection, self.stream) is None
+        self.nodes = options.nodes[:1] if replicated else options.nodes
+        """The nodes read: a replicated stream is read from node 0 alone."""
 
-    def initialOffset(self) -> dict[str, int]:
-        with self.options.endpoint.connect() as connection:
+    def initialOffset(self) -> dict[str, list[int]]:
+        return {NODES: [self._register(node) for node in self.nodes]}
+
+    def latestOffset(self, start: dict[str, list[int]], limit: ReadLimit
+                     ) -> dict[str, list[int]]:
+        latest = []
+        for node, after in zip(self.nodes, self._positions(start), strict=True):
+            with node.connect() as connection:
+                last = last_batch(connection, self.stream)
+            if isinstance(limit, ReadMaxFiles):
+                last = min(last, after + limit.max_files)
+            latest.append(max(last, after))
+        return {NODES: latest}
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        """``maxBatchesPerTrigger`` (of each node): batches play the part
+        files play for Spark's file source."""
+        if self.options.max_batches is None:
+            return ReadAllAvailable()
+        return ReadMaxFiles(self.options.max_batches)
+
+    def partitions(self, start: dict[str, list[int]], end: dict[str, list[int]]
+                   ) -> Sequence[InputPartition]:
+        found: list[InputPartition] = []
+        for node, after, through in zip(self.nodes, self._positions(start),
+                                        self._positions(end), strict=True):
+            if through <= after:
+                continue
+            count = min(self.options.partitions, through - after)
+            edges = [after + (through - after) * k // count for k in range(count + 1)]
+            found += [Batches(node.node.partition, low, high)
+                      for low, high in itertools.pairwise(edges)]
+        return found
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        assert isinstance(partition, Batches)
+        column = sql.Identifier(BATCH_ID)
+        query = sql.SQL("SELECT *, {} FROM {} WHERE {} > {} AND {} <= {} ORDER BY {}").format(
+            column, self.stream.identifier, column, sql.Literal(partition.after), column,
+            sql.Literal(partition.through), column)
+        with self.options.nodes[partition.node].connect(READ_TASK) as connection:
+            for batch in read_batches(connection, query):
+                yield conformed(batch, self.arrow)
+
+    def commit(self, end: dict[str, list[int]]) -> None:
+        for node, after in zip(self.nodes, self._positions(end), strict=True):
+            with node.connect() as connection:
+                self._hold(connection, after)
+
+    def _positions(self, offset: dict[str, list[int]]) -> list[int]:
+        """Each node's batch id in ``offset``."""
+        positions = offset[NODES]
+        if len(positions) != len(self.nodes):
+            raise OptionError(f"the streaming query's checkpoint holds offsets of "
+                              f"{len(positions)} node(s), but it reads {len(self.nodes)}: a "
+                              f"query keeps the nodes it started with")
+        return [int(position) for position in positions]
+
+    def _register(self, node: Endpoint) -> int:
+        """Where a new query starts on ``node``, held there."""
+        with node.connect() as connection:
             for _attempt in range(3):
                 after = self._start(connection)
                 try:
@@ -62,45 +128,9 @@ class StreamReader(DataSourceStreamReader):
                     if exc.sqlstate != _GONE or self.options.starting_batch != "earliest":
                         raise
                     continue
-                return {BATCH_ID: after}
-        raise SqlextError(_GONE, f'stream "{self.stream.label}" lost its oldest batches '
-                                 "while the reader was registering: try again")
-
-    def latestOffset(self, start: dict[str, int], limit: ReadLimit) -> dict[str, int]:
-        with self.options.endpoint.connect() as connection:
-            latest = last_batch(connection, self.stream)
-        if isinstance(limit, ReadMaxFiles):
-            latest = min(latest, int(start[BATCH_ID]) + limit.max_files)
-        return {BATCH_ID: max(latest, int(start[BATCH_ID]))}
-
-    def getDefaultReadLimit(self) -> ReadLimit:
-        """``maxBatchesPerTrigger``: batches play the part files play for
-        Spark's file source."""
-        if self.options.max_batches is None:
-            return ReadAllAvailable()
-        return ReadMaxFiles(self.options.max_batches)
-
-    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
-        after, through = int(start[BATCH_ID]), int(end[BATCH_ID])
-        if through <= after:
-            return []
-        count = min(self.options.partitions, through - after)
-        edges = [after + (through - after) * k // count for k in range(count + 1)]
-        return [Batches(low, high) for low, high in itertools.pairwise(edges)]
-
-    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        assert isinstance(partition, Batches)
-        column = sql.Identifier(BATCH_ID)
-        query = sql.SQL("SELECT *, {} FROM {} WHERE {} > {} AND {} <= {} ORDER BY {}").format(
-            column, self.stream.identifier, column, sql.Literal(partition.after), column,
-            sql.Literal(partition.through), column)
-        with self.options.endpoint.connect(READ_TASK) as connection:
-            for batch in read_batches(connection, query):
-                yield conformed(batch, self.arrow)
-
-    def commit(self, end: dict[str, int]) -> None:
-        with self.options.endpoint.connect() as connection:
-            self._hold(connection, int(end[BATCH_ID]))
+                return after
+        raise SqlextError(_GONE, f'stream "{self.stream.label}" lost its oldest batches on '
+                                 f"{node.node} while the reader was registering: try again")
 
     def _start(self, connection: psycopg.Connection) -> int:
         """The offset a new query starts from."""

@@ -1,7 +1,10 @@
 """df.write.format("sqlext") and writeStream.format("sqlext"): each Spark
-task's rows go in as one transaction (one batch of a stream) with
-``COPY target (columns) FROM STDIN (FORMAT arrow)``, exactly once
-(``sqlext.spark.ledger``).
+task's rows go to the nodes that own them (``sqlext.spark.routing``; all
+of them to every node when the relation is replicated), each node's share
+as one transaction there (one batch of a stream) with ``COPY target
+(columns) FROM STDIN (FORMAT arrow)``, exactly once per node
+(``sqlext.spark.node_write``). A node that cannot be reached fails the
+task (08006, naming the node): its rows are never sent to another.
 
 A stream with a ``batch_column`` gets its id from the rows when the frame
 has that column; otherwise the task gives its batch the stream's next id,
@@ -12,9 +15,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 
-import psycopg
 import pyarrow as pa
 from psycopg import sql
 from pyspark import TaskContext
@@ -25,12 +28,14 @@ from pyspark.sql.datasource import (
 )
 from pyspark.sql.types import StructType
 
+from catalog import types
 from sqlext.spark import ledger
-from sqlext.spark.arrow_copy import write_batches
-from sqlext.spark.catalog_lookup import Relation, find, last_batch
-from sqlext.spark.endpoint import WRITE_TASK
+from sqlext.spark.catalog_lookup import PartitionKey, Relation, find, partition_key
+from sqlext.spark.node_write import WriteKey, node_write
 from sqlext.spark.options import Options
 from sqlext.spark.problems import OptionError, SqlextError
+from sqlext.spark.routing import Router, routable, wanted
+from sqlext.spark.spark_types import arrow_schema
 
 _STREAMING_EPOCH = "streaming.sql.batchId"
 _STREAMING_QUERY = "sql.streaming.queryId"
@@ -46,76 +51,72 @@ class Written(WriterCommitMessage):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where a write goes, found once on the driver."""
+    """Where a write goes, found once on the driver: the relation on each
+    node (its OID differs from node to node) and how rows are shared out
+    among the nodes."""
 
     options: Options
-    relation: Relation
-    names: tuple[str, ...]
-    """The frame's columns."""
+    relations: tuple[Relation, ...]
+    router: Router
+    batch_column: str | None
+    """The stream's batch column when sqlext numbers its batches (the frame
+    lacks it)."""
 
     @classmethod
     def of(cls, options: Options, schema: StructType, purpose: str) -> Target:
         name = options.relation(purpose)
-        with options.endpoint.connect() as connection:
-            relation = find(connection, name)
-            ledger.prepare(connection)
-        return cls(options, relation, tuple(schema.fieldNames()))
+        relations: list[Relation] = []
+        key: PartitionKey | None = None
+        for node in options.nodes:
+            with node.connect() as connection:
+                relations.append(find(connection, name))
+                if node is options.catalog_node:
+                    key = partition_key(connection, relations[0])
+                ledger.prepare(connection)
+        column = relations[0].batch_column
+        return cls(options, tuple(relations), _router(key, relations[0], schema, len(relations)),
+                   column if column is not None and column not in schema.fieldNames() else None)
+
+    @property
+    def relation(self) -> Relation:
+        return self.relations[0]
 
     def write(self, writer: str, epoch: int, batches: Iterator[pa.RecordBatch]) -> Written:
-        """One task's rows, exactly once under (writer, epoch, partition).
-
-        The rows go out before the key is claimed, in the same transaction:
-        sending them does not need the serial executor, so one task's rows
-        travel while another's go in; a key found taken then rolls the rows
-        back. A stream that takes its batch id from sqlext claims first: the
-        id is read once the transaction owns the executor."""
-        part = TaskContext.get().partitionId()
-        target = self.relation
-        numbered = self._numbered_by_sqlext()
-        with self.options.endpoint.connect(WRITE_TASK) as connection:
-            if ledger.done(connection, target, writer, epoch, part):
-                return Written(writer, part, 0, True)
-            taken = False
-            with connection.transaction():
-                if numbered:
-                    taken = not ledger.claim(connection, target, writer, epoch, part)
-                    if taken:
-                        raise psycopg.Rollback
-                    batches = self._with_batch_id(connection, batches)
-                count = self._send(connection, batches)
-                if not numbered:
-                    taken = not ledger.claim(connection, target, writer, epoch, part)
-                    if taken:
-                        raise psycopg.Rollback
-                ledger.written(connection, target, writer, epoch, part, count)
-        return Written(writer, part, 0 if taken else count, taken)
-
-    def _send(self, connection: psycopg.Connection, batches: Iterator[pa.RecordBatch]) -> int:
-        first = next(batches, None)
-        if first is None:
-            return 0
-        return write_batches(connection.cursor(), self.relation.identifier, first.schema,
-                             _chain(first, batches))
-
-    def _numbered_by_sqlext(self) -> bool:
-        """A stream with a batch column the frame lacks: its id comes from
-        sqlext."""
-        column = self.relation.batch_column
-        return column is not None and column not in self.names
-
-    def _with_batch_id(self, connection: psycopg.Connection, batches: Iterator[pa.RecordBatch]
-                       ) -> Iterator[pa.RecordBatch]:
-        """The batches, with the stream's next batch id in its batch column."""
-        column = self.relation.batch_column
-        assert column is not None
-        batch_id = last_batch(connection, self.relation) + 1
-        return (batch.append_column(column, pa.array([batch_id] * batch.num_rows, pa.int64()))
-                for batch in batches)
+        """One task's rows: each node's share as one transaction on that
+        node, exactly once under (writer, epoch, partition) in its ledger."""
+        key = WriteKey(writer, epoch, TaskContext.get().partitionId())
+        with ExitStack() as stack:
+            shares = [stack.enter_context(node_write(node, relation, self.batch_column, key))
+                      for node, relation in zip(self.options.nodes, self.relations, strict=True)]
+            if all(share.skipped for share in shares):
+                return Written(writer, key.part, 0, True)
+            for batch in batches:
+                for share, rows in zip(shares, self.router.shares(batch), strict=True):
+                    if rows.num_rows:
+                        share.send(rows)
+            for share in shares:
+                share.finish()
+        return Written(writer, key.part, sum(share.rows for share in shares),
+                       all(share.skipped for share in shares))
 
 
-def _chain(first: pa.RecordBatch, rest: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    yield first
-    yield from rest
+def _router(key: PartitionKey | None, relation: Relation, schema: StructType,
+            count: int) -> Router:
+    """Rows by their key's owner; every row to every node when the relation
+    is replicated (or there is one node: nothing to route). The frame must
+    carry the key, as a column routing reads exactly as the node stores it."""
+    if key is None or count == 1:
+        return Router(count)
+    if key.column not in schema.fieldNames():
+        raise SqlextError("42703", f'the DataFrame has no column "{key.column}", the partition '
+                                   f'key of "{relation.label}"')
+    column_type = arrow_schema(schema).field(key.column).type
+    if not routable(key.type_oid, column_type):
+        raise SqlextError("42804", f'column "{key.column}" is the partition key of '
+                                   f'"{relation.label}" ({types.format_type(key.type_oid)}): the '
+                                   f"DataFrame's column must be {wanted(key.type_oid)}, not "
+                                   f"{schema[key.column].dataType.simpleString()}")
+    return Router(count, key)
 
 
 class BatchWriter(DataSourceArrowWriter):
@@ -129,13 +130,15 @@ class BatchWriter(DataSourceArrowWriter):
             self._empty()
 
     def _empty(self) -> None:
-        relation = self.target.relation
-        if relation.is_stream:
-            raise OptionError(f'mode "overwrite": "{relation.label}" is a stream, and streams '
-                              'are append-only (use mode "append")')
-        with self.target.options.endpoint.connect() as connection, connection.transaction():
-            connection.execute(sql.SQL("TRUNCATE {}").format(relation.identifier))
-            ledger.forget(connection, relation, self.writer)
+        """Every node's rows go (each node in its own transaction)."""
+        target = self.target
+        if target.relation.is_stream:
+            raise OptionError(f'mode "overwrite": "{target.relation.label}" is a stream, and '
+                              'streams are append-only (use mode "append")')
+        for node, relation in zip(target.options.nodes, target.relations, strict=True):
+            with node.connect() as connection, connection.transaction():
+                connection.execute(sql.SQL("TRUNCATE {}").format(relation.identifier))
+                ledger.forget(connection, relation, self.writer)
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> Written:
         return self.target.write(self.writer, 0, iterator)
@@ -161,8 +164,10 @@ class StreamWriter(DataSourceStreamArrowWriter):
         query = _query_of(messages)
         if query is None:
             return
-        with self.target.options.endpoint.connect() as connection:
-            ledger.finish_epoch(connection, self.target.relation, query, batchId)
+        target = self.target
+        for node, relation in zip(target.options.nodes, target.relations, strict=True):
+            with node.connect() as connection:
+                ledger.finish_epoch(connection, relation, query, batchId)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         """The tasks that wrote keep their rows: Spark runs the micro-batch

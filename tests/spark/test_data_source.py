@@ -281,6 +281,6 @@ def test_bad_options_are_named(spark: SparkSession, source_server: ServerProcess
 
 
 def test_a_bad_url_is_named(spark: SparkSession, source_server: ServerProcess) -> None:
-    with pytest.raises(PySparkException, match='option "url" must look like sqlext://'):
-        spark.read.format("sqlext").option("url", "postgresql://x").option(
-            "table", "t").load()
+    with pytest.raises(PySparkException,
+                       match='option "url": "http://x" is not a node URL like sqlext://'):
+        spark.read.format("sqlext").option("url", "http://x").option("table", "t").load()
