@@ -7,7 +7,6 @@ across a node restart. The oracle is ``catalog.partitioning.partition_of``."""
 
 from __future__ import annotations
 
-import json
 import threading
 import uuid
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from pyspark.sql.types import LongType, StructField, StructType
 from catalog.partitioning import partition_of
 from tests.fixtures.cluster import LocalCluster
 from tests.fixtures.servers import ServerProcess
+from tests.fixtures.spark import add_json_files
 from tests.fixtures.waiting import wait_until
 
 NODES = 3
@@ -235,13 +235,8 @@ PER_FILE = 40
 
 def add_files(folder: Path, first: int, last: int) -> None:
     """Files first..last of readings; file f holds ids 40f .. 40f+39."""
-    folder.mkdir(exist_ok=True)
-    for number in range(first, last + 1):
-        lines = [json.dumps({"id": i, "sensor": i % 23, "value": i % 7})
-                 for i in range(number * PER_FILE, (number + 1) * PER_FILE)]
-        staged = folder / f".{number}.tmp"
-        staged.write_text("\n".join(lines) + "\n")
-        staged.rename(folder / f"readings-{number:04d}.json")
+    add_json_files(folder, first, last, PER_FILE,
+                   lambda i: {"id": i, "sensor": i % 23, "value": i % 7}, "readings")
 
 
 def readings_oracle(files: int) -> list[Row]:

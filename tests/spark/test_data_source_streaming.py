@@ -5,7 +5,6 @@ committed batch of a stream once, in order, across restarts."""
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
 from pathlib import Path
@@ -20,7 +19,7 @@ from pyspark.sql.streaming import StreamingQuery
 from pyspark.sql.types import BooleanType, LongType, StructField, StructType
 
 from tests.fixtures.servers import ServerProcess, start_server, unique
-from tests.fixtures.spark import source_url
+from tests.fixtures.spark import add_json_files, source_url
 
 EVENTS = StructType([StructField("id", LongType()), StructField("account", LongType()),
                      StructField("amount", LongType())])
@@ -29,13 +28,8 @@ ROWS_PER_FILE = 50
 
 def add_files(folder: Path, first: int, last: int) -> None:
     """Files first..last of events; file f holds ids 50f .. 50f+49."""
-    folder.mkdir(exist_ok=True)
-    for number in range(first, last + 1):
-        lines = [json.dumps({"id": i, "account": i % 7, "amount": i % 13})
-                 for i in range(number * ROWS_PER_FILE, (number + 1) * ROWS_PER_FILE)]
-        staged = folder / f".{number}.tmp"
-        staged.write_text("\n".join(lines) + "\n")
-        staged.rename(folder / f"events-{number:04d}.json")
+    add_json_files(folder, first, last, ROWS_PER_FILE,
+                   lambda i: {"id": i, "account": i % 7, "amount": i % 13}, "events")
 
 
 def oracle(files: range) -> dict[int, tuple[int, int]]:
