@@ -79,8 +79,10 @@ def _stream(stream: Relation, catalog: Catalog) -> str:
         settings.append(("keep_batches", str(options.keep_batches)))
     shown = ", ".join(f"{name} = '{value.replace(chr(39), chr(39) * 2)}'"
                       for name, value in settings if value is not None)
+    partition = (f" PARTITION BY HASH ({quote_name(stream.partition_key)})"
+                 if stream.partition_key is not None else "")
     return (f"CREATE STREAM {_qualified(stream.schema, stream.name)} ({', '.join(parts)})"
-            + (f" WITH ({shown})" if shown else ""))
+            + partition + (f" WITH ({shown})" if shown else ""))
 
 
 def _column(table: Relation, column: Column, catalog: Catalog) -> str:

@@ -93,6 +93,10 @@ def test_the_partition_key_shows_in_the_catalog_and_is_checked(
         assert connection.execute(
             "SELECT partrelid::regclass::text, partstrat, partnatts FROM pg_partitioned_table "
             "ORDER BY 1").fetchall() == [("s", "h", 1), ("t", "h", 1)]
+        # the dataflow's text (what pg_dump keeps of streams) declares the key
+        assert connection.execute(
+            "SELECT definition FROM sqlext.dataflow WHERE definition LIKE 'CREATE STREAM%'"
+        ).fetchall() == [("CREATE STREAM public.s (k bigint, v integer) PARTITION BY HASH (k)",)]
         connection.execute("ALTER TABLE t RENAME COLUMN k TO key")
         assert connection.execute(
             "SELECT pg_get_partkeydef('t'::regclass)").fetchone() == ("HASH (key)",)
