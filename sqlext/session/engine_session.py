@@ -53,6 +53,7 @@ from sqlext.session import snapshot_rows
 from sqlext.session.activity import Activity
 from sqlext.session.batch import batch_plan, execute_batch, fixed_sizes
 from sqlext.session.dataflow_rows import run_definitions
+from sqlext.session.executor_wait import ExecutorWait
 from sqlext.session.exported_snapshots import Holder, SnapshotHolders
 from sqlext.session.identity import NONE, Identity
 from sqlext.session.portals import (
@@ -347,6 +348,7 @@ class EngineSession:
         self._apply_startup(startup)
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
+        self.executor_wait = ExecutorWait(host.loop)
         self.streaming: Portal | None = None
         """The portal whose rows are being sent (a CancelRequest stops it)."""
         self.notices: list[Notice] = []
@@ -844,8 +846,23 @@ class EngineSession:
         token = self.token
         if token.cancel_requested:
             self.executor.withdraw(token)
+            self.executor_wait.ended()
             token.cancel_requested = False
             raise errors.QueryCanceled("canceling statement due to user request")
+        expired = self.executor_wait.expired()
+        if expired is not None:
+            self.executor.withdraw(token)
+            raise expired
+        try:
+            self._take_executor(writes, observes, command, lock)
+        except WouldBlock as blocked:
+            self.executor_wait.waiting(blocked.wakeup, self.statement_timeout_ms,
+                                       int(self.settings["lock_timeout"]))
+            raise
+        self.executor_wait.ended()
+
+    def _take_executor(self, writes: bool, observes: bool, command: str, lock: bool) -> None:
+        token = self.token
         if observes and not self.executor.owns(token):
             return
         block = self.block

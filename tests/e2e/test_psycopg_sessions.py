@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Callable
 
 import psycopg
 import pytest
@@ -184,6 +185,29 @@ def test_statement_timeout(server: ServerProcess) -> None:
             conn.execute("SELECT count(*) FROM generate_series(1, 100000000) a")
         conn.execute("RESET statement_timeout")
         assert conn.execute("SHOW statement_timeout").fetchone() == ("0",)
+
+
+def test_a_wait_for_the_executor_ends_at_the_statement_or_lock_timeout(
+        server_factory: Callable[..., ServerProcess]) -> None:
+    """Another session's open transaction holds the executor: a statement
+    waiting for it is a statement waiting for a lock, as in PostgreSQL."""
+    server = server_factory("--in-memory")
+    with server.connect(autocommit=True) as holder, server.connect(autocommit=True) as waiter:
+        holder.execute("CREATE TABLE held (a int)")
+        holder.execute("BEGIN")
+        holder.execute("INSERT INTO held VALUES (1)")
+        for setting, error, message in (
+                ("statement_timeout = '300ms'", pg_errors.QueryCanceled, "statement timeout"),
+                ("lock_timeout = '200ms'", pg_errors.LockNotAvailable, "lock timeout")):
+            waiter.execute(f"SET {setting}")
+            started = time.monotonic()
+            with pytest.raises(error, match=message):
+                waiter.execute("SELECT count(*) FROM held")
+            assert time.monotonic() - started < 10
+            waiter.execute("RESET ALL")
+        holder.execute("COMMIT")
+        waiter.execute("SET lock_timeout = '200ms'")
+        assert waiter.execute("SELECT count(*) FROM held").fetchone() == (1,)
 
 
 def test_describe_never_executes(server: ServerProcess) -> None:
