@@ -45,8 +45,8 @@ class WriteKey:
 def node_write(endpoint: Endpoint, relation: Relation, batch_column: str | None,
                key: WriteKey) -> Iterator[NodeWrite]:
     """The node's transaction for the share (or the share found written
-    before: ``skipped``). Left without ``finish`` (another node failed), it
-    rolls back."""
+    before: ``skipped``). Left without ``commit`` (this or another node
+    failed), it rolls back."""
     with endpoint.connect(WRITE_TASK) as connection, ExitStack() as copying:
         share = NodeWrite(endpoint, connection, relation, batch_column, key, copying)
         share.begin()
@@ -54,7 +54,8 @@ def node_write(endpoint: Endpoint, relation: Relation, batch_column: str | None,
 
 
 class NodeWrite:
-    """``send`` the share's batches, then ``finish`` commits them with the key."""
+    """``send`` the share's batches, ``prepare`` puts them in with the key,
+    ``commit`` commits."""
 
     def __init__(self, endpoint: Endpoint, connection: psycopg.Connection, relation: Relation,
                  batch_column: str | None, key: WriteKey, copying: ExitStack) -> None:
@@ -97,8 +98,10 @@ class NodeWrite:
             self._copy.write_batch(batch)
         self.rows += batch.num_rows
 
-    def finish(self) -> None:
-        """The share's rows go in with the key, and commit."""
+    def prepare(self) -> None:
+        """The share's rows go in with the key, not committed yet: every
+        node of the task prepares before any commits, so an error on one
+        (a duplicate key, a check) leaves no node with part of the task."""
         if self.skipped:
             return
         with self.endpoint.talking():
@@ -107,7 +110,13 @@ class NodeWrite:
                 self._claim()
             if not self.skipped:
                 ledger.written(self.connection, self.relation, *self._key(), self.rows)
-            self.connection.execute("ROLLBACK" if self.skipped else "COMMIT")
+            else:
+                self.connection.execute("ROLLBACK")
+
+    def commit(self) -> None:
+        if not self.skipped:
+            with self.endpoint.talking():
+                self.connection.execute("COMMIT")
 
     def _claim(self) -> bool:
         """Claims the key; False (and nothing to write) if it was taken."""

@@ -83,7 +83,10 @@ class Target:
 
     def write(self, writer: str, epoch: int, batches: Iterator[pa.RecordBatch]) -> Written:
         """One task's rows: each node's share as one transaction on that
-        node, exactly once under (writer, epoch, partition) in its ledger."""
+        node, exactly once under (writer, epoch, partition) in its ledger.
+        Every node's share is in before any commits: only a node lost
+        between two commits leaves the task on some nodes, and the task's
+        retry then completes it (each node's ledger knows what it has)."""
         key = WriteKey(writer, epoch, TaskContext.get().partitionId())
         with ExitStack() as stack:
             shares = [stack.enter_context(node_write(node, relation, self.batch_column, key))
@@ -95,7 +98,9 @@ class Target:
                     if rows.num_rows:
                         share.send(rows)
             for share in shares:
-                share.finish()
+                share.prepare()
+            for share in shares:
+                share.commit()
         return Written(writer, key.part, sum(share.rows for share in shares),
                        all(share.skipped for share in shares))
 

@@ -176,6 +176,30 @@ def test_a_node_that_is_down_fails_the_write_which_reruns_once_it_is_back(
 
 
 @pytest.mark.usefixtures("source_server")
+def test_a_task_that_fails_on_one_node_leaves_no_node_with_part_of_it(
+        spark: SparkSession, cluster_factory: Callable[[int], LocalCluster]) -> None:
+    cluster = cluster_factory(NODES)
+    on_every_node(cluster, "CREATE TABLE orders (id bigint PRIMARY KEY, customer bigint) "
+                           "PARTITION BY HASH (customer)")
+    frame = spark.range(0, 300, numPartitions=1).select("id", (F.col("id") % 101).alias(
+        "customer"))
+    oracle = [(i, i % 101) for i in range(300)]
+    clash = next(row for row in oracle if partition_of(row[1], NODES) == NODES - 1)
+    with cluster.nodes[-1].connect(autocommit=True) as conn:  # the last node prepares last
+        conn.execute("INSERT INTO orders VALUES (%s, %s)", clash)
+    with pytest.raises(PySparkException, match=r"\[SQLSTATE 23505\]"):
+        write(frame, cluster, table="orders", writeId="orders-1")
+    for node in cluster.nodes[:-1]:
+        assert rows_of(node, "SELECT id, customer FROM orders") == []
+    with cluster.nodes[-1].connect(autocommit=True) as conn:
+        conn.execute("DELETE FROM orders")
+    write(frame, cluster, table="orders", writeId="orders-1")
+    for index, node in enumerate(cluster.nodes):
+        assert rows_of(node, "SELECT id, customer FROM orders") == owned(
+            oracle, lambda row: row[1], index)
+
+
+@pytest.mark.usefixtures("source_server")
 def test_a_replicated_table_goes_to_every_node_and_is_read_from_node_0(
         spark: SparkSession, cluster_factory: Callable[[int], LocalCluster]) -> None:
     cluster = cluster_factory(NODES)
