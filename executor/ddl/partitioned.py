@@ -29,17 +29,26 @@ def owner_check(relation_oid: int, key: str) -> str:
             f'({OWNS}("{key.replace(chr(34), chr(34) * 2)}", {relation_oid}))')
 
 
-def misrouted(relation: Relation | None, key: Any, owner: int,
-              placement: Placement) -> errors.SqlError:
-    name = relation.name if relation is not None else "?"
-    column = relation.partition_key if relation is not None else "?"
-    shown = key.hex() if isinstance(key, bytes) else key
+def misrouted(relation: Relation, key: Any, owner: int, placement: Placement
+              ) -> errors.SqlError:
     return errors.CheckViolation(
-        f'row for relation "{name}" belongs to partition {owner} of {placement.count}, '
-        f"not to this node (partition {placement.index} of {placement.count})",
-        detail=f"Partition key of the failing row contains ({column}) = ({shown}).",
+        f'row for relation "{relation.name}" belongs to partition {owner} of '
+        f"{placement.count}, not to this node (partition {placement.index} of "
+        f"{placement.count})",
+        detail=f"Partition key of the failing row contains ({relation.partition_key}) = "
+               f"({_shown(key)}).",
         hint=f"Send it to the node that serves partition {owner}/{placement.count}, or "
              "write through a client that routes rows by key (the sqlext Spark data "
              'source\'s "cluster" option).',
-        schema=relation.schema if relation is not None else None, table=name)
+        schema=relation.schema, table=relation.name)
+
+
+def _shown(key: Any) -> str:
+    """The key as PostgreSQL's DETAIL prints it (its storage form is its text
+    but for bytea; NULL is null)."""
+    if key is None:
+        return "null"
+    if isinstance(key, bytes):
+        return "\\x" + key.hex()
+    return str(key)
 

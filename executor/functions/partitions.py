@@ -20,13 +20,11 @@ def _owns(runtime: Runtime) -> Function:
 
     def owns(key: Any, relation_oid: int) -> int:
         placement = executor.placement
-        if placement.count == 1:
+        if placement.owns(key):
             return 1
-        owner = partition_of(key, placement.count)
-        if owner == placement.index:
-            return 1
-        raise misrouted(executor.context.catalog.relation_by_oid(relation_oid), key, owner,
-                        placement)
+        relation = executor.context.catalog.relation_by_oid(relation_oid)
+        assert relation is not None  # the CHECK is on this relation's table
+        raise misrouted(relation, key, partition_of(key, placement.count), placement)
     return owns
 
 

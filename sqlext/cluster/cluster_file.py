@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from catalog.partitioning import partition_of
-
 SCHEMES: Final = ("sqlext", "postgresql", "postgres")
 DEFAULT_PORT: Final = 5499
 DEFAULT_DATABASE: Final = "sqlext"
@@ -94,10 +92,6 @@ class Cluster:
     @property
     def partitions(self) -> int:
         return len(self.nodes)
-
-    def owner(self, key: object) -> Node:
-        """The node that owns rows with this partition key."""
-        return self.nodes[partition_of(key, len(self.nodes))]
 
 
 def load(source: str) -> Cluster:

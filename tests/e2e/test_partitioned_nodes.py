@@ -76,6 +76,19 @@ def test_a_node_keeps_the_rows_it_owns_and_names_the_owner_of_the_others(
         with pytest.raises(psycopg.errors.CheckViolation), \
                 connection.cursor().copy("COPY accounts FROM STDIN") as copy:
             copy.write_row((stranger, 1))
+        # a NULL key belongs to partition 0, so node 1 names it in PostgreSQL's words
+        with cluster.nodes[1].connect(autocommit=True) as other:
+            other.execute("CREATE TABLE notes (k bytea, v int) PARTITION BY HASH (k)")
+            null = _refusal(cluster.nodes[1], "INSERT INTO notes VALUES (NULL, 1)")
+            assert null.diag.message_detail == (
+                "Partition key of the failing row contains (k) = (null).")
+            stranger_bytes = next(bytes([b]) for b in range(256)
+                                  if partition_of(bytes([b]), 3) == 0)
+            error = _refusal(cluster.nodes[1],
+                             f"INSERT INTO notes VALUES ('\\x{stranger_bytes.hex()}', 1)")
+            assert error.diag.message_detail == (
+                f"Partition key of the failing row contains (k) = (\\x{stranger_bytes.hex()}).")
+            assert other.execute("SELECT 1").fetchone() == (1,)
         # nothing of the refused statements is in, and the server is still up
         assert connection.execute("SELECT count(*) FROM accounts").fetchone() == (
             sum(1 for owner in owners.values() if owner == 0),)

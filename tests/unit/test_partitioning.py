@@ -61,7 +61,6 @@ def test_a_cluster_file_lists_nodes_in_partition_order(tmp_path: Path) -> None:
     assert cluster.nodes[1].address.connect_arguments() == {
         "host": "10.0.0.2", "port": 5499, "dbname": "app", "password": "pw",
         "sslmode": "require", "user": "loader"}
-    assert cluster.owner(1) is cluster.nodes[partition_of(1, 2)]
     assert load("sqlext://a:1, sqlext://b:2").nodes[1].address == Address.parse("sqlext://b:2")
 
 
