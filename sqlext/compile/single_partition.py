@@ -9,17 +9,20 @@ CALLs, is checked:
 
 * a partitioned relation it touches must be keyed like the stream (both
   integer keys, or both text-like keys: equal values then hash alike);
-* it reads or updates such a relation only pinned to the batch's keys: an
-  equality of the relation's key with the key of the stream (or of another
-  pinned relation, or a column of that name from a subquery or WITH over
-  them); a row it INSERTs goes where its key says, which the owner check
+* it reads or updates such a relation only pinned to the batch's keys: in
+  the SELECT (or UPDATE, DELETE) that names it, a top-level AND condition
+  ``relation.key = <batch key>`` or ``relation.key IN (SELECT <batch key>
+  ...)``, where a batch key is the stream's key column, the key of a table
+  pinned so, or a column of a subquery or WITH that passes one on
+  unchanged (sqlglot's scopes say which name is which); a row it INSERTs
+  goes where its key says, which the owner check
   (``executor.ddl.partitioned``) enforces when it runs;
 * it may read replicated (unpartitioned) tables but not write them: each
   node sees different batches, so the copies would drift apart;
 * a Python procedure cannot be checked, so it cannot run there.
 
-A dataflow on a stream that is not partitioned (replicated: every node
-gets every batch) must not touch partitioned relations at all. Anything
+A dataflow on a stream or table that is not partitioned (replicated: every
+node gets every row) must not touch partitioned relations at all. Anything
 else is refused with 0A000 naming the statement's relation and the fix.
 """
 
@@ -29,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, ScopeType, build_scope, traverse_scope
 
 from catalog import errors
 from catalog.dataflow import Procedure
@@ -78,22 +82,46 @@ class SingleCheck:
     def trigger(self, target: Relation, step: str, procedure: Procedure | None,
                 statements: Iterable[exp.Expression]) -> None:
         """Refuses a trigger whose step would need another partition's rows."""
-        feed = feed_of(self.catalog, target)
-        if feed is None:
-            if target.partition_key is None:
-                return
-            feed = Feed(target, frozenset())
+        if not any(r.partition_key for r in self.catalog.relations.values()):
+            return  # nothing is partitioned: every step is one node's
+        feed = feed_of(self.catalog, target) or Feed(
+            target, frozenset() if target.partition_key is not None else frozenset({target.oid}))
         if procedure is not None:
             self._procedure(feed, procedure, step, set())
         else:
             self._statements(feed, statements, step, (target.schema, *self.search_path), set())
 
     def replaced(self, procedure: Procedure) -> None:
-        """Checks the steps of the PE triggers that run ``procedure``."""
+        """Checks, with ``procedure``'s new body, the steps of the triggers
+        that run it, directly or through CALLs."""
+        key = (procedure.schema, procedure.name)
+        after = SingleCheck(self.catalog.with_procedure(procedure), self.search_path)
         for trigger in self.catalog.triggers.values():
-            if trigger.procedure == (procedure.schema, procedure.name):
-                target = self.catalog.relation(trigger.target[1], trigger.target[0])
-                self.trigger(target, f'procedure "{procedure.name}"', procedure, ())
+            if trigger.procedure is None or key not in after._called(trigger.procedure):
+                continue
+            target = after.catalog.relation(trigger.target[1], trigger.target[0])
+            started = after.catalog.procedures[trigger.procedure]
+            after.trigger(target, f'procedure "{started.name}"', started, ())
+
+    def _called(self, start: tuple[str, str]) -> set[tuple[str, str]]:
+        """The procedures ``start`` runs: itself and those it CALLs, on down."""
+        found: set[tuple[str, str]] = set()
+        waiting = [start]
+        while waiting:
+            key = waiting.pop()
+            procedure = self.catalog.procedures.get(key)
+            if key in found or procedure is None:
+                continue
+            found.add(key)
+            if procedure.language == "sql":
+                for statement in body_statements(procedure.body, "a procedure"):
+                    if isinstance(statement, x.Call):
+                        called = self.catalog.find_procedure(
+                            statement.this.name, statement.this.db or None,
+                            (procedure.schema, *self.search_path))
+                        if called is not None:
+                            waiting.append((called.schema, called.name))
+        return found
 
     def _procedure(self, feed: Feed, procedure: Procedure, step: str,
                    seen: set[tuple[str, str]]) -> None:
@@ -121,109 +149,217 @@ class SingleCheck:
                 if called is not None:
                     self._procedure(feed, called, step, seen)
                 continue
-            _Statement(feed, statement, step, self._relations(statement, search_path)).check()
-
-    def _relations(self, statement: exp.Expression, search_path: tuple[str, ...]
-                   ) -> dict[str, Relation]:
-        """The relations the statement names, by the alias it gives them (CTE
-        names are not relations)."""
-        ctes = {cte.alias for cte in statement.find_all(exp.CTE)}
-        found: dict[str, Relation] = {}
-        for table in statement.find_all(exp.Table):
-            if not table.db and table.name in ctes:
-                continue
-            relation = self.catalog.find_relation(table.name, table.db or None, search_path)
-            if relation is not None:
-                found[table.alias_or_name] = relation
-        return found
+            if isinstance(statement, exp.Query | exp.Insert | exp.Update | exp.Delete):
+                _Statement(feed, step, self.catalog, search_path).check(statement)
 
 
 @dataclass(frozen=True, slots=True)
 class _Statement:
-    feed: Feed
-    statement: exp.Expression
-    step: str
-    relations: dict[str, Relation]
+    """One statement of a step, checked scope by scope."""
 
-    def check(self) -> None:
-        written = self._written()
-        for alias, relation in self.relations.items():
-            if relation.oid in self.feed.exempt:
+    feed: Feed
+    step: str
+    catalog: Catalog
+    search_path: tuple[str, ...]
+
+    def check(self, statement: exp.Expression) -> None:
+        target = _target(statement)
+        written = self._relation(target) if target is not None else None
+        if written is not None:
+            self._allowed(written)
+            if written.partition_key is None and self.feed.key is not None and (
+                    written.oid not in self.feed.exempt):
+                self._refuse(f'it writes replicated table "{written.name}", whose copies '
+                             "would drift apart: each node runs only its own batches",
+                             f'Declare "{written.name}" PARTITION BY HASH by the '
+                             "stream's key, or write it outside the dataflow.")
+        dml = isinstance(statement, exp.Update | exp.Delete)
+        sources: dict[str, exp.Table | Scope] = {}
+        for scope in traverse_scope(statement):
+            if dml and scope.scope_type is ScopeType.ROOT:
+                sources.update(scope.sources)  # UPDATE's FROM, DELETE's USING
                 continue
-            if relation.partition_key is None:
-                if alias == written and self.feed.key is not None:
-                    self._refuse(f'it writes replicated table "{relation.name}", whose copies '
-                                 "would drift apart: each node runs only its own batches",
-                                 f'Declare "{relation.name}" PARTITION BY HASH by the '
-                                 "stream's key, or write it outside the dataflow.")
+            self._scope(scope.sources, _conditions(scope.expression), self._outer(scope))
+        if dml and target is not None:
+            sources[target.alias_or_name] = target
+            self._scope(sources, _conjuncts(statement.args.get("where")), {})
+
+    def _outer(self, scope: Scope) -> dict[str, frozenset[str]]:
+        """What enclosing scopes pin (a correlated subquery may use them)."""
+        outer: dict[str, frozenset[str]] = {}
+        parent = scope.parent
+        chain = []
+        while parent is not None:
+            chain.append(parent)
+            parent = parent.parent
+        for enclosing in reversed(chain):
+            outer.update(self._keyed(enclosing.sources, _conditions(enclosing.expression),
+                                     outer))
+        return outer
+
+    def _scope(self, sources: dict[str, exp.Table | Scope], conditions: list[exp.Expression],
+               outer: dict[str, frozenset[str]]) -> None:
+        keyed = self._keyed(sources, conditions, outer)
+        for alias, source in sources.items():
+            relation = self._relation(source) if isinstance(source, exp.Table) else None
+            if relation is None or relation.oid in self.feed.exempt:
                 continue
-            if self.feed.key is None:
-                self._refuse(f'it uses partitioned table "{relation.name}" from a dataflow on '
-                             f'stream "{self.feed.stream.name}", which is not partitioned: '
-                             "every node runs every batch and holds only its own rows",
-                             f'Declare stream "{self.feed.stream.name}" PARTITION BY HASH '
-                             f'like "{relation.name}".')
-            if self.feed.key_class(relation) != self.feed.key_class(self.feed.stream):
-                self._refuse(f'"{relation.name}" is partitioned by a key of another kind than '
-                             f'stream "{self.feed.stream.name}" (integer and text keys of equal '
-                             "meaning land on different nodes)",
-                             "Partition both by keys of the same type.")
-            reads = alias != written or isinstance(self.statement, exp.Update | exp.Delete)
-            if reads and not self._pinned(alias, relation):
+            self._allowed(relation)
+            if relation.partition_key is not None and alias not in keyed:
                 self._refuse(
                     f'it reads "{relation.name}" without pinning its partition key '
                     f'"{relation.partition_key}" to the batch\'s keys, so it would need '
                     "rows other nodes hold",
                     f"Join or filter on {alias}.{relation.partition_key} = the stream's "
-                    f'"{self.feed.key}" (or that of a table keyed like it).')
+                    f'"{self.feed.key}" (AND-ed, in the query that names "{relation.name}").')
 
-    def _written(self) -> str | None:
-        target = self.statement.this if isinstance(
-            self.statement, exp.Insert | exp.Update | exp.Delete) else None
-        if isinstance(target, exp.Schema):
-            target = target.this
-        return target.alias_or_name if isinstance(target, exp.Table) else None
+    def _keyed(self, sources: dict[str, exp.Table | Scope], conditions: list[exp.Expression],
+               outer: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        """The sources that carry batch keys, with the columns that carry
+        them: the stream, subqueries passing its key on, and (until nothing
+        more is found) partitioned tables pinned to those."""
+        keyed = {alias: names for alias, names in outer.items() if alias not in sources}
+        for alias, source in sources.items():
+            carried = self._carried(source)
+            if carried:
+                keyed[alias] = carried
+        found = True
+        while found:
+            found = False
+            for alias, source in sources.items():
+                relation = self._relation(source) if isinstance(source, exp.Table) else None
+                if (alias in keyed or relation is None or relation.partition_key is None
+                        or not any(self._pins(condition, alias, relation.partition_key,
+                                              sources, keyed) for condition in conditions)):
+                    continue
+                keyed[alias] = frozenset({relation.partition_key})
+                found = True
+        return keyed
 
-    def _pinned(self, alias: str, relation: Relation) -> bool:
-        """An ``alias.key = batch key`` or ``alias.key IN (SELECT batch key ...)``."""
-        for equality in self.statement.find_all(exp.EQ):
-            sides = (equality.this, equality.expression)
-            for mine, other in (sides, sides[::-1]):
-                if self._key_of(mine, alias, relation) and self._batch_key(other, alias):
-                    return True
-        for member in self.statement.find_all(exp.In):
-            query = member.args.get("query")
+    def _carried(self, source: exp.Table | Scope) -> frozenset[str]:
+        """The columns of a source that are batch keys: the stream's key; a
+        subquery's or WITH's output columns that are such a column unchanged."""
+        if isinstance(source, exp.Table):
+            relation = self._relation(source)
+            if relation is not None and relation.oid in self.feed.exempt and self.feed.key:
+                return frozenset({self.feed.key})
+            return frozenset()
+        select = source.expression
+        if not isinstance(select, exp.Select):
+            return frozenset()
+        inner = self._keyed(source.sources, _conditions(select), {})
+        carried = set()
+        for projection in select.expressions:
+            column = projection.this if isinstance(projection, exp.Alias) else projection
+            if isinstance(column, exp.Column) and column.name in self._owner_keys(
+                    column, source.sources, inner):
+                carried.add(projection.alias_or_name)
+        return frozenset(carried)
+
+    def _pins(self, condition: exp.Expression, alias: str, key: str,
+              sources: dict[str, exp.Table | Scope], keyed: dict[str, frozenset[str]]) -> bool:
+        """``alias.key = <batch key>`` or ``alias.key IN (SELECT <batch key> ...)``."""
+        if isinstance(condition, exp.EQ):
+            sides = (condition.this, condition.expression)
+            return any(self._is_column(mine, alias, key, sources)
+                       and isinstance(other, exp.Column)
+                       and other.name in self._owner_keys(other, sources, keyed, alias)
+                       for mine, other in (sides, sides[::-1]))
+        if isinstance(condition, exp.In) and self._is_column(condition.this, alias, key,
+                                                             sources):
+            query = condition.args.get("query")
             select = query.this if isinstance(query, exp.Subquery) else query
-            if (self._key_of(member.this, alias, relation) and isinstance(select, exp.Select)
-                    and len(select.expressions) == 1
-                    and self._batch_key(select.expressions[0], alias)):
-                return True
+            if isinstance(select, exp.Select) and len(select.expressions) == 1:
+                inner = build_scope(select)
+                column = select.expressions[0]
+                return inner is not None and isinstance(column, exp.Column) and (
+                    column.name in self._owner_keys(
+                        column, inner.sources, self._keyed(inner.sources,
+                                                           _conditions(select), {})))
         return False
 
-    @staticmethod
-    def _key_of(column: exp.Expression, alias: str, relation: Relation) -> bool:
-        return (isinstance(column, exp.Column) and column.name == relation.partition_key
-                and column.table in (alias, ""))
+    def _is_column(self, column: exp.Expression, alias: str, name: str,
+                   sources: dict[str, exp.Table | Scope]) -> bool:
+        return isinstance(column, exp.Column) and column.name == name and (
+            column.table == alias or (not column.table and self._only_owner(
+                name, sources) == alias))
 
-    def _batch_key(self, column: exp.Expression, alias: str) -> bool:
-        """A column that carries the batch's partition keys: the key of the
-        stream or of another partitioned relation of the statement, or a
-        column of that name from a subquery or WITH."""
-        if not isinstance(column, exp.Column) or column.table == alias:
-            return False
-        keyed = {name for name, relation in self.relations.items()
-                 if relation.partition_key == column.name and name != alias}
-        if column.table:
-            return column.table in keyed or (
-                column.table not in self.relations and column.name in self._key_names())
-        return bool(keyed)
+    def _owner_keys(self, column: exp.Column, sources: dict[str, exp.Table | Scope],
+                    keyed: dict[str, frozenset[str]], exclude: str = "") -> frozenset[str]:
+        """The batch-key columns of the source ``column`` belongs to."""
+        owner = column.table or self._only_owner(column.name, sources)
+        if owner is None or owner == exclude:
+            return frozenset()
+        return keyed.get(owner, frozenset())
 
-    def _key_names(self) -> set[str]:
-        return {relation.partition_key for relation in self.relations.values()
-                if relation.partition_key is not None}
+    def _only_owner(self, name: str, sources: dict[str, exp.Table | Scope]) -> str | None:
+        """The one source with a column ``name`` (an unqualified column's)."""
+        owners = []
+        for alias, source in sources.items():
+            if isinstance(source, exp.Table):
+                relation = self._relation(source)
+                has = relation is not None and any(c.name == name for c in relation.columns)
+            else:
+                has = isinstance(source.expression, exp.Select) and any(
+                    p.alias_or_name == name for p in source.expression.expressions)
+            if has:
+                owners.append(alias)
+        return owners[0] if len(owners) == 1 else None
+
+    def _allowed(self, relation: Relation) -> None:
+        """Refuses a partitioned relation this feed may not touch at all."""
+        if relation.partition_key is None or relation.oid in self.feed.exempt:
+            return
+        if self.feed.key is None:
+            fed = self.feed.stream
+            self._refuse(f'it uses partitioned table "{relation.name}" from a dataflow on '
+                         f'{fed.kind_name} "{fed.name}", which is not partitioned: every node '
+                         "runs every row and holds only its own share",
+                         f'Declare "{self.feed.stream.name}" PARTITION BY HASH like '
+                         f'"{relation.name}".')
+        if self.feed.key_class(relation) != self.feed.key_class(self.feed.stream):
+            self._refuse(f'"{relation.name}" is partitioned by a key of another kind than '
+                         f'stream "{self.feed.stream.name}" (integer and text keys of equal '
+                         "meaning land on different nodes)",
+                         "Partition both by keys of the same type.")
+
+    def _relation(self, table: exp.Table) -> Relation | None:
+        return self.catalog.find_relation(table.name, table.db or None, self.search_path)
 
     def _refuse(self, why: str, hint: str) -> None:
         raise errors.FeatureNotSupported(
             f"{self.step} would leave its partition: {why}",
             hint=f"{hint} {_CROSS_PARTITION}")
 
+
+def _target(statement: exp.Expression) -> exp.Table | None:
+    """The table an INSERT, UPDATE or DELETE writes."""
+    if not isinstance(statement, exp.Insert | exp.Update | exp.Delete):
+        return None
+    target = statement.this
+    if isinstance(target, exp.Schema):
+        target = target.this
+    return target if isinstance(target, exp.Table) else None
+
+
+def _conjuncts(condition: exp.Expression | None) -> list[exp.Expression]:
+    """The AND-ed parts of a condition (an OR is one part: it pins nothing)."""
+    if condition is None:
+        return []
+    if isinstance(condition, exp.Where):
+        condition = condition.this
+    while isinstance(condition, exp.Paren):
+        condition = condition.this
+    if isinstance(condition, exp.And):
+        return _conjuncts(condition.this) + _conjuncts(condition.expression)
+    return [condition]
+
+
+def _conditions(select: exp.Expression) -> list[exp.Expression]:
+    """The AND-ed conditions of a SELECT's WHERE and of its joins' ON."""
+    if not isinstance(select, exp.Select):
+        return []
+    found = _conjuncts(select.args.get("where"))
+    for join in select.args.get("joins") or ():
+        found += _conjuncts(join.args.get("on"))
+    return found

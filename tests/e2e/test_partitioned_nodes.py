@@ -183,6 +183,16 @@ def test_every_node_runs_the_dataflow_on_its_own_batches_and_survives_sigkill(
      '"names" is partitioned by a key of another kind'),
     ("DELETE FROM counts WHERE phone IN (SELECT contestant FROM votes)",
      'it reads "counts" without pinning'),
+    # an alias pinned in one query says nothing of the same alias in a subquery
+    ("SELECT v.phone FROM votes v JOIN counts c ON c.phone = v.phone "
+     "WHERE c.votes > (SELECT avg(votes) FROM counts c)", 'it reads "counts" without pinning'),
+    ("UPDATE counts c SET votes = c.votes + 1 FROM votes v WHERE c.phone = v.phone "
+     "OR c.votes < 0", 'it reads "counts" without pinning'),  # an OR pins nothing
+    ("INSERT INTO counts SELECT v.phone, (SELECT count(*) FROM counts) FROM votes v "
+     "ON CONFLICT (phone) DO NOTHING", 'it reads "counts" without pinning'),
+    # a subquery column named like the key is no key unless it is one
+    ("UPDATE counts c SET votes = 0 FROM (SELECT v.contestant::bigint AS phone FROM votes v) s "
+     "WHERE c.phone = s.phone", 'it reads "counts" without pinning'),
 ])
 def test_a_dataflow_step_that_would_need_other_nodes_rows_is_refused_at_create(
         cluster_factory: Cluster, procedure: str, why: str) -> None:
@@ -201,11 +211,22 @@ def test_a_dataflow_step_that_would_need_other_nodes_rows_is_refused_at_create(
             SELECT c.votes, k.name FROM votes v JOIN counts c ON c.phone = v.phone
                 JOIN contestants k ON k.id = v.contestant;
             DELETE FROM counts WHERE phone IN (SELECT phone FROM votes);
+            DELETE FROM counts USING votes v WHERE counts.phone = v.phone;
+            UPDATE counts SET votes = b.n FROM (SELECT phone, count(*) AS n FROM votes
+                GROUP BY phone) b WHERE counts.phone = b.phone;
+            SELECT v.phone, (SELECT c.votes FROM counts c WHERE c.phone = v.phone) FROM votes v;
         END;
         CREATE TRIGGER pinned AFTER INSERT ON votes EXECUTE PROCEDURE pinned()""")
     replaced = _refusal(node, "CREATE OR REPLACE PROCEDURE pinned() BEGIN ATOMIC "
                               "SELECT count(*) FROM counts; END")
     assert replaced.sqlstate == "0A000"
+    # a procedure a step CALLs is checked again when it is replaced
+    _apply(node, "CREATE PROCEDURE helper() BEGIN ATOMIC SELECT 1; END; "
+                 "CREATE PROCEDURE caller() BEGIN ATOMIC CALL helper(); END; "
+                 "CREATE TRIGGER caller AFTER INSERT ON votes EXECUTE PROCEDURE caller()")
+    callee = _refusal(node, "CREATE OR REPLACE PROCEDURE helper() BEGIN ATOMIC "
+                            "SELECT count(*) FROM counts; END")
+    assert callee.diag.message_primary.startswith('procedure "caller" would leave its partition')
 
 
 def test_python_steps_and_replicated_streams_stay_out_of_partitioned_data(
@@ -227,3 +248,7 @@ def test_python_steps_and_replicated_streams_stay_out_of_partitioned_data(
     assert ee.sqlstate == "0A000"
     _apply(node, "CREATE TRIGGER t AFTER INSERT ON everywhere AS $$ "
                  "INSERT INTO contestants SELECT 10, 'y' WHERE false $$")
+    # so may an EE trigger on a replicated table, but not read partitioned ones
+    on_table = _refusal(node, "CREATE TRIGGER t2 AFTER INSERT ON contestants AS $$ "
+                              "SELECT count(*) FROM counts $$")
+    assert 'table "contestants", which is not partitioned' in on_table.diag.message_primary
