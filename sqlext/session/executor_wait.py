@@ -32,13 +32,16 @@ class ExecutorWait:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._limit: _Limit | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        """The wake-up at the limit (cancelled once the wait is over: a long
+        statement_timeout must not keep one per wait alive)."""
 
     def expired(self) -> errors.SqlError | None:
         """The error of a limit that has passed (the wait is over), else None."""
         limit = self._limit
         if limit is None or time.monotonic() < limit.at:
             return None
-        self._limit = None
+        self.ended()
         return limit.error
 
     def waiting(self, wakeup: Wakeup, statement_ms: int, lock_ms: int) -> None:
@@ -53,9 +56,15 @@ class ExecutorWait:
             if not limits:
                 return
             self._limit = min(limits, key=lambda limit: limit.at)
-        delay = max(self._limit.at - time.monotonic(), 0.0)
-        self._loop.call_later(delay, lambda: None if wakeup.done() else wakeup.set_result(None))
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self._loop.call_at(
+            self._loop.time() + max(self._limit.at - time.monotonic(), 0.0),
+            lambda: None if wakeup.done() else wakeup.set_result(None))
 
     def ended(self) -> None:
         """The statement has the executor, or gave up: no limit runs."""
         self._limit = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
