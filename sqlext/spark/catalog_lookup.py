@@ -4,7 +4,6 @@ option names, its primary key, its partition key, whether it is a stream
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import psycopg
@@ -23,9 +22,10 @@ _PRIMARY_KEY = """
 SELECT a.attname FROM pg_index i
 JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
 WHERE i.indrelid = to_regclass(%s) AND i.indisprimary"""
-_PARTITION_KEY = "SELECT pg_get_partkeydef(to_regclass(%s))"
-_COLUMN_TYPE = "SELECT atttypid FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = %s"
-_HASH = re.compile(r'HASH \((?:"((?:[^"]|"")+)"|([^"()]+))\)')
+_PARTITION_KEY = """
+SELECT a.attname, a.atttypid FROM pg_partitioned_table p
+JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
+WHERE p.partrelid = to_regclass(%s)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,15 +93,7 @@ def partition_key(connection: psycopg.Connection, relation: Relation) -> Partiti
     """The relation's partition key; None when it has none, so that it is
     replicated (the same rows on every node)."""
     row = connection.execute(_PARTITION_KEY, (relation.regclass,)).fetchone()
-    if row is None or row[0] is None:
-        return None
-    found = _HASH.fullmatch(str(row[0]))
-    assert found is not None, f"sqlext partitions by HASH (column) alone, not {row[0]}"
-    quoted, plain = found.groups()
-    column = plain if quoted is None else quoted.replace('""', '"')
-    typed = connection.execute(_COLUMN_TYPE, (relation.regclass, column)).fetchone()
-    assert typed is not None, f"{relation.label} has no column {column}, its partition key"
-    return PartitionKey(column, int(typed[0]))
+    return None if row is None else PartitionKey(str(row[0]), int(row[1]))
 
 
 def query_schema(connection: psycopg.Connection, query: sql.Composable) -> pa.Schema:
