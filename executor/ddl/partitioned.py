@@ -15,6 +15,7 @@ from typing import Any, Final
 from catalog import errors
 from catalog.partitioning import Placement
 from catalog.schema import Relation
+from executor import codecs
 
 OWNS: Final = "sqlext_partition_owns"
 """Its SQLite name, in every partitioned table's stored DDL: never rename it."""
@@ -36,19 +37,17 @@ def misrouted(relation: Relation, key: Any, owner: int, placement: Placement
         f"{placement.count}, not to this node (partition {placement.index} of "
         f"{placement.count})",
         detail=f"Partition key of the failing row contains ({relation.partition_key}) = "
-               f"({_shown(key)}).",
+               f"({_shown(relation, key)}).",
         hint=f"Send it to the node that serves partition {owner}/{placement.count}, or "
              "write through a client that routes rows by key (the sqlext Spark data "
              'source\'s "cluster" option).',
         schema=relation.schema, table=relation.name)
 
 
-def _shown(key: Any) -> str:
-    """The key as PostgreSQL's DETAIL prints it (its storage form is its text
-    but for bytea; NULL is null)."""
+def _shown(relation: Relation, key: Any) -> str:
+    """The key as PostgreSQL's DETAIL prints it: its type's text output
+    (NULL is null)."""
     if key is None:
         return "null"
-    if isinstance(key, bytes):
-        return "\\x" + key.hex()
-    return str(key)
-
+    column = relation.column(relation.partition_key or "")
+    return codecs.text_encoder(column.type_oid, column.typmod)(key).decode()
