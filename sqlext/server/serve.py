@@ -126,17 +126,18 @@ class Server:
             if options.in_memory:
                 return placement
             directory = Path(options.data_dir)
-            recorded = read_partition(directory)
+            text = read_partition(directory)
+            recorded = None if text is None else Placement.parse(text)
         except (ValueError, PartitionFileDamaged) as exc:
             raise StartupRefused(str(exc)) from None
         if recorded is None:
             write_partition(directory, str(placement))
             return placement
-        if options.partition is not None and Placement.parse(recorded) != placement:
+        if options.partition is not None and recorded != placement:
             raise StartupRefused(
                 f"the data directory {directory} belongs to partition {recorded}, "
                 f"not {placement}: a node keeps the partition its rows were placed by")
-        return Placement.parse(recorded)
+        return recorded
 
     def _hba_path(self) -> Path | None:
         options = self.options
