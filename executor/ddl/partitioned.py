@@ -16,6 +16,7 @@ from catalog import errors
 from catalog.partitioning import Placement
 from catalog.schema import Relation
 from executor import codecs
+from storage.sqlite import quoted
 
 OWNS: Final = "sqlext_partition_owns"
 """Its SQLite name, in every partitioned table's stored DDL: never rename it."""
@@ -26,8 +27,7 @@ PostgreSQL a hash-partitioned table has no such constraint either)."""
 
 def owner_check(relation_oid: int, key: str) -> str:
     """The CHECK clause of a partitioned table's SQLite DDL."""
-    return (f'CONSTRAINT "{OWNER_CONSTRAINT}" CHECK '
-            f'({OWNS}("{key.replace(chr(34), chr(34) * 2)}", {relation_oid}))')
+    return f"CONSTRAINT {quoted(OWNER_CONSTRAINT)} CHECK ({OWNS}({quoted(key)}, {relation_oid}))"
 
 
 def misrouted(relation: Relation, key: Any, owner: int, placement: Placement
