@@ -186,16 +186,10 @@ class _Statement:
 
     def _outer(self, scope: Scope) -> dict[str, frozenset[str]]:
         """What enclosing scopes pin (a correlated subquery may use them)."""
-        outer: dict[str, frozenset[str]] = {}
         parent = scope.parent
-        chain = []
-        while parent is not None:
-            chain.append(parent)
-            parent = parent.parent
-        for enclosing in reversed(chain):
-            outer.update(self._keyed(enclosing.sources, _conditions(enclosing.expression),
-                                     outer))
-        return outer
+        if parent is None:
+            return {}
+        return self._keyed(parent.sources, _conditions(parent.expression), self._outer(parent))
 
     def _scope(self, sources: dict[str, exp.Table | Scope], conditions: list[exp.Expression],
                outer: dict[str, frozenset[str]]) -> None:
