@@ -45,6 +45,17 @@ def owned(rows: list[Row], key: Callable[[Row], object], node: int) -> list[Row]
     return sorted(row for row in rows if partition_of(key(row), NODES) == node)
 
 
+def assert_owned(cluster: LocalCluster, query: str, oracle: list[Row],
+                 key: Callable[[Row], object]) -> None:
+    """Every node holds exactly the oracle's rows it owns."""
+    for index, node in enumerate(cluster.nodes):
+        assert rows_of(node, query) == owned(oracle, key, index), f"node {index}"
+
+
+ORDERS = ("CREATE TABLE orders (id bigint PRIMARY KEY, customer bigint) "
+          "PARTITION BY HASH (customer)")
+
+
 def write(frame: DataFrame, cluster: LocalCluster, mode: str = "append", **options: object
           ) -> None:
     writer = frame.write.format("sqlext").option("cluster", str(cluster.cluster_file)).mode(mode)
@@ -148,17 +159,14 @@ def test_a_node_sigkilled_mid_job_loses_and_doubles_nothing(
         assert "[SQLSTATE 08006] node 1 (127.0.0.1:" in failed
         write(frame, cluster, table="visits", writeId="visits-1")  # the job's retry
     oracle = [(i, f"visitor-é-{i % 997}", i % 10) for i in range(count)]
-    for index, node in enumerate(cluster.nodes):
-        assert rows_of(node, "SELECT id, visitor, page FROM visits") == owned(
-            oracle, lambda row: row[1], index)
+    assert_owned(cluster, "SELECT id, visitor, page FROM visits", oracle, lambda row: row[1])
 
 
 @pytest.mark.usefixtures("source_server")
 def test_a_node_that_is_down_fails_the_write_which_reruns_once_it_is_back(
         spark: SparkSession, cluster_factory: Callable[[int], LocalCluster]) -> None:
     cluster = cluster_factory(NODES)
-    on_every_node(cluster, "CREATE TABLE orders (id bigint PRIMARY KEY, customer bigint) "
-                           "PARTITION BY HASH (customer)")
+    on_every_node(cluster, ORDERS)
     frame = spark.range(0, 3000, numPartitions=3).select("id", (F.col("id") % 101).alias(
         "customer"))
     port = cluster.nodes[2].port
@@ -170,17 +178,14 @@ def test_a_node_that_is_down_fails_the_write_which_reruns_once_it_is_back(
     cluster.restart(2)
     write(frame, cluster, table="orders", writeId="orders-1")
     oracle = [(i, i % 101) for i in range(3000)]
-    for index, node in enumerate(cluster.nodes):
-        assert rows_of(node, "SELECT id, customer FROM orders") == owned(
-            oracle, lambda row: row[1], index)
+    assert_owned(cluster, "SELECT id, customer FROM orders", oracle, lambda row: row[1])
 
 
 @pytest.mark.usefixtures("source_server")
 def test_a_task_that_fails_on_one_node_leaves_no_node_with_part_of_it(
         spark: SparkSession, cluster_factory: Callable[[int], LocalCluster]) -> None:
     cluster = cluster_factory(NODES)
-    on_every_node(cluster, "CREATE TABLE orders (id bigint PRIMARY KEY, customer bigint) "
-                           "PARTITION BY HASH (customer)")
+    on_every_node(cluster, ORDERS)
     frame = spark.range(0, 300, numPartitions=1).select("id", (F.col("id") % 101).alias(
         "customer"))
     oracle = [(i, i % 101) for i in range(300)]
@@ -194,9 +199,7 @@ def test_a_task_that_fails_on_one_node_leaves_no_node_with_part_of_it(
     with cluster.nodes[-1].connect(autocommit=True) as conn:
         conn.execute("DELETE FROM orders")
     write(frame, cluster, table="orders", writeId="orders-1")
-    for index, node in enumerate(cluster.nodes):
-        assert rows_of(node, "SELECT id, customer FROM orders") == owned(
-            oracle, lambda row: row[1], index)
+    assert_owned(cluster, "SELECT id, customer FROM orders", oracle, lambda row: row[1])
 
 
 @pytest.mark.usefixtures("source_server")
@@ -231,9 +234,8 @@ def test_a_partitioned_read_is_the_union_of_every_nodes_partitions(
     frame = spark.createDataFrame([(key.upper(), name) for key, name in devices],
                                   "`Device Id` string, name string")
     write(frame.repartition(3), cluster, table="devices")
-    for index, node in enumerate(cluster.nodes):
-        assert rows_of(node, 'SELECT "Device Id"::text, name FROM devices') == owned(
-            devices, lambda row: row[0], index)
+    assert_owned(cluster, 'SELECT "Device Id"::text, name FROM devices', devices,
+                 lambda row: row[0])
     loaded = read(spark, cluster, table="devices", numPartitions=2)
     assert loaded.rdd.getNumPartitions() == 2 * NODES
     tagged = [(row.p, row["Device Id"], row.name) for row in loaded.select(
@@ -320,9 +322,7 @@ def test_streaming_sink_and_source_per_node_across_a_node_restart(
     assert writer.recentProgress[0]["batchId"] == int(last.name)
     assert read(spark, cluster, stream="readings").count() == 12 * PER_FILE
     oracle = readings_oracle(12)
-    for index, node in enumerate(cluster.nodes):
-        assert rows_of(node, "SELECT id, sensor, value FROM readings") == owned(
-            oracle, lambda row: row[1], index)
+    assert_owned(cluster, "SELECT id, sensor, value FROM readings", oracle, lambda row: row[1])
     # the source, restarted from its checkpoint, reads every node's batches once
     reader = source(spark, cluster, tmp_path / "source", seen)
     reader.processAllAvailable()
